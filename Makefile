@@ -1,0 +1,47 @@
+# subsum: the two commands a newcomer needs are `make verify` and `make test`.
+# Both bootstrap .venv from python3 on first use and reinstall when
+# pyproject.toml changes.
+
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+PROFILE ?= ci
+
+.PHONY: verify test prove claims check-python check-java clean help
+
+help:
+	@echo "make verify   bootstrap .venv, install, run 'subsum verify' (every claim's checks)"
+	@echo "make test     bootstrap .venv, install, run pytest"
+	@echo "make prove    run the z3 proofs alone"
+	@echo "make claims   print the traceability matrix"
+	@echo "PROFILE=thorough make verify   more Hypothesis examples"
+
+check-python:
+	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "error: $(PYTHON) not found; subsum needs Python 3.11 or newer" >&2; exit 1; }
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else 1)' || { echo "error: subsum needs Python 3.11 or newer; $(PYTHON) is $$($(PYTHON) --version 2>&1)" >&2; exit 1; }
+
+# Spark (local[*]) needs a Java 17+ runtime. The check says what is missing.
+check-java:
+	@sh scripts/check-java.sh
+
+$(STAMP): pyproject.toml | check-python
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	@$(BIN)/python -m pip install --quiet --upgrade pip
+	@$(BIN)/python -m pip install --quiet -e '.[dev]'
+	@touch $(STAMP)
+
+verify: $(STAMP) check-java
+	$(BIN)/subsum verify --profile $(PROFILE)
+
+test: $(STAMP)
+	$(BIN)/python -m pytest
+
+prove: $(STAMP)
+	$(BIN)/subsum prove
+
+claims: $(STAMP)
+	$(BIN)/subsum claims
+
+clean:
+	rm -rf $(VENV) .pytest_cache .hypothesis build *.egg-info

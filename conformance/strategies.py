@@ -1,0 +1,127 @@
+"""Hypothesis strategies for the data model.
+
+They are built to find bugs, not to look realistic:
+- names come from a small pool, so constraints and attributes collide;
+- strings come from a tiny alphabet, so prefixes, suffixes and substrings
+  overlap, plus a few non-ASCII and above-U+2FFFF characters;
+- numbers favour boundaries: 64-bit limits, zero, ±1, and the constraint's
+  own value and its neighbours (`near`);
+- `planted_event` builds an event from a subscription so that events often match.
+"""
+
+from __future__ import annotations
+
+import math
+
+from hypothesis import strategies as st
+
+from subsum.core.types import INT_MAX, INT_MIN, OPS_BY_TYPE, TYPES, Attribute, Constraint, Event, Subscription
+
+NAMES = ("a", "b", "price", "symbol")
+ALPHABET = "ab*"
+EXOTIC = "é\U0001F600\U00030001"
+
+types = st.sampled_from(TYPES)
+names = st.sampled_from(NAMES)
+
+_int_boundaries = st.sampled_from([INT_MIN, INT_MIN + 1, -1, 0, 1, INT_MAX - 1, INT_MAX])
+ints = st.one_of(_int_boundaries, st.integers(-5, 5), st.integers(INT_MIN, INT_MAX))
+_float_boundaries = st.sampled_from([0.0, -0.0, 1.0, -1.0, 5e-324, -5e-324, 1.7976931348623157e308, -1.7976931348623157e308, 0.5])
+floats = st.one_of(_float_boundaries, st.floats(-4, 4).map(lambda x: round(x, 1)), st.floats(allow_nan=False, allow_infinity=False))
+short_text = st.text(alphabet="ab", max_size=4)
+strings = st.one_of(short_text, st.text(alphabet=ALPHABET + EXOTIC, max_size=5))
+bools = st.booleans()
+
+
+def values(type_: str) -> st.SearchStrategy:
+    return {"int": ints, "float": floats, "string": strings, "bool": bools}[type_]
+
+
+patterns = st.builds(lambda l, r: f"{l}*{r}", short_text, short_text)
+
+
+def constraint_values(type_: str, op: str) -> st.SearchStrategy:
+    if op == "any":
+        return st.none()
+    if op == "wildcard":
+        return patterns
+    if type_ == "string":
+        return short_text if op != "=" else strings
+    return values(type_)
+
+
+@st.composite
+def constraints(draw, type_: str | None = None, name: str | None = None, op: str | None = None) -> Constraint:
+    type_ = type_ or draw(types)
+    op = op or draw(st.sampled_from(OPS_BY_TYPE[type_]))
+    return Constraint(
+        name=name or draw(names),
+        type=type_,
+        op=op,
+        value=draw(constraint_values(type_, op)),
+    )
+
+
+def subscriptions(max_size: int = 4) -> st.SearchStrategy:
+    # Names mostly keep one type, as a schema would, but not always.
+    typed = st.one_of(
+        st.builds(lambda n: (n, {"a": "int", "b": "float", "price": "float", "symbol": "string"}[n]), names),
+        st.tuples(names, types),
+    )
+    return st.lists(typed.flatmap(lambda nt: constraints(type_=nt[1], name=nt[0])), max_size=max_size).map(
+        lambda cs: Subscription(frozenset(cs))
+    )
+
+
+def near(type_: str, value) -> st.SearchStrategy:
+    """Values at and around a constraint value: the boundary cases."""
+    if type_ == "int":
+        return st.sampled_from([v for v in (value - 1, value, value + 1) if INT_MIN <= v <= INT_MAX])
+    if type_ == "float":
+        around = [math.nextafter(value, -math.inf), value, math.nextafter(value, math.inf)]
+        return st.sampled_from([v for v in around if math.isfinite(v)])
+    if type_ == "string":
+        return st.one_of(st.just(value), st.builds(lambda l, r: l + value + r, short_text, short_text))
+    return st.sampled_from([value, not value])
+
+
+def attribute_value_for(c: Constraint) -> st.SearchStrategy:
+    if c.op == "any" or c.value is None:
+        return values(c.type)
+    if c.op == "wildcard":
+        left, right = c.value.split("*")
+        return st.builds(lambda m: left + m + right, short_text)
+    return near(c.type, c.value)
+
+
+@st.composite
+def attributes(draw, name: str | None = None) -> Attribute:
+    type_ = draw(types)
+    return Attribute(name=name or draw(names), type=type_, value=draw(values(type_)))
+
+
+@st.composite
+def events(draw) -> Event:
+    chosen = draw(st.lists(names, unique=True, max_size=len(NAMES)))
+    return Event(tuple(draw(attributes(name=n)) for n in chosen))
+
+
+@st.composite
+def planted_event(draw, subscription: Subscription) -> Event:
+    """An event built from the subscription's own constraint values and their
+    neighbours, plus some unrelated attributes: it matches often, and when it
+    does not, it misses narrowly."""
+    chosen: dict[str, Attribute] = {}
+    for c in sorted(subscription.constraints, key=lambda c: (c.name, c.op, repr(c.value))):
+        if c.name not in chosen and draw(st.integers(0, 9)) > 0:
+            chosen[c.name] = Attribute(name=c.name, type=c.type, value=draw(attribute_value_for(c)))
+    for extra in draw(st.lists(attributes(), max_size=2)):
+        chosen.setdefault(extra.name, extra)
+    # Sometimes reuse another attribute name as an attribute no subscription mentions.
+    if draw(st.booleans()):
+        chosen.setdefault("unmentioned", Attribute(name="unmentioned", type="int", value=draw(ints)))
+    return Event(tuple(chosen.values()))
+
+
+def subscription_and_event() -> st.SearchStrategy:
+    return subscriptions().flatmap(lambda s: st.tuples(st.just(s), st.one_of(planted_event(s), events())))

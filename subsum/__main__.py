@@ -1,0 +1,3 @@
+from subsum.cli import main
+
+main()

@@ -1,0 +1,281 @@
+"""Reading subscriptions and events, writing match results (DESIGN.md formats).
+
+Every error is an InputError naming the file, the line and the field. Readers
+validate a whole file before returning anything, and writers write to a
+temporary file that is renamed into place only when complete, so bad input
+never leaves partial output behind.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import tempfile
+from pathlib import Path
+from typing import Iterable, Iterator
+
+import attrs
+
+from subsum.core.filters import FilterError, parse_filter
+from subsum.core.types import (
+    Attribute,
+    Constraint,
+    Event,
+    InvalidValue,
+    Subscription,
+    TYPES,
+    type_of_python_value,
+)
+
+
+@attrs.frozen
+class InputError(Exception):
+    """Bad input: `path:line: field 'f': message`."""
+
+    path: str
+    line: int | None
+    field: str | None
+    message: str
+
+    def __str__(self) -> str:
+        where = self.path if self.line is None else f"{self.path}:{self.line}"
+        if self.field:
+            return f"{where}: field '{self.field}': {self.message}"
+        return f"{where}: {self.message}"
+
+
+@attrs.frozen
+class NamedSubscription:
+    id: str
+    subscription: Subscription
+
+
+@attrs.frozen
+class NamedEvent:
+    id: str
+    event: Event
+
+
+class _Object(dict):
+    """A JSON object that remembers keys given more than once."""
+
+    duplicates: tuple[str, ...] = ()
+
+
+def _object_pairs(pairs: list[tuple[str, object]]) -> _Object:
+    obj = _Object()
+    dups = []
+    for key, value in pairs:
+        if key in obj:
+            dups.append(key)
+        obj[key] = value
+    obj.duplicates = tuple(dups)
+    return obj
+
+
+@attrs.frozen
+class _NonFinite:
+    token: str
+
+
+def _loads(text: str) -> object:
+    return json.loads(text, object_pairs_hook=_object_pairs, parse_constant=_NonFinite)
+
+
+class _Fail(Exception):
+    def __init__(self, field: str | None, message: str):
+        super().__init__(message)
+        self.field = field
+        self.message = message
+
+
+def _check_keys(obj: _Object, where: str | None, required: tuple[str, ...], optional: tuple[str, ...] = ()) -> None:
+    def sub(key: str) -> str:
+        return f"{where}.{key}" if where else key
+
+    for key in obj.duplicates:
+        raise _Fail(sub(key), f"given more than once")
+    for key in required:
+        if key not in obj:
+            raise _Fail(sub(key), "missing")
+    for key in obj:
+        if key not in required and key not in optional:
+            expected = ", ".join(required + optional)
+            raise _Fail(sub(key), f"unknown field; expected {expected}")
+
+
+def _scalar(value: object, field: str) -> object:
+    if isinstance(value, _NonFinite):
+        raise _Fail(field, f"{value.token} is not allowed; values must be finite numbers")
+    if isinstance(value, float) and math.isinf(value):
+        raise _Fail(field, f"{value} is out of the float range; infinities are not allowed")
+    if isinstance(value, (dict, list)) or value is None:
+        raise _Fail(field, f"expected an int, float, string or bool, got {_json_kind(value)}")
+    return value
+
+
+def _json_kind(value: object) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, dict):
+        return "an object"
+    if isinstance(value, list):
+        return "an array"
+    return type_of_python_value(value)
+
+
+def _typed(type_: object, value: object, field: str, type_field: str) -> object:
+    """A value under an explicit type: int given for float becomes float."""
+    if type_ not in TYPES:
+        raise _Fail(type_field, f"unknown type {type_!r}; expected one of {', '.join(TYPES)}")
+    if type_ == "float" and type(value) is int:
+        as_float = float(value)
+        if int(as_float) != value:
+            raise _Fail(field, f"{value} is not exactly representable as a float")
+        return as_float
+    return value
+
+
+def _id(obj: _Object, field: str = "id") -> str:
+    value = obj[field]
+    if type(value) is not str or value == "":
+        raise _Fail(field, f"must be a non-empty string, got {_json_kind(value) if not isinstance(value, str) else 'an empty string'}")
+    return value
+
+
+def _constraint(obj: object, field: str) -> Constraint:
+    if not isinstance(obj, dict):
+        raise _Fail(field, f"a constraint must be an object, got {_json_kind(obj)}")
+    _check_keys(obj, field, ("name", "type", "op"), ("value",))
+    op = obj["op"]
+    value = obj.get("value")
+    if op != "any":
+        if "value" not in obj or value is None:
+            raise _Fail(f"{field}.value", f"missing; operator {op!r} needs a value")
+        value = _typed(obj["type"], _scalar(value, f"{field}.value"), f"{field}.value", f"{field}.type")
+    try:
+        return Constraint(name=obj["name"], type=obj["type"], op=op, value=value)
+    except InvalidValue as exc:
+        raise _Fail(f"{field}.{exc.part}", str(exc)) from None
+
+
+def _subscription(obj: _Object) -> tuple[str, Subscription]:
+    _check_keys(obj, None, ("id",), ("filter", "constraints"))
+    sid = _id(obj)
+    if ("filter" in obj) == ("constraints" in obj):
+        raise _Fail(None, "give exactly one of 'filter' or 'constraints'")
+    if "filter" in obj:
+        text = obj["filter"]
+        if type(text) is not str:
+            raise _Fail("filter", f"must be a string, got {_json_kind(text)}")
+        try:
+            return sid, parse_filter(text)
+        except FilterError as exc:
+            raise _Fail("filter", str(exc)) from None
+    items = obj["constraints"]
+    if not isinstance(items, list):
+        raise _Fail("constraints", f"must be an array, got {_json_kind(items)}")
+    return sid, Subscription(frozenset(_constraint(c, f"constraints[{i}]") for i, c in enumerate(items)))
+
+
+def _event(obj: _Object) -> tuple[str, Event]:
+    _check_keys(obj, None, ("id", "attributes"))
+    eid = _id(obj)
+    attrs_obj = obj["attributes"]
+    if not isinstance(attrs_obj, dict):
+        raise _Fail("attributes", f"must be an object, got {_json_kind(attrs_obj)}")
+    for name in attrs_obj.duplicates:
+        raise _Fail(f"attributes.{name}", "duplicate attribute name; an event holds each name at most once")
+    attributes = []
+    for name, raw in attrs_obj.items():
+        field = f"attributes.{name}"
+        if isinstance(raw, dict):
+            _check_keys(raw, field, ("type", "value"))
+            value = _typed(raw["type"], _scalar(raw["value"], f"{field}.value"), f"{field}.value", f"{field}.type")
+            type_ = raw["type"]
+            value_field = f"{field}.value"
+        else:
+            value = _scalar(raw, field)
+            type_ = type_of_python_value(value)
+            value_field = field
+        try:
+            attributes.append(Attribute(name=name, type=type_, value=value))
+        except InvalidValue as exc:
+            raise _Fail(field if exc.part == "name" else value_field, str(exc)) from None
+    return eid, Event(tuple(attributes))
+
+
+def _records(path: Path, kind: str) -> Iterator[tuple[int, _Object]]:
+    if path.suffix == ".parquet":
+        raise InputError(str(path), None, None, "Parquet input is read by the Spark pipeline, which is not built yet; use .jsonl")
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise InputError(str(path), None, None, f"cannot read: {exc.strerror}") from None
+    found = False
+    for number, line in enumerate(raw.split(b"\n"), start=1):
+        try:
+            text = line.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise InputError(str(path), number, None, f"not UTF-8 (byte {exc.start + 1} of the line)") from None
+        if not text.strip():
+            continue
+        found = True
+        try:
+            obj = _loads(text)
+        except json.JSONDecodeError as exc:
+            raise InputError(str(path), number, None, f"malformed JSON: {exc.msg} at column {exc.colno}") from None
+        except RecursionError:
+            raise InputError(str(path), number, None, "malformed JSON: nested too deeply") from None
+        if not isinstance(obj, dict):
+            raise InputError(str(path), number, None, f"expected a JSON object, got {_json_kind(obj)}")
+        yield number, obj
+    if not found:
+        raise InputError(str(path), None, None, f"the file is empty; expected one {kind} per line")
+
+
+def _read(path: Path | str, kind: str, parse) -> list:
+    path = Path(path)
+    out = []
+    first_line: dict[str, int] = {}
+    for number, obj in _records(path, kind):
+        try:
+            ident, value = parse(obj)
+        except _Fail as exc:
+            raise InputError(str(path), number, exc.field, exc.message) from None
+        if ident in first_line:
+            raise InputError(str(path), number, "id", f"duplicate {kind} id {ident!r} (first on line {first_line[ident]})")
+        first_line[ident] = number
+        out.append((ident, value))
+    return out
+
+
+def read_subscriptions(path: Path | str) -> list[NamedSubscription]:
+    """Read a JSONL file of subscriptions; raise InputError on any bad line."""
+    return [NamedSubscription(i, s) for i, s in _read(path, "subscription", _subscription)]
+
+
+def read_events(path: Path | str) -> list[NamedEvent]:
+    """Read a JSONL file of events; raise InputError on any bad line."""
+    return [NamedEvent(i, e) for i, e in _read(path, "event", _event)]
+
+
+def match_result_lines(results: Iterable[tuple[str, Iterable[str]]]) -> Iterator[str]:
+    """One line per event: {"event": id, "subscriptions": [sorted ids]}."""
+    for event_id, sub_ids in results:
+        yield json.dumps({"event": event_id, "subscriptions": sorted(sub_ids)}, ensure_ascii=False)
+
+
+def write_lines_atomically(path: Path | str, lines: Iterable[str]) -> None:
+    """Write all lines to a temporary file beside `path`, then rename it."""
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent or ".")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            for line in lines:
+                handle.write(line + "\n")
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
