@@ -137,7 +137,7 @@ def _table_1_rules() -> list[Rule]:
                     specific_op=op1,
                     general_op=op2,
                     condition=lambda L, v1, v2, f=f: L.holds(f, v1, v2),
-                    text=f"x {op1} v1 ≺ x {op2} v2 if {f}(v1, v2)",
+                    text=f"x {op1} v1 ≺ x {op2} v2 if v1 {f} v2",
                 )
             )
     return rules

@@ -1,0 +1,160 @@
+"""The claim registry: every claim of spec/, with the checks that establish it.
+
+`subsum verify` runs these checks; `subsum claims` prints the traceability
+matrix (spec section -> model function -> impl function(s) -> checks); the
+test suite runs the same checks, and checks that this registry and the index
+in spec/README.md list the same claims.
+"""
+
+from __future__ import annotations
+
+import time
+import traceback
+from typing import Callable, Iterable
+
+import attrs
+
+from subsum.conformance import examples, properties
+from subsum.conformance.proofs import prove_all, rules_of
+
+KINDS = ("proof", "property", "stateful", "example")
+
+
+@attrs.frozen
+class Check:
+    kind: str = attrs.field(validator=attrs.validators.in_(KINDS))
+    name: str
+    run: Callable[[], object]
+
+
+@attrs.frozen
+class Claim:
+    id: str
+    statement: str
+    source: str
+    spec: str
+    model: tuple[str, ...]
+    impl: tuple[str, ...]
+    checks: tuple[Check, ...]
+
+
+def _proof(prefixes: tuple[str, ...]) -> Check:
+    def run() -> str:
+        results = prove_all(rules_of(prefixes))
+        assert results, f"no rules start with {prefixes}"
+        failed = [r for r in results if r.status != "proved"]
+        assert not failed, "not proved: " + "; ".join(f"{r.id} {r.status} {r.counterexample}" for r in failed)
+        return f"{len(results)} proved"
+
+    return Check("proof", f"z3: rules {', '.join(p.rstrip('-') for p in prefixes)}", run)
+
+
+def _property(fn) -> Check:
+    return Check("property", f"conformance.properties.{fn.__name__}", fn)
+
+
+def _example(fn, kind: str = "example") -> Check:
+    return Check(kind, f"conformance.examples.{fn.__name__}", fn)
+
+
+M = "subsum.model."
+
+CLAIMS: tuple[Claim, ...] = (
+    Claim("CLM-DATA-1", "Invalid values cannot be built: NaN, ±inf, ints outside 64 bits, lone surrogates, empty names, operators that do not fit the type, bad wildcard patterns, repeated event names.",
+          "derived", "spec/01-data-model.md#clm-data-1", ("subsum.core.types.check_value", "subsum.core.types.Constraint"), (),
+          (_example(examples.invalid_values_cannot_be_built),)),
+    Claim("CLM-DATA-2", "-0.0 and +0.0 are one float value.", "seed 001 §5.2; derived", "spec/01-data-model.md#clm-data-2",
+          ("subsum.core.types.normalize_scalar", M + "semantics.satisfies"), (), (_property(properties.signed_zero_is_one_value),)),
+    Claim("CLM-DATA-3", "An int attribute never satisfies a float constraint, nor a float attribute an int one.", "seed 001 §5.1(13)",
+          "spec/01-data-model.md#clm-data-3", (M + "semantics.satisfies",), (), (_property(properties.int_never_satisfies_float),)),
+    Claim("CLM-DATA-4", "The empty string under prefix, suffix and contains, and the pattern '*' under wildcard, match every string.",
+          "seed 001 §5.2", "spec/01-data-model.md#clm-data-4", (M + "semantics.operator_holds",), (),
+          (_property(properties.empty_pattern_matches_every_string),)),
+    Claim("CLM-DATA-5", "A subscription is a set: duplicate constraints collapse and order does not matter.", "seed 001 §5.2",
+          "spec/01-data-model.md#clm-data-5", ("subsum.core.types.Subscription", M + "semantics.matches"), (),
+          (_property(properties.duplicate_constraints_collapse),)),
+    Claim("CLM-DATA-6", "The normal form of a filter parses back to the same subscription.", "derived",
+          "spec/01-data-model.md#clm-data-6", ("subsum.core.filters.parse_filter", "subsum.core.filters.format_filter"), (),
+          (_property(properties.filter_round_trip),)),
+    Claim("CLM-SMT-1", "The z3 encoding of every operator agrees with operator_holds.", "derived",
+          "spec/02-covering.md#clm-smt-1", (M + "smt.operator_holds", M + "semantics.operator_holds"), (),
+          (_property(properties.smt_agrees_with_semantics),)),
+    Claim("CLM-COV-1", "Lemma 1: every row of Table 1 is sound, for each type it applies to.", "seed 001 §1.3 Lemma 1, Table 1, Theorem 1",
+          "spec/02-covering.md#clm-cov-1", (M + "rules.RULES", M + "covering.covers_constraint"), (),
+          (_proof(("T1-",)), _property(properties.covers_constraint_agrees_with_subscription_covering))),
+    Claim("CLM-COV-2", "Every string covering rule of seed 000 is sound.", "seed 000 §1.5", "spec/02-covering.md#clm-cov-2",
+          (M + "rules.RULES",), (), (_proof(("S-",)),)),
+    Claim("CLM-COV-3", "covers_by_rules implies covers_constraint: every rule is sound.", "seed 001 Theorem 1; derived",
+          "spec/02-covering.md#clm-cov-3", (M + "covering.covers_by_rules", M + "covering.covers_constraint"), (),
+          (_proof(("T1-", "S-", "T2-", "D-")), _property(properties.rules_imply_exact_covering))),
+    Claim("CLM-COV-4", "Theorem 2: syntactically identical constraints are equal.", "seed 001 Theorem 2",
+          "spec/02-covering.md#clm-cov-4", (M + "covering.constraints_equal",), (),
+          (_proof(("T2-",)), _property(properties.identical_constraints_are_equal))),
+    Claim("CLM-COV-5", "The rules are sufficient, not complete.", "seed 001 §1.3 (Theorem 1 is sufficient, not necessary)",
+          "spec/02-covering.md#clm-cov-5", (M + "covering.covers_by_rules", M + "covering.covers_constraint"), (),
+          (_example(examples.rules_are_not_complete),)),
+    Claim("CLM-COV-6", "covers_subscription is exact: covered pairs agree with sampled events, and every refutation has a witness event.",
+          "seed 000 §1.4; derived", "spec/02-covering.md#clm-cov-6",
+          (M + "covering.covers_subscription", M + "covering.covering_counterexample"), (),
+          (_property(properties.covers_subscription_agrees_with_sampling),)),
+    Claim("CLM-COV-7", "'>*' is prefix: prefix \"T\" does not cover = \"OTE\"; contains \"T\" does.", "seed 000 §2.3.2 vs Example 4-2",
+          "spec/02-covering.md#clm-cov-7", (M + "covering.covers_constraint",), (), (_example(examples.prefix_semantics_of_thesis_notation),)),
+    Claim("CLM-COV-8", "An unsatisfiable constraint is covered by every constraint.", "seed 001 Def 7; derived",
+          "spec/02-covering.md#clm-cov-8", (M + "covering.constraint_is_satisfiable", M + "covering.covers_constraint"), (),
+          (_example(examples.unsatisfiable_constraints_are_covered),)),
+    Claim("CLM-MATCH-1", "Counting match equals exact match on Map events.", "seed 001 §2, Def 9",
+          "spec/03-matching.md#clm-match-1", (M + "semantics.counting_match", M + "semantics.matches"), (),
+          (_property(properties.counting_equals_exact),)),
+    Claim("CLM-MATCH-2", "The empty subscription matches every event.", "seed 001 Def 9, §5.2", "spec/03-matching.md#clm-match-2",
+          (M + "semantics.matches", M + "semantics.counting_match"), (), (_property(properties.empty_subscription_matches_every_event),)),
+    Claim("CLM-MATCH-3", "Without the Map property counting gives false positives; events are Maps.", "seed 001 §5.2",
+          "spec/03-matching.md#clm-match-3", (M + "semantics.satisfied_pair_count", "subsum.core.types.Event"), (),
+          (_example(examples.counting_needs_the_map_property),)),
+    Claim("CLM-EX-1", "Seed 000's Fig. 2-2 event matches S1 and not S2 of Fig. 4-1.", "seed 000 Fig. 2-2, Fig. 4-1",
+          "spec/03-matching.md#clm-ex-1", (M + "semantics.matches",), (), (_example(examples.seed000_running_example),)),
+    Claim("CLM-PROVER-1", "The prover is not vacuous: deliberately wrong rules are refuted with confirmed counterexamples.", "derived",
+          "spec/02-covering.md#clm-prover-1", (M + "rules.soundness_formula",), (), (_example(examples.prover_refutes_wrong_rules, kind="proof"),)),
+)
+
+
+@attrs.frozen
+class CheckResult:
+    claim: str
+    kind: str
+    check: str
+    status: str  # pass | fail
+    seconds: float
+    detail: str
+
+    def to_json(self) -> dict:
+        return attrs.asdict(self)
+
+
+def claim_by_id(claim_id: str) -> Claim:
+    for claim in CLAIMS:
+        if claim.id == claim_id:
+            return claim
+    raise KeyError(claim_id)
+
+
+def run_check(claim: Claim, check: Check) -> CheckResult:
+    start = time.perf_counter()
+    try:
+        outcome = check.run()
+        status, detail = "pass", outcome if isinstance(outcome, str) else ""
+    except Exception as exc:  # a failing check, reported, never swallowed
+        status = "fail"
+        detail = "".join(traceback.format_exception_only(type(exc), exc)).strip()
+        notes = getattr(exc, "__notes__", None)
+        if notes:
+            detail += "\n" + "\n".join(notes)
+    return CheckResult(claim.id, check.kind, check.name, status, round(time.perf_counter() - start, 3), detail)
+
+
+def run_claims(claims: Iterable[Claim], on_start: Callable[[Claim, Check], None] = lambda c, k: None) -> list[CheckResult]:
+    results = []
+    for claim in claims:
+        for check in claim.checks:
+            on_start(claim, check)
+            results.append(run_check(claim, check))
+    return results

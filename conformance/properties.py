@@ -1,0 +1,178 @@
+"""Hypothesis properties (claim kind `property`).
+
+Each function is a Hypothesis test: call it and it runs under the active
+settings profile (conformance/profiles.py), raising on a counterexample.
+"""
+
+from __future__ import annotations
+
+import math
+
+import z3
+from hypothesis import assume, given
+from hypothesis import strategies as st
+
+from subsum.core.filters import format_filter, parse_filter
+from subsum.core.types import OPS_BY_TYPE, Attribute, Constraint, Subscription
+from subsum.model import semantics, smt
+from subsum.model.covering import (
+    constraints_equal,
+    covering_counterexample,
+    covers_by_rules,
+    covers_constraint,
+    covers_subscription,
+)
+from subsum.conformance import strategies as gen
+
+
+@st.composite
+def _operator_case(draw):
+    type_ = draw(gen.types)
+    op = draw(st.sampled_from(OPS_BY_TYPE[type_]))
+    w = draw(gen.constraint_values(type_, op))
+    v = draw(st.one_of(gen.values(type_), gen.near(type_, w) if w is not None and op != "wildcard" else gen.values(type_)))
+    return type_, op, v, w
+
+
+@given(_operator_case())
+def smt_agrees_with_semantics(case):
+    """CLM-SMT-1: the z3 encoding of every operator agrees with operator_holds."""
+    type_, op, v, w = case
+    chars = smt.CharMap([x for x in (v, w) if isinstance(x, str)])
+    formula = smt.operator_holds(op, smt.value_constant(type_, v, chars), smt.constant(type_, op, w, chars))
+    decided = z3.simplify(formula)
+    assert z3.is_true(decided) or z3.is_false(decided), f"z3 did not reduce {formula} to a constant"
+    assert z3.is_true(decided) == semantics.operator_holds(op, v, w), (type_, op, v, w)
+
+
+@given(gen.subscription_and_event())
+def counting_equals_exact(case):
+    """CLM-MATCH-1: counting match equals exact match on Map events."""
+    subscription, event = case
+    assert semantics.counting_match(subscription, event) == semantics.matches(subscription, event)
+
+
+@given(gen.events())
+def empty_subscription_matches_every_event(event):
+    """CLM-MATCH-2: the empty subscription matches every event, by both definitions."""
+    empty = Subscription()
+    assert semantics.matches(empty, event)
+    assert semantics.counting_match(empty, event)
+
+
+@st.composite
+def _related_constraints(draw):
+    """Pairs (general, specific) on one name and type, values drawn near each
+    other so that covering is often, but not always, true."""
+    specific = draw(gen.constraints(name="x"))
+    op = draw(st.sampled_from(OPS_BY_TYPE[specific.type]))
+    if op == "any":
+        value = None
+    elif op == "wildcard" or specific.value is None or specific.op == "wildcard":
+        value = draw(gen.constraint_values(specific.type, op))
+    elif specific.type == "string" and op != "=":
+        value = draw(st.one_of(gen.constraint_values("string", op), st.sampled_from([specific.value[:k] for k in range(len(specific.value) + 1)] or [""])))
+    else:
+        value = draw(gen.near(specific.type, specific.value))
+    return Constraint(name="x", type=specific.type, op=op, value=value), specific
+
+
+@given(_related_constraints(), st.data())
+def rules_imply_exact_covering(pair, data):
+    """CLM-COV-3: covers_by_rules(g, s) implies covers_constraint(g, s), and
+    every sampled attribute that satisfies s then satisfies g."""
+    general, specific = pair
+    if covers_by_rules(general, specific):
+        assert covers_constraint(general, specific), (general, specific)
+        value = data.draw(gen.attribute_value_for(specific))
+        attribute = Attribute(name="x", type=specific.type, value=value)
+        if semantics.satisfies(attribute, specific):
+            assert semantics.satisfies(attribute, general), (attribute, general, specific)
+
+
+@given(_related_constraints())
+def covers_constraint_agrees_with_subscription_covering(pair):
+    """CLM-COV-1: Def 7 on constraints equals DEF-COV-3 on one-constraint
+    subscriptions, and a refutation comes with a witness event that the
+    Python semantics confirm."""
+    general, specific = pair
+    exact = covers_constraint(general, specific)
+    witness = covering_counterexample(Subscription({general}), Subscription({specific}))
+    assert exact == (witness is None), (general, specific, witness)
+    if witness is not None:
+        assert semantics.matches(Subscription({specific}), witness)
+        assert not semantics.matches(Subscription({general}), witness)
+
+
+@given(gen.constraints())
+def identical_constraints_are_equal(c):
+    """CLM-COV-4 (Theorem 2): a constraint equals (Def 8) a syntactically identical copy."""
+    copy = Constraint(name=c.name, type=c.type, op=c.op, value=c.value)
+    assert copy == c and hash(copy) == hash(c)
+    assert constraints_equal(c, copy)
+
+
+@given(gen.subscriptions(max_size=3), gen.subscriptions(max_size=3), st.data())
+def covers_subscription_agrees_with_sampling(general, specific, data):
+    """CLM-COV-6: if covers_subscription(G, S), every sampled event matching
+    S matches G; if not, the witness event matches S and not G."""
+    witness = covering_counterexample(general, specific)
+    if witness is None:
+        assert covers_subscription(general, specific)
+        for _ in range(3):
+            event = data.draw(gen.planted_event(specific))
+            if semantics.matches(specific, event):
+                assert semantics.matches(general, event), (general, specific, event)
+    else:
+        assert not covers_subscription(general, specific)
+        assert semantics.matches(specific, witness), (specific, witness)
+        assert not semantics.matches(general, witness), (general, witness)
+
+
+@given(gen.constraints(type_="float"))
+def signed_zero_is_one_value(c):
+    """CLM-DATA-2: -0.0 and +0.0 are one float value, stored as +0.0."""
+    negative = Attribute(name=c.name, type="float", value=-0.0)
+    positive = Attribute(name=c.name, type="float", value=0.0)
+    assert negative == positive and hash(negative) == hash(positive)
+    assert math.copysign(1.0, negative.value) == 1.0
+    assert semantics.satisfies(negative, c) == semantics.satisfies(positive, c)
+
+
+@given(gen.constraints(type_="float"), gen.ints)
+def int_never_satisfies_float(c, n):
+    """CLM-DATA-3: an int attribute never satisfies a float constraint (and back)."""
+    assert not semantics.satisfies(Attribute(name=c.name, type="int", value=n), c)
+    as_float = float(n)
+    if int(as_float) == n:
+        int_constraint = Constraint(name=c.name, type="int", op="=", value=n)
+        assert not semantics.satisfies(Attribute(name=c.name, type="float", value=as_float), int_constraint)
+
+
+@given(gen.strings)
+def empty_pattern_matches_every_string(s):
+    """CLM-DATA-4: the empty string under prefix, suffix and contains, and the
+    pattern '*' under wildcard, match every string."""
+    a = Attribute(name="s", type="string", value=s)
+    for op, value in (("prefix", ""), ("suffix", ""), ("contains", ""), ("wildcard", "*")):
+        assert semantics.satisfies(a, Constraint(name="s", type="string", op=op, value=value))
+
+
+@given(st.lists(gen.constraints(), max_size=5), st.randoms(use_true_random=False), gen.events())
+def duplicate_constraints_collapse(constraints, rnd, event):
+    """CLM-DATA-5: a subscription is a set: duplicates and order do not matter."""
+    doubled = constraints + constraints
+    rnd.shuffle(doubled)
+    a, b = Subscription(frozenset(constraints)), Subscription(frozenset(doubled))
+    assert a == b and len(a.constraints) == len(set(constraints))
+    assert semantics.matches(a, event) == semantics.matches(b, event)
+    assert semantics.counting_match(b, event) == semantics.matches(a, event)
+
+
+@given(gen.subscriptions())
+def filter_round_trip(subscription):
+    """CLM-DATA-6: format_filter prints a normal form that parses back to the same subscription."""
+    assume(subscription.constraints)
+    text = format_filter(subscription)
+    assert parse_filter(text) == subscription, text
+    assert format_filter(parse_filter(text)) == text
