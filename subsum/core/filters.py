@@ -85,6 +85,8 @@ class FilterError(ValueError):
 
 
 def _expected(names: set[str]) -> str:
+    if "AND" in names:
+        names = names | {"$END"}  # `and` only follows a complete constraint, where the filter may end
     friendly = sorted({_FRIENDLY.get(n, n) for n in names})
     return " or ".join(friendly) if friendly else "nothing"
 

@@ -1,0 +1,117 @@
+"""Bad input stops with file:line:field, exit code 2, and no partial output."""
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from subsum.cli import main
+
+GOOD_SUBS = '{"id": "s1", "filter": "x > 1"}\n'
+GOOD_EVENTS = '{"id": "e1", "attributes": {"x": 2}}\n'
+
+# (name, subscriptions text, events text, the exact error message)
+CASES = [
+    ("malformed-json", '{"id": "s1", "filter": }\n', GOOD_EVENTS,
+     "subs.jsonl:1: malformed JSON: Expecting value at column 24"),
+    ("not-an-object", "[1, 2]\n", GOOD_EVENTS,
+     "subs.jsonl:1: expected a JSON object, got an array"),
+    ("unknown-operator", '{"id": "s1", "constraints": [{"name": "x", "type": "int", "op": "~", "value": 1}]}\n', GOOD_EVENTS,
+     "subs.jsonl:1: field 'constraints[0].op': unknown operator '~'; expected one of =, !=, <, <=, >, >=, prefix, suffix, contains, wildcard, any"),
+    ("operator-type-mismatch", '{"id": "s1", "constraints": [{"name": "s", "type": "string", "op": "<", "value": "a"}]}\n', GOOD_EVENTS,
+     "subs.jsonl:1: field 'constraints[0].op': operator '<' does not apply to type string; string allows =, !=, prefix, suffix, contains, wildcard, any"),
+    ("ordering-on-bool-in-filter", '{"id": "s1", "filter": "flag > true"}\n', GOOD_EVENTS,
+     "subs.jsonl:1: field 'filter': column 6: operator '>' does not apply to type bool; bool allows =, !=, any"),
+    ("constraint-value-type-mismatch", '{"id": "s1", "constraints": [{"name": "x", "type": "int", "op": "=", "value": "7"}]}\n', GOOD_EVENTS,
+     "subs.jsonl:1: field 'constraints[0].value': int value must be an integer, got the string '7'"),
+    ("nan", GOOD_SUBS, '{"id": "e1", "attributes": {"price": NaN}}\n',
+     "events.jsonl:1: field 'attributes.price': NaN is not allowed; values must be finite numbers"),
+    ("infinity-by-overflow", GOOD_SUBS, '{"id": "e1", "attributes": {"price": 1e400}}\n',
+     "events.jsonl:1: field 'attributes.price': inf is out of the float range; infinities are not allowed"),
+    ("duplicate-attribute-name", GOOD_SUBS, '{"id": "e1", "attributes": {"price": 1, "price": 2}}\n',
+     "events.jsonl:1: field 'attributes.price': duplicate attribute name; an event holds each name at most once"),
+    ("duplicate-subscription-id", GOOD_SUBS + '{"id": "s1", "filter": "x < 1"}\n', GOOD_EVENTS,
+     "subs.jsonl:2: field 'id': duplicate subscription id 's1' (first on line 1)"),
+    ("duplicate-event-id", GOOD_SUBS, GOOD_EVENTS + "\n" + GOOD_EVENTS,
+     "events.jsonl:3: field 'id': duplicate event id 'e1' (first on line 1)"),
+    ("int-out-of-range", GOOD_SUBS, '{"id": "e1", "attributes": {"volume": 9223372036854775808}}\n',
+     "events.jsonl:1: field 'attributes.volume': int value 9223372036854775808 is outside the 64-bit range [-9223372036854775808, 9223372036854775807]"),
+    ("explicit-type-mismatch", GOOD_SUBS, '{"id": "e1", "attributes": {"x": {"type": "int", "value": 8.5}}}\n',
+     "events.jsonl:1: field 'attributes.x.value': int value must be an integer, got the float 8.5"),
+    ("unknown-type", GOOD_SUBS, '{"id": "e1", "attributes": {"x": {"type": "date", "value": "2003-01-01"}}}\n',
+     "events.jsonl:1: field 'attributes.x.type': unknown type 'date'; expected one of int, float, string, bool"),
+    ("empty-events-file", GOOD_SUBS, "",
+     "events.jsonl: the file is empty; expected one event per line"),
+    ("blank-subscriptions-file", "\n  \n", GOOD_EVENTS,
+     "subs.jsonl: the file is empty; expected one subscription per line"),
+    ("missing-id", '{"filter": "x > 1"}\n', GOOD_EVENTS,
+     "subs.jsonl:1: field 'id': missing"),
+    ("missing-value", '{"id": "s1", "constraints": [{"name": "x", "type": "int", "op": ">"}]}\n', GOOD_EVENTS,
+     "subs.jsonl:1: field 'constraints[0].value': missing; operator '>' needs a value"),
+    ("unknown-field", '{"id": "s1", "filtr": "x > 1"}\n', GOOD_EVENTS,
+     "subs.jsonl:1: field 'filtr': unknown field; expected id, filter, constraints"),
+    ("filter-and-constraints", '{"id": "s1", "filter": "x > 1", "constraints": []}\n', GOOD_EVENTS,
+     "subs.jsonl:1: give exactly one of 'filter' or 'constraints'"),
+    ("bad-filter-syntax", '{"id": "s1", "filter": "price > 3 or x = 1"}\n', GOOD_EVENTS,
+     "subs.jsonl:1: field 'filter': column 11: unexpected 'or'; expected 'and' or the end of the filter"),
+    ("wildcard-two-stars", '{"id": "s1", "filter": "s wildcard \\"a*b*\\""}\n', GOOD_EVENTS,
+     "subs.jsonl:1: field 'filter': column 12: wildcard pattern 'a*b*' must hold exactly one '*', it holds 2"),
+    ("empty-id", '{"id": "", "filter": "x > 1"}\n', GOOD_EVENTS,
+     "subs.jsonl:1: field 'id': must be a non-empty string, got an empty string"),
+    ("lone-surrogate", GOOD_SUBS, '{"id": "e1", "attributes": {"s": "\\ud800"}}\n',
+     "events.jsonl:1: field 'attributes.s': string value is not valid Unicode (lone surrogate at index 0)"),
+]
+
+
+def run_match(tmp_path, monkeypatch, subs_text, events_text):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "subs.jsonl").write_text(subs_text, encoding="utf-8")
+    (tmp_path / "events.jsonl").write_text(events_text, encoding="utf-8")
+    args = ["match", "--subscriptions", "subs.jsonl", "--events", "events.jsonl", "--output", "out.jsonl"]
+    result = CliRunner().invoke(main, args)
+    return result, sorted(p.name for p in tmp_path.iterdir())
+
+
+@pytest.mark.parametrize("name,subs,events,message", CASES, ids=[c[0] for c in CASES])
+def test_bad_input_is_reported_exactly_with_no_output(tmp_path, monkeypatch, name, subs, events, message):
+    result, produced = run_match(tmp_path, monkeypatch, subs, events)
+    assert result.exit_code == 2
+    assert result.stderr.strip() == f"error: {message}"
+    assert produced == ["events.jsonl", "subs.jsonl"], "partial output was written"
+
+
+def test_not_utf8_is_reported_with_its_line(tmp_path):
+    (tmp_path / "subs.jsonl").write_bytes(GOOD_SUBS.encode() + b'{"id": "s2", "filter": "s = \\"\xff\\""}\n')
+    (tmp_path / "events.jsonl").write_text(GOOD_EVENTS)
+    result = CliRunner().invoke(main, ["match", "--subscriptions", str(tmp_path / "subs.jsonl"), "--events", str(tmp_path / "events.jsonl")])
+    assert result.exit_code == 2
+    assert result.stderr.strip() == f"error: {tmp_path / 'subs.jsonl'}:2: not UTF-8 (byte 31 of the line)"
+    assert result.stdout == ""
+
+
+def test_missing_file_is_reported(tmp_path):
+    result = CliRunner().invoke(main, ["match", "--subscriptions", str(tmp_path / "nope.jsonl"), "--events", str(tmp_path / "nope.jsonl")])
+    assert result.exit_code == 2
+    assert result.stderr.strip() == f"error: {tmp_path / 'nope.jsonl'}: cannot read: No such file or directory"
+
+
+def test_an_existing_output_is_left_untouched_on_bad_input(tmp_path):
+    (tmp_path / "subs.jsonl").write_text(GOOD_SUBS)
+    (tmp_path / "events.jsonl").write_text('{"id": "e1", "attributes": {"x": NaN}}\n')
+    (tmp_path / "out.jsonl").write_text("previous\n")
+    result = CliRunner().invoke(main, ["match", "--subscriptions", str(tmp_path / "subs.jsonl"), "--events", str(tmp_path / "events.jsonl"), "--output", str(tmp_path / "out.jsonl")])
+    assert result.exit_code == 2
+    assert (tmp_path / "out.jsonl").read_text() == "previous\n"
+
+
+def test_a_large_valid_input_is_matched_completely(tmp_path):
+    subs = "".join(json.dumps({"id": f"s{i}", "filter": f"x >= {i}"}) + "\n" for i in range(200))
+    events = "".join(json.dumps({"id": f"e{j}", "attributes": {"x": j}}) + "\n" for j in range(2000))
+    (tmp_path / "subs.jsonl").write_text(subs)
+    (tmp_path / "events.jsonl").write_text(events)
+    result = CliRunner().invoke(main, ["match", "--subscriptions", str(tmp_path / "subs.jsonl"), "--events", str(tmp_path / "events.jsonl"), "--output", str(tmp_path / "out.jsonl")])
+    assert result.exit_code == 0, result.output
+    lines = [json.loads(line) for line in (tmp_path / "out.jsonl").read_text().splitlines()]
+    assert len(lines) == 2000
+    # Event j matches x >= i for every i <= j, capped at 200 subscriptions.
+    assert all(len(line["subscriptions"]) == min(int(line["event"][1:]) + 1, 200) for line in lines)
