@@ -1,0 +1,72 @@
+"""The CLI end to end: the seed 000 golden example, check-filter, verify's exit status."""
+
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+
+import subsum.conformance.claims as claims_module
+from subsum.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_seed000_running_example_matches_exactly_s1():
+    ex = ROOT / "examples" / "seed000"
+    result = CliRunner().invoke(main, ["match", "--subscriptions", str(ex / "subscriptions.jsonl"), "--events", str(ex / "events.jsonl")])
+    assert result.exit_code == 0, result.output
+    assert [json.loads(line) for line in result.stdout.splitlines()] == [{"event": "fig-2-2", "subscriptions": ["S1"]}]
+
+
+def test_every_event_gets_a_line_even_without_matches(tmp_path):
+    (tmp_path / "s.jsonl").write_text('{"id": "b", "filter": "x > 0"}\n{"id": "a", "constraints": []}\n')
+    (tmp_path / "e.jsonl").write_text('{"id": "e1", "attributes": {"x": 1}}\n{"id": "e2", "attributes": {}}\n')
+    result = CliRunner().invoke(main, ["match", "--subscriptions", str(tmp_path / "s.jsonl"), "--events", str(tmp_path / "e.jsonl")])
+    assert result.stdout.splitlines() == [
+        '{"event": "e1", "subscriptions": ["a", "b"]}',
+        '{"event": "e2", "subscriptions": ["a"]}',
+    ]
+
+
+def test_check_filter_prints_the_normal_form():
+    result = CliRunner().invoke(main, ["check-filter", 'symbol prefix "OT" and price > 8.30 and price > 8.30 and vol:int any'])
+    assert result.exit_code == 0
+    assert result.stdout == 'price > 8.3 and symbol prefix "OT" and vol:int any\n'
+
+
+def test_check_filter_points_at_the_column():
+    result = CliRunner().invoke(main, ["check-filter", "price > 8.30 and symbol < 3 and x"])
+    assert result.exit_code == 2
+    assert result.stderr.splitlines() == [
+        "error: column 34: the filter ends too early; expected ':' or an operator (=, !=, <, <=, >, >=, prefix, suffix, contains, wildcard, any)",
+        "  price > 8.30 and symbol < 3 and x",
+        "                                   ^",
+    ]
+
+
+def test_verify_passes_and_writes_json(tmp_path):
+    out = tmp_path / "v.json"
+    result = CliRunner().invoke(main, ["verify", "--claim", "CLM-EX-1", "--claim", "CLM-MATCH-3", "--json", str(out)])
+    assert result.exit_code == 0, result.output
+    data = json.loads(out.read_text())
+    assert [(r["claim"], r["status"]) for r in data["results"]] == [("CLM-EX-1", "pass"), ("CLM-MATCH-3", "pass")]
+
+
+def test_verify_fails_when_a_check_fails(monkeypatch):
+    def broken():
+        raise AssertionError("planted failure")
+
+    claim = claims_module.claim_by_id("CLM-EX-1")
+    planted = claims_module.Claim(claim.id, claim.statement, claim.source, claim.spec, claim.model, claim.impl,
+                                  (claims_module.Check("example", "planted", broken),))
+    monkeypatch.setattr(claims_module, "CLAIMS", (planted,))
+    result = CliRunner().invoke(main, ["verify"])
+    assert result.exit_code == 1
+    assert "planted failure" in result.stderr
+    assert "0 passed, 1 failed" in result.stdout
+
+
+def test_verify_rejects_an_unknown_claim():
+    result = CliRunner().invoke(main, ["verify", "--claim", "CLM-NOPE"])
+    assert result.exit_code == 2
+    assert "unknown claim 'CLM-NOPE'" in result.stderr
