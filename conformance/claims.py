@@ -50,7 +50,7 @@ def _proof(prefixes: tuple[str, ...]) -> Check:
 
 
 def _property(fn) -> Check:
-    return Check("property", f"conformance.properties.{fn.__name__}", fn)
+    return Check("property", f"conformance.properties.{fn.__name__}", lambda: properties.run_property(fn))
 
 
 def _example(fn, kind: str = "example") -> Check:

@@ -1,7 +1,9 @@
 """Hypothesis properties (claim kind `property`).
 
-Each function is a Hypothesis test: call it and it runs under the active
-settings profile (conformance/profiles.py), raising on a counterexample.
+Each function is a property body marked with the strategies of its
+arguments. `run_property` applies Hypothesis's `@given` when it runs, so the
+settings profile active at that moment (conformance/profiles.py) applies:
+Hypothesis binds its settings when `@given` decorates, not when the test runs.
 """
 
 from __future__ import annotations
@@ -9,6 +11,8 @@ from __future__ import annotations
 import math
 
 import z3
+import functools
+
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
@@ -25,6 +29,26 @@ from subsum.model.covering import (
 from subsum.conformance import strategies as gen
 
 
+def property_check(*strategies):
+    """Mark a property body with the strategies for its arguments."""
+
+    def mark(fn):
+        fn.strategies = strategies
+        return fn
+
+    return mark
+
+
+def run_property(fn) -> None:
+    """Run a property under the active settings profile; raise on a counterexample."""
+
+    @functools.wraps(fn)
+    def test(*args, **kwargs):
+        return fn(*args, **kwargs)
+
+    given(*fn.strategies)(test)()
+
+
 @st.composite
 def _operator_case(draw):
     type_ = draw(gen.types)
@@ -34,7 +58,7 @@ def _operator_case(draw):
     return type_, op, v, w
 
 
-@given(_operator_case())
+@property_check(_operator_case())
 def smt_agrees_with_semantics(case):
     """CLM-SMT-1: the z3 encoding of every operator agrees with operator_holds."""
     type_, op, v, w = case
@@ -45,14 +69,14 @@ def smt_agrees_with_semantics(case):
     assert z3.is_true(decided) == semantics.operator_holds(op, v, w), (type_, op, v, w)
 
 
-@given(gen.subscription_and_event())
+@property_check(gen.subscription_and_event())
 def counting_equals_exact(case):
     """CLM-MATCH-1: counting match equals exact match on Map events."""
     subscription, event = case
     assert semantics.counting_match(subscription, event) == semantics.matches(subscription, event)
 
 
-@given(gen.events())
+@property_check(gen.events())
 def empty_subscription_matches_every_event(event):
     """CLM-MATCH-2: the empty subscription matches every event, by both definitions."""
     empty = Subscription()
@@ -77,7 +101,7 @@ def _related_constraints(draw):
     return Constraint(name="x", type=specific.type, op=op, value=value), specific
 
 
-@given(_related_constraints(), st.data())
+@property_check(_related_constraints(), st.data())
 def rules_imply_exact_covering(pair, data):
     """CLM-COV-3: covers_by_rules(g, s) implies covers_constraint(g, s), and
     every sampled attribute that satisfies s then satisfies g."""
@@ -90,7 +114,7 @@ def rules_imply_exact_covering(pair, data):
             assert semantics.satisfies(attribute, general), (attribute, general, specific)
 
 
-@given(_related_constraints())
+@property_check(_related_constraints())
 def covers_constraint_agrees_with_subscription_covering(pair):
     """CLM-COV-1: Def 7 on constraints equals DEF-COV-3 on one-constraint
     subscriptions, and a refutation comes with a witness event that the
@@ -104,7 +128,7 @@ def covers_constraint_agrees_with_subscription_covering(pair):
         assert not semantics.matches(Subscription({general}), witness)
 
 
-@given(gen.constraints())
+@property_check(gen.constraints())
 def identical_constraints_are_equal(c):
     """CLM-COV-4 (Theorem 2): a constraint equals (Def 8) a syntactically identical copy."""
     copy = Constraint(name=c.name, type=c.type, op=c.op, value=c.value)
@@ -112,7 +136,7 @@ def identical_constraints_are_equal(c):
     assert constraints_equal(c, copy)
 
 
-@given(gen.subscriptions(max_size=3), gen.subscriptions(max_size=3), st.data())
+@property_check(gen.subscriptions(max_size=3), gen.subscriptions(max_size=3), st.data())
 def covers_subscription_agrees_with_sampling(general, specific, data):
     """CLM-COV-6: if covers_subscription(G, S), every sampled event matching
     S matches G; if not, the witness event matches S and not G."""
@@ -129,7 +153,7 @@ def covers_subscription_agrees_with_sampling(general, specific, data):
         assert not semantics.matches(general, witness), (general, witness)
 
 
-@given(gen.constraints(type_="float"))
+@property_check(gen.constraints(type_="float"))
 def signed_zero_is_one_value(c):
     """CLM-DATA-2: -0.0 and +0.0 are one float value, stored as +0.0."""
     negative = Attribute(name=c.name, type="float", value=-0.0)
@@ -139,7 +163,7 @@ def signed_zero_is_one_value(c):
     assert semantics.satisfies(negative, c) == semantics.satisfies(positive, c)
 
 
-@given(gen.constraints(type_="float"), gen.ints)
+@property_check(gen.constraints(type_="float"), gen.ints)
 def int_never_satisfies_float(c, n):
     """CLM-DATA-3: an int attribute never satisfies a float constraint (and back)."""
     assert not semantics.satisfies(Attribute(name=c.name, type="int", value=n), c)
@@ -149,7 +173,7 @@ def int_never_satisfies_float(c, n):
         assert not semantics.satisfies(Attribute(name=c.name, type="float", value=as_float), int_constraint)
 
 
-@given(gen.strings)
+@property_check(gen.strings)
 def empty_pattern_matches_every_string(s):
     """CLM-DATA-4: the empty string under prefix, suffix and contains, and the
     pattern '*' under wildcard, match every string."""
@@ -158,7 +182,7 @@ def empty_pattern_matches_every_string(s):
         assert semantics.satisfies(a, Constraint(name="s", type="string", op=op, value=value))
 
 
-@given(st.lists(gen.constraints(), max_size=5), st.randoms(use_true_random=False), gen.events())
+@property_check(st.lists(gen.constraints(), max_size=5), st.randoms(use_true_random=False), gen.events())
 def duplicate_constraints_collapse(constraints, rnd, event):
     """CLM-DATA-5: a subscription is a set: duplicates and order do not matter."""
     doubled = constraints + constraints
@@ -169,7 +193,7 @@ def duplicate_constraints_collapse(constraints, rnd, event):
     assert semantics.counting_match(b, event) == semantics.matches(a, event)
 
 
-@given(gen.subscriptions())
+@property_check(gen.subscriptions())
 def filter_round_trip(subscription):
     """CLM-DATA-6: format_filter prints a normal form that parses back to the same subscription."""
     assume(subscription.constraints)

@@ -17,6 +17,7 @@ import time
 
 import click
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from subsum.core.filters import FilterError, format_filter, parse_filter
@@ -27,7 +28,7 @@ err = Console(stderr=True)
 
 
 def _fail_input(message: str) -> None:
-    err.print(f"[bold red]error:[/] {message}", highlight=False, markup=True, soft_wrap=True)
+    err.print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
     sys.exit(2)
 
 
@@ -50,9 +51,10 @@ def main() -> None:
 def verify(profile: str, json_path: str | None, claim_ids: tuple[str, ...]) -> None:
     """Run every registered claim's checks and print claim -> kind -> status -> time."""
     from subsum.conformance import profiles
-    from subsum.conformance.claims import CLAIMS, claim_by_id, run_check
 
     profiles.load(profile)
+    from subsum.conformance.claims import CLAIMS, claim_by_id, run_check
+
     try:
         claims = [claim_by_id(c) for c in claim_ids] if claim_ids else list(CLAIMS)
     except KeyError as exc:
@@ -70,11 +72,12 @@ def verify(profile: str, json_path: str | None, claim_ids: tuple[str, ...]) -> N
         table.add_column(column, justify="right" if column == "time (s)" else "left")
     for r in results:
         mark = "[green]pass[/]" if r.status == "pass" else "[bold red]FAIL[/]"
-        table.add_row(r.claim, r.kind, r.check + (f" ({r.detail})" if r.status == "pass" and r.detail else ""), mark, f"{r.seconds:.2f}")
+        check = r.check + (f" ({r.detail})" if r.status == "pass" and r.detail else "")
+        table.add_row(escape(r.claim), r.kind, escape(check), mark, f"{r.seconds:.2f}")
     out.print(table)
     failed = [r for r in results if r.status != "pass"]
     for r in failed:
-        err.print(f"[bold red]{r.claim} failed[/] ({r.check}):\n{r.detail}", highlight=False)
+        err.print(f"[bold red]{escape(r.claim)} failed[/] ({escape(r.check)}):\n{escape(r.detail)}", highlight=False)
     elapsed = time.perf_counter() - start
     out.print(f"{len(results) - len(failed)} passed, {len(failed)} failed ({len(claims)} claims, {elapsed:.1f} s)")
     if json_path:
@@ -102,11 +105,11 @@ def claims(as_json: bool) -> None:
         table.add_column(column, overflow="fold")
     for c in CLAIMS:
         table.add_row(
-            f"{c.id}\n[dim]{c.statement}[/]",
-            c.spec,
-            "\n".join(c.model),
-            "\n".join(c.impl) or "[dim]none yet[/]",
-            "\n".join(f"{k.kind}: {k.name}" for k in c.checks),
+            f"{escape(c.id)}\n[dim]{escape(c.statement)}[/]",
+            escape(c.spec),
+            escape("\n".join(c.model)),
+            escape("\n".join(c.impl)) or "[dim]none yet[/]",
+            escape("\n".join(f"{k.kind}: {k.name}" for k in c.checks)),
         )
     out.print(table)
 
@@ -136,7 +139,7 @@ def prove(as_json: bool, negative: bool) -> None:
         for r in results:
             colour = "green" if r not in bad else "bold red"
             status_text = r.status + (f" {r.counterexample}" if r.counterexample else "")
-            table.add_row(r.id, r.statement, r.source, f"[{colour}]{status_text}[/]", f"{r.seconds:.3f}")
+            table.add_row(escape(r.id), escape(r.statement), escape(r.source), f"[{colour}]{escape(status_text)}[/]", f"{r.seconds:.3f}")
         out.print(table)
         out.print(f"{sum(r.status == 'proved' for r in results)} proved, {sum(r.status == 'refuted' for r in results)} refuted, "
                   f"{sum(r.status == 'unknown' for r in results)} unknown")
@@ -175,7 +178,7 @@ def check_filter(text: str) -> None:
     try:
         subscription = parse_filter(text)
     except FilterError as exc:
-        err.print(f"[bold red]error:[/] {exc}", highlight=False, soft_wrap=True)
+        err.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False, soft_wrap=True)
         err.print("  " + text, highlight=False, markup=False)
         err.print("  " + " " * (exc.column - 1) + "^", highlight=False, markup=False)
         sys.exit(2)

@@ -70,3 +70,26 @@ def test_verify_rejects_an_unknown_claim():
     result = CliRunner().invoke(main, ["verify", "--claim", "CLM-NOPE"])
     assert result.exit_code == 2
     assert "unknown claim 'CLM-NOPE'" in result.stderr
+
+
+def test_properties_use_the_profile_active_when_they_run():
+    # Regression: Hypothesis binds settings when @given decorates. A slow
+    # example must not trip the default 200 ms deadline under the ci profile.
+    import time
+
+    from hypothesis import strategies as st
+
+    from subsum.conformance import profiles
+    from subsum.conformance.properties import property_check, run_property
+
+    calls = []
+
+    @property_check(st.integers())
+    def slow(n):
+        calls.append(n)
+        if len(calls) == 1:
+            time.sleep(0.3)
+
+    profiles.load("ci")
+    run_property(slow)
+    assert 1 <= len(calls) <= 60
