@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 import traceback
-from typing import Callable, Iterable
+from typing import Callable
 
 import attrs
 
@@ -149,12 +149,3 @@ def run_check(claim: Claim, check: Check) -> CheckResult:
         if notes:
             detail += "\n" + "\n".join(notes)
     return CheckResult(claim.id, check.kind, check.name, status, round(time.perf_counter() - start, 3), detail)
-
-
-def run_claims(claims: Iterable[Claim], on_start: Callable[[Claim, Check], None] = lambda c, k: None) -> list[CheckResult]:
-    results = []
-    for claim in claims:
-        for check in claim.checks:
-            on_start(claim, check)
-            results.append(run_check(claim, check))
-    return results

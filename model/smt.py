@@ -79,10 +79,6 @@ class CharMap:
         return re.sub(r"\\u\{([0-9a-fA-F]+)\}|.", one, value.as_string(), flags=re.S)
 
 
-def texts_of(type_: str, values: list[Scalar | None]) -> list[str]:
-    return [v for v in values if type_ == "string" and isinstance(v, str)]
-
-
 def sort_of(type_: str) -> z3.SortRef:
     return {
         "int": z3.IntSort(),
