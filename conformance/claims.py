@@ -14,7 +14,7 @@ from typing import Callable
 
 import attrs
 
-from subsum.conformance import examples, properties
+from subsum.conformance import engines, examples, properties
 from subsum.conformance.proofs import prove_all, rules_of
 
 KINDS = ("proof", "property", "stateful", "example")
@@ -58,6 +58,8 @@ def _example(fn, kind: str = "example") -> Check:
 
 
 M = "subsum.model."
+IMPL_ENGINES = tuple(f"subsum.impl.matching.{m}" for m in (
+    "brute.BruteForceEngine", "counting.CountingEngine", "indexed.IndexedEngine", "rab.RABEngine", "vectorized.VectorizedEngine"))
 
 CLAIMS: tuple[Claim, ...] = (
     Claim("CLM-DATA-1", "Invalid values cannot be built: NaN, ±inf, ints outside 64 bits, lone surrogates, empty names, operators that do not fit the type, bad wildcard patterns, repeated event names.",
@@ -110,6 +112,28 @@ CLAIMS: tuple[Claim, ...] = (
     Claim("CLM-MATCH-3", "Without the Map property counting gives false positives; events are Maps.", "seed 001 §5.2",
           "spec/03-matching.md#clm-match-3", (M + "semantics.satisfied_pair_count", "subsum.core.types.Event"), (),
           (_example(examples.counting_needs_the_map_property),)),
+    Claim("CLM-ENG-1", "Every engine (brute, counting, indexed, rab, vectorized) returns exactly the model's matches.",
+          "seed 001 §5.1(1)", "spec/03-matching.md#clm-eng-1", (M + "semantics.match_batch",), IMPL_ENGINES,
+          (_property(engines.engines_agree_with_model), _property(engines.engines_agree_on_strings),
+           _property(engines.engines_agree_on_boundaries))),
+    Claim("CLM-ENG-2", "Under interleaved add, remove and match, every engine equals the model after every step.",
+          "derived", "spec/03-matching.md#clm-eng-2", (M + "semantics.match_batch",), IMPL_ENGINES,
+          (Check("stateful", "conformance.engines.EnginesAgainstModel", engines.run_engines_state_machine),)),
+    Claim("CLM-ENG-3", "Splitting a batch in two gives the first half's lines, then the second half's.",
+          "seed 001 §5.1(2)", "spec/03-matching.md#clm-eng-3", (M + "semantics.match_batch",), IMPL_ENGINES,
+          (_property(engines.batch_split_is_union),)),
+    Claim("CLM-ENG-4", "A duplicated event gets its original's line; no other line changes.",
+          "seed 001 §5.1(3)", "spec/03-matching.md#clm-eng-4", (M + "semantics.match_batch",), IMPL_ENGINES,
+          (_property(engines.duplicate_event_duplicates_its_line),)),
+    Claim("CLM-ENG-5", "Permuting events and the order subscriptions are added only permutes the lines.",
+          "seed 001 §5.1(4)", "spec/03-matching.md#clm-eng-5", (M + "semantics.match_batch",), IMPL_ENGINES,
+          (_property(engines.order_does_not_matter),)),
+    Claim("CLM-ENG-6", "De-duplicating attributes changes only the number of index lookups: same matches, same counter increments.",
+          "seed 001 §5.1(5), §2.6", "spec/03-matching.md#clm-eng-6", (), ("subsum.impl.matching.rab.RABEngine", "subsum.impl.matching.indexed.IndexedEngine"),
+          (_property(engines.deduplication_changes_only_probes),)),
+    Claim("CLM-ENG-7", "Sorted constraint lists are in containment order and a value satisfies exactly the suffix the binary search finds.",
+          "seed 001 Theorem 1, §1.4, §5.1(7)", "spec/03-matching.md#clm-eng-7", (M + "covering.covers_by_rules", M + "semantics.operator_holds"),
+          ("subsum.impl.matching.cindex.OrderedLeaf",), (_property(engines.ordered_lists_are_containment_ordered),)),
     Claim("CLM-EX-1", "Seed 000's Fig. 2-2 event matches S1 and not S2 of Fig. 4-1.", "seed 000 Fig. 2-2, Fig. 4-1",
           "spec/03-matching.md#clm-ex-1", (M + "semantics.matches",), (), (_example(examples.seed000_running_example),)),
     Claim("CLM-PROVER-1", "The prover is not vacuous: deliberately wrong rules are refuted with confirmed counterexamples.", "derived",

@@ -125,3 +125,94 @@ def planted_event(draw, subscription: Subscription) -> Event:
 
 def subscription_and_event() -> st.SearchStrategy:
     return subscriptions().flatmap(lambda s: st.tuples(st.just(s), st.one_of(planted_event(s), events())))
+
+
+# -- workloads for the matching engines ---------------------------------------
+
+def _ids(subscriptions: list[Subscription]) -> list[tuple[str, Subscription]]:
+    return [(f"s{i}", s) for i, s in enumerate(subscriptions)]
+
+
+@st.composite
+def batch_for(draw, subscriptions: list[Subscription], max_events: int = 6) -> list[Event]:
+    """Events for these subscriptions: half planted from one of them (so
+    matches happen), half arbitrary."""
+    batch = []
+    for _ in range(draw(st.integers(0, max_events))):
+        if subscriptions and draw(st.booleans()):
+            batch.append(draw(planted_event(draw(st.sampled_from(subscriptions)))))
+        else:
+            batch.append(draw(events()))
+    # Sometimes repeat an event, so that attributes repeat across the batch.
+    if batch and draw(st.booleans()):
+        batch.append(draw(st.sampled_from(batch)))
+    return batch
+
+
+@st.composite
+def workloads(draw, max_subscriptions: int = 6, max_events: int = 6):
+    """(id, subscription) pairs and a batch of events. Covers every operator,
+    boundary values, planted matches, the empty subscription, several
+    constraints on one name, and attributes no subscription mentions."""
+    subs = draw(st.lists(subscriptions(), max_size=max_subscriptions))
+    if draw(st.integers(0, 4)) == 0:
+        subs.append(Subscription())
+    return _ids(subs), draw(batch_for(subs, max_events))
+
+PATTERN_ALPHABET = "ab"
+
+
+@st.composite
+def string_workloads(draw):
+    """String constraints only, on two names, over a two-letter alphabet:
+    prefixes, suffixes, substrings and wildcard parts overlap and collide."""
+    text = st.text(alphabet=PATTERN_ALPHABET, max_size=4)
+    op_value = st.one_of(
+        st.tuples(st.sampled_from(["=", "!=", "prefix", "suffix", "contains"]), text),
+        st.tuples(st.just("wildcard"), st.builds(lambda l, r: f"{l}*{r}", text, text)),
+        st.tuples(st.just("any"), st.none()),
+    )
+    constraint = st.builds(lambda n, ov: Constraint(name=n, type="string", op=ov[0], value=ov[1]), st.sampled_from("st"), op_value)
+    subscriptions = draw(st.lists(st.lists(constraint, max_size=3).map(lambda cs: Subscription(frozenset(cs))), min_size=1, max_size=8))
+    value = st.text(alphabet=PATTERN_ALPHABET, max_size=7)
+    event = st.builds(
+        lambda d: Event(tuple(Attribute(name=n, type="string", value=v) for n, v in d.items())),
+        st.dictionaries(st.sampled_from("stu"), value),
+    )
+    return _ids(subscriptions), draw(st.lists(event, max_size=8))
+
+
+@st.composite
+def numeric_workloads(draw):
+    """Ordering, equality and inequality constraints on one int and one float
+    name, with thresholds drawn from a few values, and events at, just below
+    and just above them: the boundaries of every sorted constraint list."""
+    base_int = draw(st.sampled_from([INT_MIN, -3, 0, 3, INT_MAX]))
+    base_float = draw(st.sampled_from([-1.7976931348623157e308, -0.5, 0.0, 0.5, 1.7976931348623157e308]))
+    ops = st.sampled_from(["<", "<=", ">", ">=", "=", "!="])
+
+    def int_constraint(op, delta):
+        return Constraint(name="i", type="int", op=op, value=max(INT_MIN, min(INT_MAX, base_int + delta)))
+
+    def float_constraint(op, steps):
+        v = base_float
+        for _ in range(abs(steps)):
+            v = math.nextafter(v, math.inf if steps > 0 else -math.inf)
+        return Constraint(name="f", type="float", op=op, value=v if math.isfinite(v) else base_float)
+
+    constraint = st.one_of(
+        st.builds(int_constraint, ops, st.integers(-2, 2)),
+        st.builds(float_constraint, ops, st.integers(-2, 2)),
+    )
+    subscriptions = draw(st.lists(st.lists(constraint, min_size=1, max_size=3).map(lambda cs: Subscription(frozenset(cs))), min_size=1, max_size=8))
+    thresholds = sorted({c.value for s in subscriptions for c in s.constraints if c.type == "int"}) or [base_int]
+    floats_ = sorted({c.value for s in subscriptions for c in s.constraints if c.type == "float"}) or [base_float]
+    batch = []
+    for _ in range(draw(st.integers(1, 8))):
+        attributes_ = []
+        if draw(st.integers(0, 5)):
+            attributes_.append(Attribute(name="i", type="int", value=draw(st.sampled_from(thresholds).flatmap(lambda v: near("int", v)))))
+        if draw(st.integers(0, 5)):
+            attributes_.append(Attribute(name="f", type="float", value=draw(st.sampled_from(floats_).flatmap(lambda v: near("float", v)))))
+        batch.append(Event(tuple(attributes_)))
+    return _ids(subscriptions), batch

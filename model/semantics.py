@@ -82,3 +82,12 @@ def counting_match(subscription: Subscription, event: Event) -> bool:
 def matching_ids(subscriptions: Iterable[tuple[str, Subscription]], event: Event) -> list[str]:
     """The sorted IDs of the subscriptions that `event` matches (DEF-MATCH-2)."""
     return sorted(sid for sid, subscription in subscriptions if matches(subscription, event))
+
+
+def match_batch(subscriptions: Iterable[tuple[str, Subscription]], events: Sequence[Event]) -> list[set[str]]:
+    """DEF-MATCH-6: the batch semantics. Per event, in input order, the set of
+    IDs of the subscriptions it matches (DEF-MATCH-2). Each event is matched
+    on its own, so splitting, reordering or repeating events changes nothing
+    but the order and repetition of the result lines."""
+    subscriptions = list(subscriptions)
+    return [set(matching_ids(subscriptions, event)) for event in events]

@@ -1,0 +1,185 @@
+"""Conformance of the matching engines (subsum.impl.matching) with the model
+(subsum.model.semantics): properties, and a state machine that interleaves
+add, remove and match (claims CLM-ENG-*, spec/03-matching.md)."""
+
+from __future__ import annotations
+
+import functools
+
+from hypothesis import settings
+from hypothesis import strategies as st
+from hypothesis.stateful import Bundle, RuleBasedStateMachine, consumes, invariant, rule, run_state_machine_as_test
+
+from subsum.conformance import strategies as gen
+from subsum.conformance.properties import property_check
+from subsum.core.types import Constraint, Event, Subscription
+from subsum.impl.matching import ENGINES, make_engine
+from subsum.impl.matching.cindex import OrderedLeaf
+from subsum.model import semantics
+from subsum.model.covering import covers_by_rules
+
+
+def assert_engines_agree(subscriptions: list[tuple[str, Subscription]], events: list[Event]) -> None:
+    """Every engine returns exactly the model's matches, event by event."""
+    expected = semantics.match_batch(subscriptions, events)
+    for name in ENGINES:
+        got = make_engine(name, subscriptions).match_batch(events)
+        for event, want, have in zip(events, expected, got):
+            assert have == want, (
+                f"engine {name}: event {event} matched {sorted(have)}, the model says {sorted(want)}; "
+                f"subscriptions {subscriptions}"
+            )
+        assert len(got) == len(events), f"engine {name}: {len(got)} result lines for {len(events)} events"
+
+
+@property_check(gen.workloads())
+def engines_agree_with_model(workload):
+    """CLM-ENG-1: mixed workloads (every operator, planted matches, the empty
+    subscription, attributes no subscription mentions)."""
+    assert_engines_agree(*workload)
+
+
+@property_check(gen.string_workloads())
+def engines_agree_on_strings(workload):
+    """CLM-ENG-1: string operators over a two-letter alphabet (the hash probes
+    of prefix, suffix, contains and wildcard against the model)."""
+    assert_engines_agree(*workload)
+
+
+@property_check(gen.numeric_workloads())
+def engines_agree_on_boundaries(workload):
+    """CLM-ENG-1: ordering operators at, just below and just above thresholds,
+    including the 64-bit and float limits (the binary searches)."""
+    assert_engines_agree(*workload)
+
+
+@property_check(gen.workloads(max_events=8), st.integers(0, 8), st.sampled_from(sorted(ENGINES)))
+def batch_split_is_union(workload, cut, name):
+    """CLM-ENG-3: matching E1 ++ E2 gives E1's lines then E2's (seed 001 §5.1(2))."""
+    subscriptions, events = workload
+    cut = min(cut, len(events))
+    whole = make_engine(name, subscriptions).match_batch(events)
+    engine = make_engine(name, subscriptions)
+    halves = engine.match_batch(events[:cut]) + engine.match_batch(events[cut:])
+    assert whole == halves, (name, cut, whole, halves)
+
+
+@property_check(gen.workloads(), st.integers(0, 8), st.integers(0, 8), st.sampled_from(sorted(ENGINES)))
+def duplicate_event_duplicates_its_line(workload, which, where, name):
+    """CLM-ENG-4: inserting a copy of an event gives the copy the same line and
+    changes no other line (seed 001 §5.1(3))."""
+    subscriptions, events = workload
+    if not events:
+        events = [Event()]
+    which, where = which % len(events), where % (len(events) + 1)
+    before = make_engine(name, subscriptions).match_batch(events)
+    doubled = events[:where] + [events[which]] + events[where:]
+    after = make_engine(name, subscriptions).match_batch(doubled)
+    assert after[:where] + after[where + 1:] == before, (name, which, where)
+    assert after[where] == before[which], (name, which, where)
+
+
+@property_check(gen.workloads(), st.randoms(use_true_random=False), st.sampled_from(sorted(ENGINES)))
+def order_does_not_matter(workload, rnd, name):
+    """CLM-ENG-5: permuting the events and the order subscriptions are added
+    permutes the lines and changes nothing else (seed 001 §5.1(4))."""
+    subscriptions, events = workload
+    reference = make_engine(name, subscriptions).match_batch(events)
+    order = list(range(len(events)))
+    rnd.shuffle(order)
+    shuffled_subs = list(subscriptions)
+    rnd.shuffle(shuffled_subs)
+    got = make_engine(name, shuffled_subs).match_batch([events[i] for i in order])
+    assert got == [reference[i] for i in order], name
+
+
+@property_check(gen.workloads(max_events=8))
+def deduplication_changes_only_probes(workload):
+    """CLM-ENG-6: RABasedMatching and ICCounting (the same index without
+    de-duplication) give the same matches and the same counter increments;
+    RAB makes at most as many index lookups, and strictly fewer when an
+    attribute repeats in the batch (seed 001 §5.1(5))."""
+    subscriptions, events = workload
+    indexed, rab = make_engine("indexed", subscriptions), make_engine("rab", subscriptions)
+    assert indexed.match_batch(events) == rab.match_batch(events)
+    assert rab.stats.counter_increments == indexed.stats.counter_increments
+    assert rab.stats.index_lookups <= indexed.stats.index_lookups
+    assert rab.stats.distinct_attributes == indexed.stats.distinct_attributes
+    if rab.stats.distinct_attributes < rab.stats.attributes:
+        assert rab.stats.index_lookups < indexed.stats.index_lookups, rab.stats
+
+
+@st.composite
+def _ordered_leaf_case(draw):
+    type_ = draw(st.sampled_from(["int", "float"]))
+    op = draw(st.sampled_from(["<", "<=", ">", ">="]))
+    values = draw(st.lists(gen.values(type_), min_size=1, max_size=8, unique=True))
+    probe = draw(st.one_of(gen.values(type_), st.sampled_from(values).flatmap(lambda v: gen.near(type_, v))))
+    return type_, op, values, probe
+
+
+@property_check(_ordered_leaf_case())
+def ordered_lists_are_containment_ordered(case):
+    """CLM-ENG-7: every sorted constraint list is in containment order, CL[i] ≺
+    CL[i+1] by Theorem 1, and the constraints a value satisfies are exactly
+    the suffix CL[i:] that the binary search finds (seed 001 §5.1(7))."""
+    type_, op, values, v = case
+    leaf = OrderedLeaf(op)
+    for c in {Constraint(name="x", type=type_, op=op, value=w) for w in values}:
+        leaf.add(c.value, [0])
+    ordered = list(leaf.values)
+    cl = [Constraint(name="x", type=type_, op=op, value=w) for w in ordered]
+    for specific, general in zip(cl, cl[1:]):
+        assert covers_by_rules(general, specific), f"{specific} ≺ {general} does not follow from Table 1"
+    first = leaf.first_match(v)
+    satisfied = [i for i, w in enumerate(ordered) if semantics.operator_holds(op, v, w)]
+    assert satisfied == list(range(first, len(ordered))), (op, ordered, v, first, satisfied)
+
+
+class EnginesAgainstModel(RuleBasedStateMachine):
+    """CLM-ENG-2: add, remove and match, interleaved; after every step each
+    engine's matches on the batch so far equal the model's."""
+
+    ids = Bundle("ids")
+
+    def __init__(self):
+        super().__init__()
+        self.model: dict[str, Subscription] = {}
+        self.engines = {name: make_engine(name) for name in ENGINES}
+        self.events: list[Event] = []
+        self.next_id = 0
+
+    @rule(target=ids, subscription=gen.subscriptions())
+    def add(self, subscription):
+        sid = f"s{self.next_id}"
+        self.next_id += 1
+        self.model[sid] = subscription
+        for engine in self.engines.values():
+            engine.add(sid, subscription)
+        return sid
+
+    @rule(sid=consumes(ids))
+    def remove(self, sid):
+        del self.model[sid]
+        for engine in self.engines.values():
+            engine.remove(sid)
+
+    @rule(data=st.data())
+    def publish(self, data):
+        subs = list(self.model.values())
+        self.events = (self.events + data.draw(gen.batch_for(subs, max_events=4)))[-8:]
+
+    @invariant()
+    def engines_equal_model(self):
+        expected = semantics.match_batch(sorted(self.model.items()), self.events)
+        for name, engine in self.engines.items():
+            assert len(engine) == len(self.model), name
+            got = engine.match_batch(self.events)
+            assert got == expected, f"engine {name} after {self.next_id} adds: {got} != model {expected}"
+
+
+def run_engines_state_machine() -> None:
+    """Run the state machine under the active settings profile."""
+    run_state_machine_as_test(
+        EnginesAgainstModel, settings=settings(settings.default, stateful_step_count=15)
+    )

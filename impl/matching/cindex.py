@@ -1,0 +1,235 @@
+"""CIndex: seed 001's multi-level constraint index, type -> name -> operator
+-> constraint list (CL). Shared by `indexed` (ICCounting) and `rab`.
+
+Each leaf maps a constraint value to the list of subscription slots that hold
+that constraint (the CSList entry, the same list object), so a probe yields
+the slot lists of every satisfied constraint. The leaves (spec/03-matching.md
+DEF-MATCH-4):
+
+- `<`, `<=`, `>`, `>=`: the values sorted by containment (seed 001 Theorem 1),
+  CL[i] ≺ CL[i+1]: ascending for `<` and `<=`, descending for `>` and `>=`.
+  The constraints an attribute value satisfies are a suffix CL[i:], and one
+  binary search finds i (strict or non-strict bound, per operator).
+- `=`: a hash from value to constraint.
+- `!=`: a hash; every entry except the attribute's own value is satisfied.
+- `any`: one slot list; every attribute of the (type, name) satisfies it.
+- `prefix`, `suffix`: a hash from pattern to constraint, probed with the
+  value's prefix (suffix) of every pattern length present in the leaf.
+- `contains`: a hash, probed with every distinct substring of the value of
+  every pattern length present in the leaf (at most |v| probes per length).
+- `wildcard` `l*r`: a hash on l, probed like `prefix`; then each r stored
+  under that l is checked with endswith and the length condition.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left, bisect_right
+from typing import Iterator
+
+from sortedcontainers import SortedKeyList, SortedList
+
+from subsum.impl.matching.ops import ConstraintKey
+
+ASCENDING = ("<", "<=")
+DESCENDING = (">", ">=")
+STRING_PATTERN_OPS = ("prefix", "suffix", "contains")
+
+
+class OrderedLeaf:
+    """A CL for an ordering operator, in containment order (Theorem 1)."""
+
+    __slots__ = ("op", "values", "subs")
+
+    def __init__(self, op: str):
+        self.op = op
+        # Containment order: ascending for < and <=, descending for > and >=.
+        self.values = SortedList() if op in ASCENDING else SortedKeyList(key=lambda v: -v)
+        self.subs: dict[object, list[int]] = {}
+
+    def add(self, value, subs: list[int]) -> None:
+        self.values.add(value)
+        self.subs[value] = subs
+
+    def discard(self, value) -> None:
+        self.values.remove(value)
+        del self.subs[value]
+
+    def __len__(self) -> int:
+        return len(self.subs)
+
+    def first_match(self, v) -> int:
+        """The index i such that CL[i:] are exactly the constraints v satisfies."""
+        op, values = self.op, self.values
+        if op == "<":  # v < w: the values above v
+            return values.bisect_right(v)
+        if op == "<=":  # v <= w
+            return values.bisect_left(v)
+        if op == ">":  # v > w: in descending order, the values below v
+            return values.bisect_key_right(-v)
+        return values.bisect_key_left(-v)  # ">=": v >= w
+
+    def matched(self, v) -> Iterator[list[int]]:
+        subs = self.subs
+        for value in self.values.islice(self.first_match(v)):
+            yield subs[value]
+
+
+class PatternLeaf:
+    """A hash leaf for prefix, suffix or contains, with the pattern lengths present."""
+
+    __slots__ = ("op", "subs", "length_count", "_lengths")
+
+    def __init__(self, op: str):
+        self.op = op
+        self.subs: dict[str, list[int]] = {}
+        self.length_count: dict[int, int] = {}
+        self._lengths: tuple[int, ...] | None = ()
+
+    def add(self, pattern: str, subs: list[int]) -> None:
+        self.subs[pattern] = subs
+        self.length_count[len(pattern)] = self.length_count.get(len(pattern), 0) + 1
+        self._lengths = None
+
+    def discard(self, pattern: str) -> None:
+        del self.subs[pattern]
+        n = self.length_count[len(pattern)] - 1
+        if n:
+            self.length_count[len(pattern)] = n
+        else:
+            del self.length_count[len(pattern)]
+        self._lengths = None
+
+    def __len__(self) -> int:
+        return len(self.subs)
+
+    def lengths(self) -> tuple[int, ...]:
+        if self._lengths is None:
+            self._lengths = tuple(sorted(self.length_count))
+        return self._lengths
+
+    def probes(self, v: str) -> Iterator[str]:
+        """The keys to look up: each distinct candidate pattern once."""
+        n = len(v)
+        for length in self.lengths():
+            if length > n:
+                break
+            if self.op == "prefix":
+                yield v[:length]
+            elif self.op == "suffix":
+                yield v[n - length:]
+            else:
+                yield from {v[i:i + length] for i in range(n - length + 1)}
+
+
+class WildcardLeaf:
+    """Wildcard patterns l*r: a hash on l (probed like prefix), then each r checked."""
+
+    __slots__ = ("by_left", "left_lengths")
+
+    def __init__(self):
+        self.by_left: dict[str, dict[str, list[int]]] = {}
+        self.left_lengths = PatternLeaf("prefix")  # only its length bookkeeping is used
+
+    def add(self, pattern: str, subs: list[int]) -> None:
+        left, _, right = pattern.partition("*")
+        rights = self.by_left.get(left)
+        if rights is None:
+            rights = self.by_left[left] = {}
+            self.left_lengths.add(left, subs)
+        rights[right] = subs
+
+    def discard(self, pattern: str) -> None:
+        left, _, right = pattern.partition("*")
+        rights = self.by_left[left]
+        del rights[right]
+        if not rights:
+            del self.by_left[left]
+            self.left_lengths.discard(left)
+
+    def __len__(self) -> int:
+        return sum(map(len, self.by_left.values()))
+
+
+def _new_leaf(op: str):
+    if op in ASCENDING or op in DESCENDING:
+        return OrderedLeaf(op)
+    if op in STRING_PATTERN_OPS:
+        return PatternLeaf(op)
+    if op == "wildcard":
+        return WildcardLeaf()
+    return {}  # "=", "!=", "any": value -> slots ("any" uses the key None)
+
+
+class ConstraintIndex:
+    """type -> name -> operator -> leaf."""
+
+    def __init__(self) -> None:
+        self.tree: dict[str, dict[str, dict[str, object]]] = {}
+        self.lookups = 0
+
+    def add(self, key: ConstraintKey, subs: list[int]) -> None:
+        type_, name, op, value = key
+        by_op = self.tree.setdefault(type_, {}).setdefault(name, {})
+        leaf = by_op.get(op)
+        if leaf is None:
+            leaf = by_op[op] = _new_leaf(op)
+        if isinstance(leaf, dict):
+            leaf[value] = subs
+        else:
+            leaf.add(value, subs)
+
+    def discard(self, key: ConstraintKey) -> None:
+        type_, name, op, value = key
+        by_name = self.tree[type_]
+        by_op = by_name[name]
+        leaf = by_op[op]
+        if isinstance(leaf, dict):
+            del leaf[value]
+        else:
+            leaf.discard(value)
+        if not len(leaf):
+            del by_op[op]
+            if not by_op:
+                del by_name[name]
+                if not by_name:
+                    del self.tree[type_]
+
+    def probe(self, type_: str, name: str, v, out: list[list[int]]) -> int:
+        """Append to `out` the slot list of every constraint (type_, name, v)
+        satisfies; return the number of index lookups made."""
+        by_name = self.tree.get(type_)
+        if by_name is None:
+            return 1
+        by_op = by_name.get(name)
+        if by_op is None:
+            return 1
+        lookups = 1
+        for op, leaf in by_op.items():
+            lookups += 1
+            if op == "=":
+                subs = leaf.get(v)
+                if subs is not None:
+                    out.append(subs)
+            elif op in ("<", "<=", ">", ">="):
+                out.extend(leaf.matched(v))
+            elif op == "!=":
+                out.extend(subs for w, subs in leaf.items() if w != v)
+            elif op == "any":
+                out.append(leaf[None])
+            elif op == "wildcard":
+                n = len(v)
+                for length in leaf.left_lengths.lengths():
+                    if length > n:
+                        break
+                    lookups += 1
+                    rights = leaf.by_left.get(v[:length])
+                    if rights is not None:
+                        out.extend(subs for r, subs in rights.items() if n >= length + len(r) and v.endswith(r))
+            else:  # prefix, suffix, contains
+                get = leaf.subs.get
+                for probe in leaf.probes(v):
+                    lookups += 1
+                    subs = get(probe)
+                    if subs is not None:
+                        out.append(subs)
+        return lookups

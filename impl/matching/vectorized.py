@@ -1,0 +1,409 @@
+"""The vectorized engine: numpy over a columnar batch (spec/03-matching.md DEF-MATCH-5).
+
+Its cost per batch follows the work the constraints select, not
+subscriptions × events:
+
+1. Rank keys. Per type, the distinct values of the `=`, `!=` and ordering
+   constraints form a sorted universe U. A value's key is 2r+1 if it equals
+   U[r], else 2r where r is the number of U's values below it. Keys compare
+   exactly as values do, so every numeric operator becomes an integer
+   comparison, and `gid * STRIDE + key` (gid numbers the (type, name)
+   groups) orders all groups in one sorted array.
+2. Pivots. Each subscription picks one pivot constraint, the one likely to be
+   most selective: `=` first, then prefix/suffix/wildcard, contains,
+   ordering, `=` on bool, `!=`, `any`.
+3. Probe. The batch's distinct attribute keys are binary-searched (one
+   `searchsorted` per operator, for all attributes at once) against the
+   pivots; an ordering operator yields a range of pivots, `!=` two ranges.
+   String patterns are probed once per distinct string value of the batch
+   with the hash index of `cindex`.
+4. Candidates. Each (attribute, pivot) hit fans out to (event, subscription)
+   candidate pairs: the events holding the attribute × the subscriptions
+   whose pivot it is.
+5. Check. Every other constraint of each candidate is checked in bulk: the
+   event's attribute of that (type, name) is found by binary search in the
+   sorted (event, gid) keys, and compared by rank key (or looked up among
+   the batch's satisfied string patterns).
+
+Adding or removing a subscription marks the compiled arrays stale; the next
+match (or `prepare()`) rebuilds them.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+import numpy as np
+
+from subsum.core.types import Event
+from subsum.impl.matching.base import ConstraintTable, Engine
+from subsum.impl.matching.cindex import ConstraintIndex
+from subsum.impl.matching.columnar import ColumnarBatch
+from subsum.impl.matching.ops import ConstraintKey
+
+RANKED_OPS = ("=", "!=", "<", "<=", ">", ">=")
+PATTERN_OPS = ("prefix", "suffix", "contains", "wildcard")
+OP_CODE = {op: i for i, op in enumerate(RANKED_OPS + PATTERN_OPS + ("any",))}
+ANY = OP_CODE["any"]
+PIVOT_RANK = {"=": 0, "prefix": 1, "suffix": 1, "wildcard": 1, "contains": 2,
+              "<": 3, "<=": 3, ">": 3, ">=": 3, "!=": 5, "any": 6}
+CHUNK = 1 << 21  # candidate pairs checked per step, to bound memory
+_EMPTY = np.zeros(0, np.int64)
+
+
+def pivot_rank_of(key: ConstraintKey) -> int:
+    """How selective a constraint is likely to be; the lowest rank is the pivot."""
+    type_, _name, op, _value = key
+    return 4 if (type_ == "bool" and op == "=") else PIVOT_RANK[op]
+
+
+def expand_ranges(starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For ranges [starts[k], ends[k]), the pairs (k, position), flattened."""
+    lengths = np.maximum(ends - starts, 0)
+    total = int(lengths.sum())
+    if total == 0:
+        return _EMPTY, _EMPTY
+    owner = np.repeat(np.arange(len(lengths), dtype=np.int64), lengths)
+    first = np.cumsum(lengths) - lengths
+    position = np.arange(total, dtype=np.int64) - np.repeat(first - starts, lengths)
+    return owner, position
+
+
+def expand_csr(ptr: np.ndarray, items: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For each k, the pairs (k, item) over the CSR row rows[k]."""
+    owner, position = expand_ranges(ptr[rows], ptr[rows + 1])
+    return owner, items[position]
+
+
+def csr(keys: np.ndarray, values: np.ndarray, n_rows: int) -> tuple[np.ndarray, np.ndarray]:
+    """A CSR structure from (row key, value) pairs."""
+    order = np.argsort(keys, kind="stable")
+    ptr = np.zeros(n_rows + 1, np.int64)
+    np.cumsum(np.bincount(keys, minlength=n_rows), out=ptr[1:])
+    return ptr, values[order]
+
+
+class _Compiled:
+    """The numpy form of the subscriptions, rebuilt when they change."""
+
+    def __init__(self, table: ConstraintTable, size: list[int], slots: list[int]):
+        keys = list(table.key_of.items())
+        dense = {cid: i for i, (cid, _) in enumerate(keys)}
+        self.n_constraints = n = len(keys)
+        # Groups (type, name).
+        self.gid: dict[tuple[str, str], int] = {}
+        for _cid, (t, name, _op, _v) in keys:
+            self.gid.setdefault((t, name), len(self.gid))
+        self.n_groups = max(len(self.gid), 1)
+        # Universes of ranked values, per type.
+        ranked: dict[str, set] = {"int": set(), "float": set(), "string": set()}
+        for _cid, (t, _name, op, v) in keys:
+            if op in RANKED_OPS and t != "bool":
+                ranked[t].add(v)
+        self.universe = {
+            "int": np.array(sorted(ranked["int"]), np.int64),
+            "float": np.array(sorted(ranked["float"]), np.float64),
+        }
+        self.string_rank = {s: r for r, s in enumerate(sorted(ranked["string"]))}
+        longest = max(len(self.universe["int"]), len(self.universe["float"]), len(self.string_rank), 2)
+        self.stride = 2 * longest + 1
+        # The pattern index (name "" only) and pattern IDs.
+        self.patterns = ConstraintIndex()
+        pattern_id: dict[tuple[str, str], int] = {}
+        # Per constraint.
+        self.cop = np.zeros(n, np.int64)
+        self.cgid = np.zeros(n, np.int64)
+        self.ckey = np.zeros(n, np.int64)  # rank key (ranked ops) or pattern ID
+        for cid, (t, name, op, v) in keys:
+            i = dense[cid]
+            self.cop[i] = OP_CODE[op]
+            self.cgid[i] = self.gid[(t, name)]
+            if op in PATTERN_OPS:
+                pid = pattern_id.get((op, v))
+                if pid is None:
+                    pid = pattern_id[(op, v)] = len(pattern_id)
+                    self.patterns.add(("string", "", op, v), pid)
+                self.ckey[i] = pid
+            elif op != "any":
+                self.ckey[i] = 1 + 2 * self._rank_of(t, v)
+        self.n_patterns = max(len(pattern_id), 1)
+        # Pivots and the other constraints, per subscription slot.
+        pivot_rank = [pivot_rank_of(key) for _, key in keys]
+        slot_pivot, rest_slot, rest_con = [], [], []
+        for slot in slots:
+            cons = [dense[table.cid_of[key]] for key in table.keys_of_slot[slot]]
+            pivot = min(cons, key=lambda i: (pivot_rank[i], i))
+            slot_pivot.append(pivot)
+            for i in cons:
+                if i != pivot:
+                    rest_slot.append(slot)
+                    rest_con.append(i)
+        n_slots = len(size)
+        self.rest_ptr, self.rest_con = csr(np.array(rest_slot, np.int64), np.array(rest_con, np.int64), n_slots)
+        slots_arr = np.array(slots, np.int64)
+        pivots = np.array(slot_pivot, np.int64)
+        # Pivot constraint -> slots whose pivot it is.
+        self.pivot_ptr, self.pivot_slots = csr(pivots, slots_arr, n)
+        used = np.unique(pivots)
+        self._build_pivot_arrays(used)
+
+    def _rank_of(self, t: str, v) -> int:
+        if t == "bool":
+            return int(v)
+        if t == "string":
+            return self.string_rank[v]
+        return int(np.searchsorted(self.universe[t], v))
+
+    def _build_pivot_arrays(self, used: np.ndarray) -> None:
+        op, gid, key = self.cop[used], self.cgid[used], self.ckey[used]
+        self.pivot_ranked = {}
+        for name in RANKED_OPS:
+            sel = op == OP_CODE[name]
+            composite = gid[sel] * self.stride + key[sel]
+            order = np.argsort(composite, kind="stable")
+            self.pivot_ranked[name] = (composite[order], used[sel][order])
+        sel = op == ANY
+        order = np.argsort(gid[sel], kind="stable")
+        self.pivot_any = (gid[sel][order], used[sel][order])
+        sel = np.isin(op, [OP_CODE[p] for p in PATTERN_OPS])
+        composite = key[sel] * self.n_groups + gid[sel]
+        order = np.argsort(composite, kind="stable")
+        self.pivot_pattern = (composite[order], used[sel][order])
+
+
+def _exact(sorted_keys: np.ndarray, queries: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Positions of queries found in sorted_keys, and a mask of which were found."""
+    if len(sorted_keys) == 0:
+        return np.zeros(len(queries), np.int64), np.zeros(len(queries), bool)
+    position = np.searchsorted(sorted_keys, queries)
+    clipped = np.minimum(position, len(sorted_keys) - 1)
+    return clipped, sorted_keys[clipped] == queries
+
+
+class VectorizedEngine(Engine):
+    name = "vectorized"
+
+    def __init__(self, subscriptions=()):
+        self._table = ConstraintTable()
+        self._compiled: _Compiled | None = None
+        super().__init__(subscriptions)
+
+    def _insert(self, slot: int, keys: tuple[ConstraintKey, ...]) -> None:
+        self._table.insert(slot, keys)
+        self._compiled = None
+
+    def _delete(self, slot: int) -> None:
+        self._table.delete(slot)
+        self._compiled = None
+
+    def prepare(self) -> None:
+        if self._compiled is None:
+            live = sorted(self._table.keys_of_slot)
+            self._compiled = _Compiled(self._table, self._size, live)
+
+    def _match_slots(self, events: list[Event]) -> Iterable[list[int]]:
+        ev, slot = self._match_pairs(ColumnarBatch.from_events(events))
+        results: list[list[int]] = [[] for _ in events]
+        for e, s in zip(ev.tolist(), slot.tolist()):
+            results[e].append(s)
+        return results
+
+    def match_columns(self, batch: ColumnarBatch) -> tuple[np.ndarray, np.ndarray]:
+        """The matching (event index, subscription slot) pairs of a columnar batch,
+        empty subscriptions included. `self.ids(slots)` maps slots to IDs."""
+        self.stats.batches += 1
+        self.stats.events += batch.n_events
+        self.stats.attributes += batch.n_attributes
+        self.stats.distinct_attributes += batch.distinct_attributes()
+        ev, slot = self._match_pairs(batch)
+        if self._empty:
+            empty = np.array(sorted(self._empty), np.int64)
+            ev = np.concatenate([ev, np.repeat(np.arange(batch.n_events, dtype=np.int64), len(empty))])
+            slot = np.concatenate([slot, np.tile(empty, batch.n_events)])
+        self.stats.matches += len(ev)
+        return ev, slot
+
+    def ids(self, slots: np.ndarray) -> list[str]:
+        return [self._ids[s] for s in slots.tolist()]
+
+    # -- the five steps ---------------------------------------------------
+
+    def _match_pairs(self, batch: ColumnarBatch) -> tuple[np.ndarray, np.ndarray]:
+        self.prepare()
+        c = self._compiled
+        if c.n_constraints == 0 or batch.n_events == 0:
+            return _EMPTY, _EMPTY
+        ev, gid, rkey, scode = self._relevant_occurrences(batch, c)
+        if len(ev) == 0:
+            return _EMPTY, _EMPTY
+        satisfied_patterns = self._probe_strings(batch, c, np.unique(scode[scode >= 0]))
+        cand_ev, cand_slot = self._candidates(c, ev, gid, rkey, scode, satisfied_patterns)
+        return self._check(c, ev, gid, rkey, scode, satisfied_patterns, cand_ev, cand_slot)
+
+    def _relevant_occurrences(self, batch: ColumnarBatch, c: _Compiled):
+        """Step 1: the attribute occurrences whose (type, name) some constraint
+        names, with their group, rank key and string code (-1 if not a string)."""
+        parts = []
+        for t, col in batch.columns.items():
+            if not len(col):
+                continue
+            gid_of_name = np.array([c.gid.get((t, n), -1) for n in batch.names] or [-1], np.int64)
+            g = gid_of_name[col.name]
+            keep = g >= 0
+            if not keep.any():
+                continue
+            value = col.value[keep]
+            if t == "bool":
+                key = 1 + 2 * value.astype(np.int64)
+                scode = np.full(len(value), -1, np.int64)
+            elif t == "string":
+                rank = np.array([c.string_rank.get(s, -1) for s in batch.strings] or [-1], np.int64)[value]
+                key = np.where(rank >= 0, 1 + 2 * rank, 0)
+                scode = value
+            else:
+                universe = c.universe[t]
+                r = np.searchsorted(universe, value)
+                equal = np.zeros(len(value), bool)
+                inside = r < len(universe)
+                equal[inside] = universe[r[inside]] == value[inside]
+                key = 2 * r + equal
+                scode = np.full(len(value), -1, np.int64)
+            parts.append((col.event[keep], g[keep], key.astype(np.int64), scode.astype(np.int64)))
+        if not parts:
+            return _EMPTY, _EMPTY, _EMPTY, _EMPTY
+        return tuple(np.concatenate(p) for p in zip(*parts))
+
+    def _probe_strings(self, batch: ColumnarBatch, c: _Compiled, codes: np.ndarray) -> np.ndarray:
+        """The satisfied (string code, pattern ID) pairs, as sorted keys code * n_patterns + pid."""
+        if not c.patterns.tree or len(codes) == 0:
+            return _EMPTY
+        keys = []
+        lookups = 0
+        for code in codes.tolist():
+            found: list[int] = []
+            lookups += c.patterns.probe("string", "", batch.strings[code], found)
+            keys.extend(code * c.n_patterns + pid for pid in found)
+        self.stats.index_lookups += lookups
+        return np.unique(np.array(keys, np.int64))
+
+    def _candidates(self, c, ev, gid, rkey, scode, satisfied_patterns):
+        """Steps 3 and 4: the (event, slot) pairs whose pivot the event satisfies."""
+        hits_attr, hits_con = [], []  # (distinct attribute, pivot constraint)
+        # Ranked pivots and `any`, over distinct (gid, rank key).
+        composite = gid * c.stride + rkey
+        attrs_, inverse = np.unique(composite, return_inverse=True)
+        attr_gid = attrs_ // c.stride
+        lookups = 0
+        for op, (keys, cons) in c.pivot_ranked.items():
+            if len(keys) == 0:
+                continue
+            lookups += len(attrs_)
+            low = np.searchsorted(keys, attr_gid * c.stride)
+            high = np.searchsorted(keys, (attr_gid + 1) * c.stride)
+            left = np.searchsorted(keys, attrs_, "left")
+            right = np.searchsorted(keys, attrs_, "right")
+            if op == "=":
+                ranges = [(left, right)]
+            elif op == "<":
+                ranges = [(right, high)]
+            elif op == "<=":
+                ranges = [(left, high)]
+            elif op == ">":
+                ranges = [(low, left)]
+            elif op == ">=":
+                ranges = [(low, right)]
+            else:  # "!="
+                ranges = [(low, left), (right, high)]
+            for start, end in ranges:
+                owner, position = expand_ranges(start, end)
+                hits_attr.append(owner)
+                hits_con.append(cons[position])
+        any_gids, any_cons = c.pivot_any
+        if len(any_gids):
+            lookups += len(attrs_)
+            position, found = _exact(any_gids, attr_gid)
+            hits_attr.append(np.flatnonzero(found))
+            hits_con.append(any_cons[position[found]])
+        pairs = [self._fan_out(c, ev, inverse, len(attrs_), hits_attr, hits_con)]
+        # Pattern pivots, over distinct (gid, string code).
+        pattern_keys, pattern_cons = c.pivot_pattern
+        if len(pattern_keys) and len(satisfied_patterns):
+            is_string = scode >= 0
+            string_key = gid[is_string] * (int(scode.max()) + 1) + scode[is_string]
+            sattrs, sinverse = np.unique(string_key, return_inverse=True)
+            s_gid = sattrs // (int(scode.max()) + 1)
+            s_code = sattrs % (int(scode.max()) + 1)
+            # Each distinct string attribute's satisfied pattern IDs.
+            pat_code = satisfied_patterns // c.n_patterns
+            pat_ptr = np.searchsorted(pat_code, np.arange(int(scode.max()) + 2))
+            owner, position = expand_ranges(pat_ptr[s_code], pat_ptr[s_code + 1])
+            pid = satisfied_patterns[position] % c.n_patterns
+            lookups += len(owner)
+            where, found = _exact(pattern_keys, pid * c.n_groups + s_gid[owner])
+            pairs.append(self._fan_out(c, ev[is_string], sinverse, len(sattrs), [owner[found]], [pattern_cons[where[found]]]))
+        self.stats.index_lookups += lookups
+        return np.concatenate([p[0] for p in pairs]), np.concatenate([p[1] for p in pairs])
+
+    @staticmethod
+    def _fan_out(c, ev, inverse, n_attrs, hits_attr, hits_con):
+        """(distinct attribute, pivot) hits -> (event, slot) candidates."""
+        if not hits_attr:
+            return _EMPTY, _EMPTY
+        attr = np.concatenate(hits_attr)
+        con = np.concatenate(hits_con)
+        if len(attr) == 0:
+            return _EMPTY, _EMPTY
+        # hit -> slots whose pivot it is
+        hit, slot = expand_csr(c.pivot_ptr, c.pivot_slots, con)
+        attr = attr[hit]
+        # attribute -> events holding it (AEList as CSR)
+        ae_ptr, ae_events = csr(inverse, ev, n_attrs)
+        k, event = expand_csr(ae_ptr, ae_events, attr)
+        return event, slot[k]
+
+    def _check(self, c, ev, gid, rkey, scode, satisfied_patterns, cand_ev, cand_slot):
+        """Step 5: keep the candidates whose every other constraint holds."""
+        if len(cand_ev) == 0:
+            return _EMPTY, _EMPTY
+        event_key = ev * c.n_groups + gid
+        order = np.argsort(event_key)
+        event_key, rkey, scode = event_key[order], rkey[order], scode[order]
+        kept_ev, kept_slot = [], []
+        checks = 0
+        for start in range(0, len(cand_ev), CHUNK):
+            cev, cslot = cand_ev[start:start + CHUNK], cand_slot[start:start + CHUNK]
+            pair, con = expand_csr(c.rest_ptr, c.rest_con, cslot)
+            checks += len(pair)
+            where, present = _exact(event_key, cev[pair] * c.n_groups + c.cgid[con])
+            value, wanted, op = rkey[where], c.ckey[con], c.cop[con]
+            ok = present.copy()
+            for name, code in OP_CODE.items():
+                sel = op == code
+                if not sel.any():
+                    continue
+                v, w = value[sel], wanted[sel]
+                if name == "=":
+                    holds = v == w
+                elif name == "!=":
+                    holds = v != w
+                elif name == "<":
+                    holds = v < w
+                elif name == "<=":
+                    holds = v <= w
+                elif name == ">":
+                    holds = v > w
+                elif name == ">=":
+                    holds = v >= w
+                elif name == "any":
+                    continue
+                else:
+                    s = scode[where[sel]]
+                    _, holds = _exact(satisfied_patterns, s * c.n_patterns + w)
+                    holds &= s >= 0
+                ok[sel] &= holds
+            failed = np.bincount(pair[~ok], minlength=len(cev))
+            good = failed == 0
+            kept_ev.append(cev[good])
+            kept_slot.append(cslot[good])
+        self.stats.counter_increments += checks
+        return np.concatenate(kept_ev), np.concatenate(kept_slot)
