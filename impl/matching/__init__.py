@@ -41,13 +41,14 @@ ENGINES: dict[str, type[Engine]] = {
 }
 
 
-def make_engine(name: str, subscriptions: Iterable[tuple[str, Subscription]] = ()) -> Engine:
-    """Build the engine called `name` from (id, subscription) pairs."""
+def make_engine(name: str, subscriptions: Iterable[tuple[str, Subscription]] = (), **options) -> Engine:
+    """Build the engine called `name` from (id, subscription) pairs.
+    `options`: `count_distinct` (default True), see `Engine`."""
     try:
         cls = ENGINES[name]
     except KeyError:
         raise ValueError(f"unknown engine {name!r}; expected one of {', '.join(ENGINES)}") from None
-    return cls(subscriptions)
+    return cls(subscriptions, **options)
 
 
 __all__ = ["ENGINES", "Engine", "MatchStats", "make_engine"]

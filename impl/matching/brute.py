@@ -13,9 +13,9 @@ from subsum.impl.matching.ops import HOLDS, ConstraintKey
 class BruteForceEngine(Engine):
     name = "brute"
 
-    def __init__(self, subscriptions=()):
+    def __init__(self, subscriptions=(), **options):
         self._subs: dict[int, tuple[tuple[str, str, object, object], ...]] = {}
-        super().__init__(subscriptions)
+        super().__init__(subscriptions, **options)
 
     def _insert(self, slot: int, keys: tuple[ConstraintKey, ...]) -> None:
         self._subs[slot] = tuple((type_, name, HOLDS[op], value) for type_, name, op, value in keys)

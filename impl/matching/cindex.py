@@ -26,8 +26,6 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from typing import Iterator
 
-from sortedcontainers import SortedKeyList, SortedList
-
 from subsum.impl.matching.ops import ConstraintKey
 
 ASCENDING = ("<", "<=")
@@ -36,42 +34,68 @@ STRING_PATTERN_OPS = ("prefix", "suffix", "contains")
 
 
 class OrderedLeaf:
-    """A CL for an ordering operator, in containment order (Theorem 1)."""
+    """A CL for an ordering operator, in containment order (Theorem 1).
 
-    __slots__ = ("op", "values", "subs")
+    `values` holds the constraint values in containment order and `subs` the
+    aligned slot lists. The satisfied constraints are a suffix, so their
+    slots are one slice of `flat` (every slot list concatenated, rebuilt
+    lazily after a change): `flat[offset[i]:]`.
+    """
+
+    __slots__ = ("op", "values", "subs", "_keys", "_flat", "_offset")
 
     def __init__(self, op: str):
         self.op = op
-        # Containment order: ascending for < and <=, descending for > and >=.
-        self.values = SortedList() if op in ASCENDING else SortedKeyList(key=lambda v: -v)
-        self.subs: dict[object, list[int]] = {}
+        self.values: list = []  # containment order
+        self.subs: list[list[int]] = []
+        self._keys: list = []  # ascending search keys: v, or -v for > and >=
+        self._flat: list[int] | None = []
+        self._offset: list[int] = [0]
+
+    def _key(self, value):
+        return -value if self.op in DESCENDING else value
 
     def add(self, value, subs: list[int]) -> None:
-        self.values.add(value)
-        self.subs[value] = subs
+        key = self._key(value)
+        i = bisect_left(self._keys, key)
+        self._keys.insert(i, key)
+        self.values.insert(i, value)
+        self.subs.insert(i, subs)
+        self._flat = None
 
     def discard(self, value) -> None:
-        self.values.remove(value)
-        del self.subs[value]
+        i = bisect_left(self._keys, self._key(value))
+        del self._keys[i], self.values[i], self.subs[i]
+        self._flat = None
+
+    def changed(self) -> None:
+        """A slot list changed in place (a subscription joined or left a constraint)."""
+        self._flat = None
 
     def __len__(self) -> int:
-        return len(self.subs)
+        return len(self.values)
 
     def first_match(self, v) -> int:
         """The index i such that CL[i:] are exactly the constraints v satisfies."""
-        op, values = self.op, self.values
+        op, keys = self.op, self._keys
         if op == "<":  # v < w: the values above v
-            return values.bisect_right(v)
+            return bisect_right(keys, v)
         if op == "<=":  # v <= w
-            return values.bisect_left(v)
-        if op == ">":  # v > w: in descending order, the values below v
-            return values.bisect_key_right(-v)
-        return values.bisect_key_left(-v)  # ">=": v >= w
+            return bisect_left(keys, v)
+        if op == ">":  # v > w: keys are -w, so -w > -v
+            return bisect_right(keys, -v)
+        return bisect_left(keys, -v)  # ">=": -w >= -v
 
-    def matched(self, v) -> Iterator[list[int]]:
-        subs = self.subs
-        for value in self.values.islice(self.first_match(v)):
-            yield subs[value]
+    def matched_slots(self, v) -> list[int]:
+        """The slots of every satisfied constraint, concatenated."""
+        if self._flat is None:
+            flat: list[int] = []
+            offset = [0]
+            for subs in self.subs:
+                flat.extend(subs)
+                offset.append(len(flat))
+            self._flat, self._offset = flat, offset
+        return self._flat[self._offset[self.first_match(v)]:]
 
 
 class PatternLeaf:
@@ -167,6 +191,13 @@ class ConstraintIndex:
         self.tree: dict[str, dict[str, dict[str, object]]] = {}
         self.lookups = 0
 
+    def touched(self, key: ConstraintKey) -> None:
+        """The slot list of an indexed constraint changed in place."""
+        type_, name, op, _value = key
+        leaf = self.tree[type_][name][op]
+        if isinstance(leaf, OrderedLeaf):
+            leaf.changed()
+
     def add(self, key: ConstraintKey, subs: list[int]) -> None:
         type_, name, op, value = key
         by_op = self.tree.setdefault(type_, {}).setdefault(name, {})
@@ -211,7 +242,9 @@ class ConstraintIndex:
                 if subs is not None:
                     out.append(subs)
             elif op in ("<", "<=", ">", ">="):
-                out.extend(leaf.matched(v))
+                slots = leaf.matched_slots(v)
+                if slots:
+                    out.append(slots)
             elif op == "!=":
                 out.extend(subs for w, subs in leaf.items() if w != v)
             elif op == "any":

@@ -23,11 +23,11 @@ from subsum.impl.matching.ops import HOLDS, ConstraintKey
 class CountingEngine(Engine):
     name = "counting"
 
-    def __init__(self, subscriptions=()):
+    def __init__(self, subscriptions=(), **options):
         self._table = ConstraintTable()
         # (type, name) -> {cid: (holds, value, subscription slots)}
         self._groups: dict[tuple[str, str], dict[int, tuple]] = {}
-        super().__init__(subscriptions)
+        super().__init__(subscriptions, **options)
 
     def _insert(self, slot: int, keys: tuple[ConstraintKey, ...]) -> None:
         for cid, (type_, name, op, value) in self._table.insert(slot, keys):

@@ -16,18 +16,28 @@ from subsum.impl.matching.ops import ConstraintKey
 class IndexedEngine(Engine):
     name = "indexed"
 
-    def __init__(self, subscriptions=()):
+    def __init__(self, subscriptions=(), **options):
         self._table = ConstraintTable()
         self._index = ConstraintIndex()
-        super().__init__(subscriptions)
+        super().__init__(subscriptions, **options)
 
     def _insert(self, slot: int, keys: tuple[ConstraintKey, ...]) -> None:
-        for cid, key in self._table.insert(slot, keys):
+        created = self._table.insert(slot, keys)
+        for cid, key in created:
             self._index.add(key, self._table.subs_of[cid])
+        new = {key for _cid, key in created}
+        for key in keys:
+            if key not in new:  # an existing constraint gained a subscription
+                self._index.touched(key)
 
     def _delete(self, slot: int) -> None:
-        for _cid, key in self._table.delete(slot):
-            self._index.discard(key)
+        keys = self._table.keys_of_slot[slot]
+        dropped = {key for _cid, key in self._table.delete(slot)}
+        for key in keys:
+            if key in dropped:
+                self._index.discard(key)
+            else:  # an existing constraint lost a subscription
+                self._index.touched(key)
 
     def _match_slots(self, events: list[Event]) -> Iterable[list[int]]:
         probe = self._index.probe

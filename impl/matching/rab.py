@@ -5,11 +5,12 @@ distinct attribute of the whole batch.
    value), each with the list of events that hold it (the AEList).
 2. Probe the index once per distinct attribute; the satisfied constraints'
    subscription lists (the CSList entries) are concatenated once.
-3. For every event holding the attribute, add those subscriptions to the
-   event's counters. The counters are the SEList: the paper keeps, per
-   subscription, a list of (event, count) nodes; here each event has a hash
-   of (subscription, count), which is the same count matrix read the other
-   way, with O(1) updates instead of the paper's linear node search.
+3. For every event holding the attribute, count those subscriptions. The
+   counters are the SEList: the paper keeps, per subscription, a list of
+   (event, count) nodes; here each event gets a hash of (subscription,
+   count), filled from the satisfied lists of its attributes. That is the
+   same count matrix read the other way, with O(1) updates instead of the
+   paper's linear node search.
 4. E matches S iff count(S, E) = n_S, the number of distinct constraints of S.
 
 The counter increments equal per-event ICCounting's exactly; only the index
@@ -41,7 +42,7 @@ class RABEngine(IndexedEngine):
                 else:
                     held.append(i)
         probe = self._index.probe
-        counters = [Counter() for _ in events]
+        per_event: list[list[list[int]]] = [[] for _ in events]
         lookups = increments = 0
         for (type_, name, value), held in ae.items():
             # 2. One probe per distinct attribute.
@@ -49,13 +50,17 @@ class RABEngine(IndexedEngine):
             lookups += probe(type_, name, value, satisfied)
             if not satisfied:
                 continue
-            slots = list(chain.from_iterable(satisfied))
+            slots = satisfied[0] if len(satisfied) == 1 else list(chain.from_iterable(satisfied))
             increments += len(slots) * len(held)
-            # 3. Count for every event that holds the attribute.
+            # 3. Hand the satisfied subscriptions to every event that holds the attribute.
             for i in held:
-                counters[i].update(slots)
+                per_event[i].append(slots)
         self.stats.index_lookups += lookups
         self.stats.counter_increments += increments
         size = self._size
-        # 4. The matching condition n_ij = n_i.
-        return [[slot for slot, n in counts.items() if n == size[slot]] for counts in counters]
+        # 4. Count, per event, and keep the subscriptions with n_ij = n_i.
+        results = []
+        for lists in per_event:
+            counts = Counter(chain.from_iterable(lists))
+            results.append([slot for slot, n in counts.items() if n == size[slot]])
+        return results

@@ -37,7 +37,6 @@ import numpy as np
 
 from subsum.core.types import Event
 from subsum.impl.matching.base import ConstraintTable, Engine
-from subsum.impl.matching.cindex import ConstraintIndex
 from subsum.impl.matching.columnar import ColumnarBatch
 from subsum.impl.matching.ops import ConstraintKey
 
@@ -107,8 +106,8 @@ class _Compiled:
         self.string_rank = {s: r for r, s in enumerate(sorted(ranked["string"]))}
         longest = max(len(self.universe["int"]), len(self.universe["float"]), len(self.string_rank), 2)
         self.stride = 2 * longest + 1
-        # The pattern index (name "" only) and pattern IDs.
-        self.patterns = ConstraintIndex()
+        # Pattern IDs, and the hash leaves that find them (DEF-MATCH-4).
+        self.patterns = PatternProber()
         pattern_id: dict[tuple[str, str], int] = {}
         # Per constraint.
         self.cop = np.zeros(n, np.int64)
@@ -122,7 +121,7 @@ class _Compiled:
                 pid = pattern_id.get((op, v))
                 if pid is None:
                     pid = pattern_id[(op, v)] = len(pattern_id)
-                    self.patterns.add(("string", "", op, v), pid)
+                    self.patterns.add(op, v, pid)
                 self.ckey[i] = pid
             elif op != "any":
                 self.ckey[i] = 1 + 2 * self._rank_of(t, v)
@@ -157,11 +156,17 @@ class _Compiled:
     def _build_pivot_arrays(self, used: np.ndarray) -> None:
         op, gid, key = self.cop[used], self.cgid[used], self.ckey[used]
         self.pivot_ranked = {}
+        group_starts = np.arange(self.n_groups + 1, dtype=np.int64) * self.stride
         for name in RANKED_OPS:
             sel = op == OP_CODE[name]
+            if not sel.any():
+                continue
             composite = gid[sel] * self.stride + key[sel]
             order = np.argsort(composite, kind="stable")
-            self.pivot_ranked[name] = (composite[order], used[sel][order])
+            composite = composite[order]
+            # Each group's segment [bounds[g], bounds[g + 1]) of the sorted keys.
+            bounds = np.searchsorted(composite, group_starts)
+            self.pivot_ranked[name] = (composite, used[sel][order], bounds)
         sel = op == ANY
         order = np.argsort(gid[sel], kind="stable")
         self.pivot_any = (gid[sel][order], used[sel][order])
@@ -169,6 +174,70 @@ class _Compiled:
         composite = key[sel] * self.n_groups + gid[sel]
         order = np.argsort(composite, kind="stable")
         self.pivot_pattern = (composite[order], used[sel][order])
+
+
+class PatternProber:
+    """DEF-MATCH-4's hash leaves for prefix, suffix, contains and wildcard,
+    flattened: one string in, the IDs of the patterns it satisfies out."""
+
+    def __init__(self) -> None:
+        self.by_op: dict[str, dict[str, int]] = {"prefix": {}, "suffix": {}, "contains": {}}
+        self.wildcard: dict[str, list[tuple[str, int]]] = {}
+        self._lengths: dict[str, tuple[int, ...]] | None = None
+
+    def __bool__(self) -> bool:
+        return any(self.by_op.values()) or bool(self.wildcard)
+
+    def add(self, op: str, pattern: str, pid: int) -> None:
+        if op == "wildcard":
+            left, _, right = pattern.partition("*")
+            self.wildcard.setdefault(left, []).append((right, pid))
+        else:
+            self.by_op[op][pattern] = pid
+        self._lengths = None
+
+    def lengths(self) -> dict[str, tuple[int, ...]]:
+        if self._lengths is None:
+            self._lengths = {op: tuple(sorted({len(p) for p in table})) for op, table in self.by_op.items()}
+            self._lengths["wildcard"] = tuple(sorted({len(left) for left in self.wildcard}))
+        return self._lengths
+
+    @property
+    def lookups_per_string(self) -> int:
+        return sum(map(len, self.lengths().values()))
+
+    def satisfied(self, s: str) -> list[int]:
+        lengths = self.lengths()
+        n = len(s)
+        found = []
+        table = self.by_op["prefix"]
+        for k in lengths["prefix"]:
+            if k > n:
+                break
+            pid = table.get(s[:k])
+            if pid is not None:
+                found.append(pid)
+        table = self.by_op["suffix"]
+        for k in lengths["suffix"]:
+            if k > n:
+                break
+            pid = table.get(s[n - k:])
+            if pid is not None:
+                found.append(pid)
+        table = self.by_op["contains"]
+        for k in lengths["contains"]:
+            if k > n:
+                break
+            hits = {table.get(s[i:i + k]) for i in range(n - k + 1)}
+            hits.discard(None)
+            found.extend(hits)
+        for k in lengths["wildcard"]:
+            if k > n:
+                break
+            for right, pid in self.wildcard.get(s[:k], ()):
+                if n >= k + len(right) and s.endswith(right):
+                    found.append(pid)
+        return found
 
 
 def _exact(sorted_keys: np.ndarray, queries: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -183,10 +252,10 @@ def _exact(sorted_keys: np.ndarray, queries: np.ndarray) -> tuple[np.ndarray, np
 class VectorizedEngine(Engine):
     name = "vectorized"
 
-    def __init__(self, subscriptions=()):
+    def __init__(self, subscriptions=(), **options):
         self._table = ConstraintTable()
         self._compiled: _Compiled | None = None
-        super().__init__(subscriptions)
+        super().__init__(subscriptions, **options)
 
     def _insert(self, slot: int, keys: tuple[ConstraintKey, ...]) -> None:
         self._table.insert(slot, keys)
@@ -214,7 +283,8 @@ class VectorizedEngine(Engine):
         self.stats.batches += 1
         self.stats.events += batch.n_events
         self.stats.attributes += batch.n_attributes
-        self.stats.distinct_attributes += batch.distinct_attributes()
+        if self.count_distinct:
+            self.stats.distinct_attributes += batch.distinct_attributes()
         ev, slot = self._match_pairs(batch)
         if self._empty:
             empty = np.array(sorted(self._empty), np.int64)
@@ -275,15 +345,14 @@ class VectorizedEngine(Engine):
 
     def _probe_strings(self, batch: ColumnarBatch, c: _Compiled, codes: np.ndarray) -> np.ndarray:
         """The satisfied (string code, pattern ID) pairs, as sorted keys code * n_patterns + pid."""
-        if not c.patterns.tree or len(codes) == 0:
+        if not c.patterns or len(codes) == 0:
             return _EMPTY
         keys = []
-        lookups = 0
+        satisfied, strings, n_patterns = c.patterns.satisfied, batch.strings, c.n_patterns
         for code in codes.tolist():
-            found: list[int] = []
-            lookups += c.patterns.probe("string", "", batch.strings[code], found)
-            keys.extend(code * c.n_patterns + pid for pid in found)
-        self.stats.index_lookups += lookups
+            base = code * n_patterns
+            keys.extend(base + pid for pid in satisfied(strings[code]))
+        self.stats.index_lookups += c.patterns.lookups_per_string * len(codes)
         return np.unique(np.array(keys, np.int64))
 
     def _candidates(self, c, ev, gid, rkey, scode, satisfied_patterns):
@@ -294,26 +363,22 @@ class VectorizedEngine(Engine):
         attrs_, inverse = np.unique(composite, return_inverse=True)
         attr_gid = attrs_ // c.stride
         lookups = 0
-        for op, (keys, cons) in c.pivot_ranked.items():
-            if len(keys) == 0:
-                continue
+        for op, (keys, cons, bounds) in c.pivot_ranked.items():
             lookups += len(attrs_)
-            low = np.searchsorted(keys, attr_gid * c.stride)
-            high = np.searchsorted(keys, (attr_gid + 1) * c.stride)
-            left = np.searchsorted(keys, attrs_, "left")
-            right = np.searchsorted(keys, attrs_, "right")
+            low, high = bounds[attr_gid], bounds[attr_gid + 1]
             if op == "=":
-                ranges = [(left, right)]
+                position, found = _exact(keys, attrs_)
+                ranges = [(position, position + found)]
             elif op == "<":
-                ranges = [(right, high)]
+                ranges = [(np.searchsorted(keys, attrs_, "right"), high)]
             elif op == "<=":
-                ranges = [(left, high)]
+                ranges = [(np.searchsorted(keys, attrs_, "left"), high)]
             elif op == ">":
-                ranges = [(low, left)]
+                ranges = [(low, np.searchsorted(keys, attrs_, "left"))]
             elif op == ">=":
-                ranges = [(low, right)]
+                ranges = [(low, np.searchsorted(keys, attrs_, "right"))]
             else:  # "!="
-                ranges = [(low, left), (right, high)]
+                ranges = [(low, np.searchsorted(keys, attrs_, "left")), (np.searchsorted(keys, attrs_, "right"), high)]
             for start, end in ranges:
                 owner, position = expand_ranges(start, end)
                 hits_attr.append(owner)

@@ -1,0 +1,1 @@
+"""Benchmarks (`subsum bench ...`). Results go under benchmarks/; see benchmarks/README.md."""

@@ -1,0 +1,207 @@
+"""Seed 001's workload generator (§4.1), with planted matches.
+
+The paper's rules, and where this generator has to choose (benchmarks/README.md):
+- A_n names of 6 random lowercase letters. Each name gets one type, drawn
+  once: int 40%, float 30%, string 20%, bool 10% (a schema; the paper does
+  not say whether types are per name or per attribute).
+- Values: int uniform in [-100, 100]; float uniform in [-100, 100] at full
+  precision (so float equality almost never holds, as in the paper);
+  string: one of 100 random 8-letter strings; bool: 50/50.
+- Operators, 20% each: int and float use the paper's `> < >= <= =`. Our data
+  model has no order on strings and bools, so string constraints draw from
+  `= prefix suffix contains wildcard` (patterns cut from the string table)
+  and bool constraints from `= !=`.
+- Each event draws its attribute count from [a_l, a_h], each subscription its
+  constraint count from [c_l, c_h]; names are drawn without replacement
+  (events are Maps).
+- `planted_rate`: that share of the events is built from a random
+  subscription, with a value satisfying each of its constraints, then
+  topped up with random attributes. The literal generator almost never
+  yields a match (seed note §4.5); planted events match at least the
+  subscription they came from.
+Everything is drawn from one `random.Random(seed)`.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import string
+
+import attrs
+import numpy as np
+
+from subsum.core.types import Constraint, Subscription
+from subsum.impl.matching.columnar import Column, ColumnarBatch, DTYPES
+
+TYPE_WEIGHTS = (("int", 0.4), ("float", 0.3), ("string", 0.2), ("bool", 0.1))
+OPS = {
+    "int": (">", "<", ">=", "<=", "="),
+    "float": (">", "<", ">=", "<=", "="),
+    "string": ("=", "prefix", "suffix", "contains", "wildcard"),
+    "bool": ("=", "!="),
+}
+LOW, HIGH = -100, 100
+STRING_TABLE_SIZE = 100
+
+
+@attrs.frozen
+class Params:
+    """Seed 001 §4.1's test parameters; the defaults are its default point."""
+
+    events: int = 1000  # E
+    attrs_low: int = 20  # a_l
+    attrs_high: int = 30  # a_h
+    names: int = 500  # A_n
+    subscriptions: int = 1000  # S
+    cons_low: int = 10  # c_l
+    cons_high: int = 15  # c_h
+    planted_rate: float = 0.0
+    seed: int = 1
+
+    def __attrs_post_init__(self) -> None:
+        for field in ("events", "names", "subscriptions"):
+            if getattr(self, field) < 0:
+                raise ValueError(f"{field} must be >= 0, got {getattr(self, field)}")
+        if not 0 <= self.attrs_low <= self.attrs_high <= self.names:
+            raise ValueError(f"need 0 <= a_l <= a_h <= A_n, got a_l={self.attrs_low} a_h={self.attrs_high} A_n={self.names}")
+        if not 0 <= self.cons_low <= self.cons_high <= self.names:
+            raise ValueError(f"need 0 <= c_l <= c_h <= A_n, got c_l={self.cons_low} c_h={self.cons_high} A_n={self.names}")
+        if not (0.0 <= self.planted_rate <= 1.0) or math.isnan(self.planted_rate):
+            raise ValueError(f"planted_rate must lie in [0, 1], got {self.planted_rate}")
+
+
+@attrs.frozen
+class Workload:
+    params: Params
+    subscriptions: list  # (id, Subscription)
+    batch: ColumnarBatch
+    planted: int  # how many events were planted
+
+    def events(self, limit: int | None = None):
+        """The batch as Event objects (the first `limit` events)."""
+        events = self.batch.to_events()
+        return events if limit is None else events[:limit]
+
+
+def _word(rnd: random.Random, length: int) -> str:
+    return "".join(rnd.choice(string.ascii_lowercase) for _ in range(length))
+
+
+def _distinct_words(rnd: random.Random, count: int, length: int) -> list[str]:
+    words: dict[str, None] = {}
+    while len(words) < count:
+        words[_word(rnd, length)] = None
+    return list(words)
+
+
+class _Generator:
+    def __init__(self, p: Params):
+        self.p = p
+        self.rnd = random.Random(p.seed)
+        rnd = self.rnd
+        self.names = _distinct_words(rnd, p.names, 6)
+        self.types = rnd.choices([t for t, _ in TYPE_WEIGHTS], [w for _, w in TYPE_WEIGHTS], k=p.names)
+        self.table = _distinct_words(rnd, STRING_TABLE_SIZE, 8)
+
+    def value(self, type_: str):
+        rnd = self.rnd
+        if type_ == "int":
+            return rnd.randint(LOW, HIGH)
+        if type_ == "float":
+            return rnd.uniform(LOW, HIGH) + 0.0
+        if type_ == "string":
+            return rnd.choice(self.table)
+        return rnd.random() < 0.5
+
+    def constraint(self, name_index: int) -> Constraint:
+        rnd = self.rnd
+        type_ = self.types[name_index]
+        op = rnd.choice(OPS[type_])
+        if type_ == "string" and op != "=":
+            word = rnd.choice(self.table)
+            k = rnd.randint(1, 3)
+            value = {
+                "prefix": word[:k],
+                "suffix": word[-k:],
+                "contains": word[rnd.randint(0, 8 - k):][:k],
+                "wildcard": word[:rnd.randint(1, 2)] + "*" + word[-rnd.randint(1, 2):],
+            }[op]
+        else:
+            value = self.value(type_)
+        return Constraint(name=self.names[name_index], type=type_, op=op, value=value)
+
+    def subscription(self) -> Subscription:
+        p, rnd = self.p, self.rnd
+        count = rnd.randint(p.cons_low, p.cons_high)
+        return Subscription(frozenset(self.constraint(i) for i in rnd.sample(range(p.names), count)))
+
+    def witness(self, c: Constraint):
+        """A value satisfying c."""
+        rnd, w = self.rnd, c.value
+        if c.type == "bool":
+            return w if c.op == "=" else not w
+        if c.type == "string":
+            pad = lambda n: _word(rnd, rnd.randint(0, n))  # noqa: E731
+            if c.op == "=":
+                return w
+            if c.op == "prefix":
+                return w + _word(rnd, 8 - len(w))
+            if c.op == "suffix":
+                return _word(rnd, 8 - len(w)) + w
+            if c.op == "contains":
+                return pad(3) + w + pad(3)
+            left, _, right = w.partition("*")
+            return left + pad(3) + right
+        if c.op == "=":
+            return w
+        if c.type == "int":
+            return {
+                ">": lambda: rnd.randint(w + 1, max(w + 1, HIGH)),
+                ">=": lambda: rnd.randint(w, max(w, HIGH)),
+                "<": lambda: rnd.randint(min(w - 1, LOW), w - 1),
+                "<=": lambda: rnd.randint(min(w, LOW), w),
+            }[c.op]()
+        if c.op in (">", ">="):
+            x = rnd.uniform(w, max(w, HIGH))
+            return max(x, math.nextafter(w, math.inf)) if c.op == ">" else max(x, w)
+        x = rnd.uniform(min(w, LOW), w)
+        return min(x, math.nextafter(w, -math.inf)) if c.op == "<" else min(x, w)
+
+
+def generate(p: Params) -> Workload:
+    g = _Generator(p)
+    rnd = g.rnd
+    subs = [(f"s{j}", g.subscription()) for j in range(p.subscriptions)]
+    name_code = {n: i for i, n in enumerate(g.names)}
+    strings: dict[str, int] = {s: i for i, s in enumerate(g.table)}
+    cols = {t: ([], [], []) for t in DTYPES}
+    planted = 0
+    for i in range(p.events):
+        chosen: dict[int, object] = {}
+        if subs and p.planted_rate and rnd.random() < p.planted_rate:
+            planted += 1
+            for c in sorted(rnd.choice(subs)[1].constraints, key=lambda c: c.name):
+                chosen[name_code[c.name]] = g.witness(c)
+        count = rnd.randint(p.attrs_low, p.attrs_high)
+        if len(chosen) < count:
+            for k in rnd.sample(range(p.names), count):
+                if len(chosen) >= count:
+                    break
+                if k not in chosen:
+                    chosen[k] = g.value(g.types[k])
+        for k, value in chosen.items():
+            type_ = g.types[k]
+            ev, nm, val = cols[type_]
+            ev.append(i)
+            nm.append(k)
+            if type_ == "string":
+                code = strings.get(value)
+                if code is None:
+                    code = strings[value] = len(strings)
+                value = code
+            val.append(value)
+    columns = {t: Column(np.array(ev, np.int64), np.array(nm, np.int64), np.array(val, DTYPES[t]))
+               for t, (ev, nm, val) in cols.items()}
+    batch = ColumnarBatch(p.events, list(g.names), list(strings), columns)
+    return Workload(p, subs, batch, planted)
