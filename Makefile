@@ -8,13 +8,14 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 PROFILE ?= ci
 
-.PHONY: verify test prove claims check-python check-java clean help
+.PHONY: verify test prove claims bench check-python check-java clean help
 
 help:
 	@echo "make verify   bootstrap .venv, install, run 'subsum verify' (every claim's checks)"
 	@echo "make test     bootstrap .venv, install, run pytest"
 	@echo "make prove    run the z3 proofs alone"
 	@echo "make claims   print the traceability matrix"
+	@echo "make bench    run the matching benchmark (subsum bench matching; see benchmarks/README.md)"
 	@echo "PROFILE=thorough make verify   more Hypothesis examples"
 
 check-python:
@@ -42,6 +43,9 @@ prove: $(STAMP)
 
 claims: $(STAMP)
 	$(BIN)/subsum claims
+
+bench: $(STAMP)
+	$(BIN)/subsum bench matching
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis build *.egg-info

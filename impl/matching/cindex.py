@@ -30,6 +30,7 @@ from subsum.impl.matching.ops import ConstraintKey
 
 ASCENDING = ("<", "<=")
 DESCENDING = (">", ">=")
+ORDERING = frozenset(ASCENDING + DESCENDING)
 STRING_PATTERN_OPS = ("prefix", "suffix", "contains")
 
 
@@ -86,8 +87,8 @@ class OrderedLeaf:
             return bisect_right(keys, -v)
         return bisect_left(keys, -v)  # ">=": -w >= -v
 
-    def matched_slots(self, v) -> list[int]:
-        """The slots of every satisfied constraint, concatenated."""
+    def flat(self) -> tuple[list[int], list[int]]:
+        """(every slot list concatenated in CL order, the offset of each constraint)."""
         if self._flat is None:
             flat: list[int] = []
             offset = [0]
@@ -95,7 +96,12 @@ class OrderedLeaf:
                 flat.extend(subs)
                 offset.append(len(flat))
             self._flat, self._offset = flat, offset
-        return self._flat[self._offset[self.first_match(v)]:]
+        return self._flat, self._offset
+
+    def matched_slots(self, v) -> list[int]:
+        """The slots of every satisfied constraint, concatenated."""
+        flat, offset = self.flat()
+        return flat[offset[self.first_match(v)]:]
 
 
 class PatternLeaf:
@@ -241,10 +247,22 @@ class ConstraintIndex:
                 subs = leaf.get(v)
                 if subs is not None:
                     out.append(subs)
-            elif op in ("<", "<=", ">", ">="):
-                slots = leaf.matched_slots(v)
-                if slots:
-                    out.append(slots)
+            elif op in ORDERING:  # OrderedLeaf.matched_slots, inlined: this is the hot path
+                flat = leaf._flat
+                if flat is None:
+                    flat = leaf.flat()[0]
+                keys = leaf._keys
+                if op == "<":
+                    i = bisect_right(keys, v)
+                elif op == "<=":
+                    i = bisect_left(keys, v)
+                elif op == ">":
+                    i = bisect_right(keys, -v)
+                else:
+                    i = bisect_left(keys, -v)
+                start = leaf._offset[i]
+                if start < len(flat):
+                    out.append(flat[start:])
             elif op == "!=":
                 out.extend(subs for w, subs in leaf.items() if w != v)
             elif op == "any":
