@@ -98,11 +98,6 @@ class OrderedLeaf:
             self._flat, self._offset = flat, offset
         return self._flat, self._offset
 
-    def matched_slots(self, v) -> list[int]:
-        """The slots of every satisfied constraint, concatenated."""
-        flat, offset = self.flat()
-        return flat[offset[self.first_match(v)]:]
-
 
 class PatternLeaf:
     """A hash leaf for prefix, suffix or contains, with the pattern lengths present."""
@@ -247,20 +242,9 @@ class ConstraintIndex:
                 subs = leaf.get(v)
                 if subs is not None:
                     out.append(subs)
-            elif op in ORDERING:  # OrderedLeaf.matched_slots, inlined: this is the hot path
-                flat = leaf._flat
-                if flat is None:
-                    flat = leaf.flat()[0]
-                keys = leaf._keys
-                if op == "<":
-                    i = bisect_right(keys, v)
-                elif op == "<=":
-                    i = bisect_left(keys, v)
-                elif op == ">":
-                    i = bisect_right(keys, -v)
-                else:
-                    i = bisect_left(keys, -v)
-                start = leaf._offset[i]
+            elif op in ORDERING:  # the satisfied constraints are the suffix CL[i:] (CLM-ENG-7)
+                flat, offset = leaf.flat()
+                start = offset[leaf.first_match(v)]
                 if start < len(flat):
                     out.append(flat[start:])
             elif op == "!=":
