@@ -24,8 +24,6 @@ DEF-MATCH-4):
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from typing import Iterator
-
 from subsum.impl.matching.ops import ConstraintKey
 
 ASCENDING = ("<", "<=")
@@ -132,18 +130,27 @@ class PatternLeaf:
             self._lengths = tuple(sorted(self.length_count))
         return self._lengths
 
-    def probes(self, v: str) -> Iterator[str]:
-        """The keys to look up: each distinct candidate pattern once."""
+    def hits(self, v: str, out: list) -> int:
+        """Append the value stored under every pattern v satisfies (each
+        distinct pattern once); return the number of hash lookups made."""
         n = len(v)
+        get = self.subs.get
+        lookups = 0
         for length in self.lengths():
             if length > n:
                 break
             if self.op == "prefix":
-                yield v[:length]
+                keys = (v[:length],)
             elif self.op == "suffix":
-                yield v[n - length:]
+                keys = (v[n - length:],)
             else:
-                yield from {v[i:i + length] for i in range(n - length + 1)}
+                keys = {v[i:i + length] for i in range(n - length + 1)}
+            for key in keys:
+                lookups += 1
+                found = get(key)
+                if found is not None:
+                    out.append(found)
+        return lookups
 
 
 class WildcardLeaf:
@@ -173,6 +180,20 @@ class WildcardLeaf:
 
     def __len__(self) -> int:
         return sum(map(len, self.by_left.values()))
+
+    def hits(self, v: str, out: list) -> int:
+        """Append the value stored under every pattern v satisfies; return
+        the number of hash lookups made."""
+        n = len(v)
+        lookups = 0
+        for length in self.left_lengths.lengths():
+            if length > n:
+                break
+            lookups += 1
+            rights = self.by_left.get(v[:length])
+            if rights is not None:
+                out.extend(found for r, found in rights.items() if n >= length + len(r) and v.endswith(r))
+        return lookups
 
 
 def _new_leaf(op: str):
@@ -251,20 +272,6 @@ class ConstraintIndex:
                 out.extend(subs for w, subs in leaf.items() if w != v)
             elif op == "any":
                 out.append(leaf[None])
-            elif op == "wildcard":
-                n = len(v)
-                for length in leaf.left_lengths.lengths():
-                    if length > n:
-                        break
-                    lookups += 1
-                    rights = leaf.by_left.get(v[:length])
-                    if rights is not None:
-                        out.extend(subs for r, subs in rights.items() if n >= length + len(r) and v.endswith(r))
-            else:  # prefix, suffix, contains
-                get = leaf.subs.get
-                for probe in leaf.probes(v):
-                    lookups += 1
-                    subs = get(probe)
-                    if subs is not None:
-                        out.append(subs)
+            else:  # prefix, suffix, contains, wildcard
+                lookups += leaf.hits(v, out)
         return lookups

@@ -37,6 +37,7 @@ import numpy as np
 
 from subsum.core.types import Event
 from subsum.impl.matching.base import ConstraintTable, Engine
+from subsum.impl.matching.cindex import PatternLeaf, WildcardLeaf
 from subsum.impl.matching.columnar import ColumnarBatch
 from subsum.impl.matching.ops import ConstraintKey
 
@@ -177,66 +178,25 @@ class _Compiled:
 
 
 class PatternProber:
-    """DEF-MATCH-4's hash leaves for prefix, suffix, contains and wildcard,
-    flattened: one string in, the IDs of the patterns it satisfies out."""
+    """DEF-MATCH-4's hash leaves for prefix, suffix, contains and wildcard
+    (`cindex`), holding pattern IDs: one string in, the IDs of the patterns
+    it satisfies out."""
 
     def __init__(self) -> None:
-        self.by_op: dict[str, dict[str, int]] = {"prefix": {}, "suffix": {}, "contains": {}}
-        self.wildcard: dict[str, list[tuple[str, int]]] = {}
-        self._lengths: dict[str, tuple[int, ...]] | None = None
+        self.leaves = {op: PatternLeaf(op) for op in ("prefix", "suffix", "contains")}
+        self.leaves["wildcard"] = WildcardLeaf()
+        self.lookups = 0
 
     def __bool__(self) -> bool:
-        return any(self.by_op.values()) or bool(self.wildcard)
+        return any(len(leaf) for leaf in self.leaves.values())
 
     def add(self, op: str, pattern: str, pid: int) -> None:
-        if op == "wildcard":
-            left, _, right = pattern.partition("*")
-            self.wildcard.setdefault(left, []).append((right, pid))
-        else:
-            self.by_op[op][pattern] = pid
-        self._lengths = None
-
-    def lengths(self) -> dict[str, tuple[int, ...]]:
-        if self._lengths is None:
-            self._lengths = {op: tuple(sorted({len(p) for p in table})) for op, table in self.by_op.items()}
-            self._lengths["wildcard"] = tuple(sorted({len(left) for left in self.wildcard}))
-        return self._lengths
-
-    @property
-    def lookups_per_string(self) -> int:
-        return sum(map(len, self.lengths().values()))
+        self.leaves[op].add(pattern, pid)
 
     def satisfied(self, s: str) -> list[int]:
-        lengths = self.lengths()
-        n = len(s)
-        found = []
-        table = self.by_op["prefix"]
-        for k in lengths["prefix"]:
-            if k > n:
-                break
-            pid = table.get(s[:k])
-            if pid is not None:
-                found.append(pid)
-        table = self.by_op["suffix"]
-        for k in lengths["suffix"]:
-            if k > n:
-                break
-            pid = table.get(s[n - k:])
-            if pid is not None:
-                found.append(pid)
-        table = self.by_op["contains"]
-        for k in lengths["contains"]:
-            if k > n:
-                break
-            hits = {table.get(s[i:i + k]) for i in range(n - k + 1)}
-            hits.discard(None)
-            found.extend(hits)
-        for k in lengths["wildcard"]:
-            if k > n:
-                break
-            for right, pid in self.wildcard.get(s[:k], ()):
-                if n >= k + len(right) and s.endswith(right):
-                    found.append(pid)
+        found: list[int] = []
+        for leaf in self.leaves.values():
+            self.lookups += leaf.hits(s, found)
         return found
 
 
@@ -348,11 +308,12 @@ class VectorizedEngine(Engine):
         if not c.patterns or len(codes) == 0:
             return _EMPTY
         keys = []
+        before = c.patterns.lookups
         satisfied, strings, n_patterns = c.patterns.satisfied, batch.strings, c.n_patterns
         for code in codes.tolist():
             base = code * n_patterns
             keys.extend(base + pid for pid in satisfied(strings[code]))
-        self.stats.index_lookups += c.patterns.lookups_per_string * len(codes)
+        self.stats.index_lookups += c.patterns.lookups - before
         return np.unique(np.array(keys, np.int64))
 
     def _candidates(self, c, ev, gid, rkey, scode, satisfied_patterns):
