@@ -14,7 +14,7 @@ from typing import Callable
 
 import attrs
 
-from subsum.conformance import engines, examples, properties
+from subsum.conformance import engines, examples, properties, summaries
 from subsum.conformance.proofs import prove_all, rules_of
 
 KINDS = ("proof", "property", "stateful", "example")
@@ -54,7 +54,11 @@ def _property(fn) -> Check:
 
 
 def _example(fn, kind: str = "example") -> Check:
-    return Check(kind, f"conformance.examples.{fn.__name__}", fn)
+    return Check(kind, f"{fn.__module__.replace('subsum.', '')}.{fn.__name__}", fn)
+
+
+def _sum_property(fn) -> Check:
+    return Check("property", f"conformance.summaries.{fn.__name__}", lambda: properties.run_property(fn))
 
 
 M = "subsum.model."
@@ -139,6 +143,63 @@ CLAIMS: tuple[Claim, ...] = (
     Claim("CLM-PROVER-1", "The prover is not vacuous: deliberately wrong rules are refuted with confirmed counterexamples.", "derived",
           "spec/02-covering.md#clm-prover-1", (M + "rules.soundness_formula",), (), (_example(examples.prover_refutes_wrong_rules, kind="proof"),)),
 )
+
+
+SM = M + "summaries."
+SI = "subsum.impl.summary."
+SUMMARY_IMPL = (SI + "summary.OwnerSummary", SI + "summary.Summary", SI + "structures.AACS", SI + "structures.SACS")
+SUMMARY_CLAIMS: tuple[Claim, ...] = (
+    Claim("CLM-SUM-1", "The impl's abstraction of a subscription and covering of normalized constraints equal the model's.", "seed 000 §4.2.1; derived",
+          "spec/04-summaries.md#clm-sum-1", (SM + "abstraction", SM + "normalized_covers"), (SI + "normalize.abstraction", SI + "normalize.pattern_covers"),
+          (_sum_property(summaries.abstraction_agrees_with_model),)),
+    Claim("CLM-SUM-2", "No false negatives: exact matches are a subset of the summary's matches; every generalization step is sound.",
+          "seed 000 §4.2.3 (implied); seed note §4, §7", "spec/04-summaries.md#clm-sum-2", (SM + "reference_summary", SM + "summary_match"),
+          SUMMARY_IMPL, (_sum_property(summaries.summary_has_no_false_negatives), Check("proof", "conformance.summaries.prove_generalizations", summaries.prove_generalizations),
+                         _sum_property(summaries.rows_cover_members_by_z3))),
+    Claim("CLM-SUM-3", "If no row generalizes (an exact summary), summary match equals exact match.", "seed note §4 (implied); derived",
+          "spec/04-summaries.md#clm-sum-3", (SM + "summary_is_exact", SM + "summary_match"), (SI + "summary.Summary.match",),
+          (_sum_property(summaries.exact_rows_give_exact_matches), _sum_property(summaries.exactness_implies_equality))),
+    Claim("CLM-SUM-4", "AACS ranges are disjoint and non-touching, equalities lie outside them, SACS rows form an antichain, no ID list is empty, each (subscription, key) is in exactly one covering row.",
+          "seed 000 §4.2.1; seed note §8.2", "spec/04-summaries.md#clm-sum-4", (SM + "numeric_rows", SM + "constraint_rows"),
+          (SI + "structures.AACS", SI + "structures.SACS"), (_sum_property(summaries.summary_structure_holds),)),
+    Claim("CLM-SUM-5", "The owner's summary has the reference summary's rows, ID sets and matches; every counter is at most popcount(c3).",
+          "seed 000 §4.2, Algorithm 4-1", "spec/04-summaries.md#clm-sum-5", (SM + "reference_summary", SM + "summary_counters"), SUMMARY_IMPL,
+          (_sum_property(summaries.summary_has_no_false_negatives),)),
+    Claim("CLM-SUM-6", "Numeric rows do not depend on insertion order and equal the connected components; with virtual=none neither do string row constraints; with virtual=contains they can.",
+          "seed note §8.2; derived", "spec/04-summaries.md#clm-sum-6", (SM + "numeric_rows",), (SI + "acgt.IntervalForest", SI + "acgt.ConstraintForest"),
+          (_sum_property(summaries.numeric_rows_are_canonical), _example(summaries.contains_policy_depends_on_order))),
+    Claim("CLM-SUM-7", "Insert then delete restores the owner's rows and ID sets (through the ACGTs), and a remote history's numeric rows and string row constraints.",
+          "seed 000 §4.2.4, §4.3.4", "spec/04-summaries.md#clm-sum-7", (SM + "reference_summary",), (SI + "acgt.IntervalForest", SI + "acgt.ConstraintForest", SI + "summary.Summary.apply"),
+          (_sum_property(summaries.insert_then_delete_restores),)),
+    Claim("CLM-SUM-8", "Merge is commutative, associative and idempotent on (row, ID set) and has no false negatives; merge(history, delta) equals the summary built from scratch.",
+          "seed 000 §4.3.1, §4.3.4", "spec/04-summaries.md#clm-sum-8", (SM + "numeric_rows",), (SI + "summary.Summary.merge_in", SI + "summary.Summary.apply"),
+          (_sum_property(summaries.merge_laws), _sum_property(summaries.history_plus_delta_equals_scratch))),
+    Claim("CLM-SUM-9", "Packed IDs round-trip with widths ⌈log2 brokers⌉, ⌈log2 max subscriptions⌉ and nt; Fig. 4-4's ID is 10 001 1101000.",
+          "seed 000 §4.2.2, Fig. 4-4", "spec/04-summaries.md#clm-sum-9", (), (SI + "ids.IdLayout",),
+          (_sum_property(summaries.ids_round_trip), _example(summaries.seed000_fig_4_4_id))),
+    Claim("CLM-SUM-10", "The owner's re-check returns exactly the exact matches: every false positive is removed, no true match dropped.",
+          "seed note §4, §7 (recommended)", "spec/04-summaries.md#clm-sum-10", (SM + "recheck",), (SI + "summary.OwnerSummary.recheck",),
+          (_sum_property(summaries.summary_has_no_false_negatives),)),
+    Claim("CLM-SUM-11", "Under churn at three owners and a remote history (deltas, method-1 rebuilds), rows equal the reference, structures hold, and delivery after re-check is exact.",
+          "seed 000 §4.2.4, §4.3.4", "spec/04-summaries.md#clm-sum-11", (SM + "reference_summary",), SUMMARY_IMPL + (SI + "summary.History",),
+          (Check("stateful", "conformance.summaries.SummariesUnderChurn", summaries.run_summaries_state_machine),)),
+    Claim("CLM-SUM-12", "Example 4-1: counters S1 = 3, S2 = 2; the match is exactly {S1}; rows as Figs. 4-2 and 4-3.", "seed 000 Example 4-1, Figs. 4-1 .. 4-3",
+          "spec/04-summaries.md#clm-sum-12", (SM + "summary_counters",), (SI + "summary.Summary.counters",), (_example(summaries.seed000_example_4_1),)),
+    Claim("CLM-SUM-13", "Example 4-2's time series under the prefix reading, and the thesis's t4 and ACGTs (Figs. 4-10, 4-11) under the contains reading.",
+          "seed 000 Example 4-2, Figs. 4-5, 4-10, 4-11", "spec/04-summaries.md#clm-sum-13", (SM + "reference_summary",), (SI + "acgt.ConstraintForest", SI + "acgt.IntervalForest"),
+          (_example(summaries.seed000_example_4_2),)),
+    Claim("CLM-SUM-14", "Example 4-4: t1 -> t2 -> t3 at broker 3's history gives back t1; under the contains reading t1, t2 are Figs. 4-13, 4-14.",
+          "seed 000 Example 4-4, Figs. 4-13, 4-14", "spec/04-summaries.md#clm-sum-14", (), (SI + "summary.History", SI + "summary.Directory"),
+          (_example(summaries.seed000_example_4_4),)),
+    Claim("CLM-SUM-15", "The documented false positive: (symbol OTE, price 8.65) is reported for S1, S2, S3; none matches; the re-check removes all three.",
+          "seed note §4 (Example 4-2 rows)", "spec/04-summaries.md#clm-sum-15", (SM + "summary_match", SM + "recheck"), (SI + "summary.OwnerSummary.recheck",),
+          (_example(summaries.seed000_false_positive),)),
+    Claim("CLM-SUM-16", "Summaries survive the JSON file and the binary encoding unchanged; files with rows out of canonical form are rejected.",
+          "derived", "spec/04-summaries.md#clm-sum-16", (), (SI + "wire.to_json", SI + "wire.from_json", SI + "wire.to_bytes", SI + "wire.from_bytes"),
+          (_sum_property(summaries.summary_formats_round_trip),)),
+)
+
+CLAIMS = CLAIMS + SUMMARY_CLAIMS
 
 
 @attrs.frozen

@@ -216,3 +216,93 @@ def numeric_workloads(draw):
             attributes_.append(Attribute(name="f", type="float", value=draw(st.sampled_from(floats_).flatmap(lambda v: near("float", v)))))
         batch.append(Event(tuple(attributes_)))
     return _ids(subscriptions), batch
+
+
+# -- workloads for subscription summaries --------------------------------------
+
+@st.composite
+def summary_subscriptions(draw) -> Subscription:
+    """Subscriptions whose constraints overlap, touch and cover one another:
+    small int and float ranges (so intervals meet at shared endpoints), short
+    strings over {a, b} (so prefixes, suffixes and substrings cover), bools."""
+    small_int = st.integers(-4, 4)
+    small_float = st.sampled_from([-1.0, -0.5, 0.0, 0.5, 1.0, 1.5])
+    text = st.text(alphabet=PATTERN_ALPHABET, max_size=3)
+    numeric_op = st.sampled_from(["=", "=", "<", "<=", ">", ">=", "!=", "any"])
+    string_op = st.sampled_from(["=", "=", "prefix", "suffix", "contains", "wildcard", "!=", "any"])
+
+    def numeric(name, type_, value_strategy):
+        return st.builds(lambda op, v: Constraint(name, type_, op, None if op == "any" else v), numeric_op, value_strategy)
+
+    def string(name):
+        def build(op, l, r):
+            if op == "any":
+                return Constraint(name, "string", "any")
+            return Constraint(name, "string", op, f"{l}*{r}" if op == "wildcard" else l)
+        return st.builds(build, string_op, text, text)
+
+    boolean = st.builds(lambda op, v: Constraint("b", "bool", op, None if op == "any" else v),
+                        st.sampled_from(["=", "!=", "any"]), st.booleans())
+    constraint = st.one_of(
+        numeric("x", "int", small_int), numeric("y", "float", small_float),
+        string("s"), string("t"), boolean,
+    )
+    return Subscription(frozenset(draw(st.lists(constraint, max_size=4))))
+
+
+@st.composite
+def summary_event_for(draw, subscription: Subscription) -> Event:
+    if draw(st.booleans()):
+        return draw(planted_event(subscription))
+    values_ = {
+        "x": ("int", st.integers(-5, 5)),
+        "y": ("float", st.sampled_from([-1.5, -1.0, -0.5, 0.0, 0.25, 0.5, 1.0, 1.5, 2.0])),
+        "s": ("string", st.text(alphabet=PATTERN_ALPHABET, max_size=5)),
+        "t": ("string", st.text(alphabet=PATTERN_ALPHABET, max_size=5)),
+        "b": ("bool", st.booleans()),
+    }
+    chosen = draw(st.lists(st.sampled_from(sorted(values_)), unique=True))
+    return Event(tuple(Attribute(n, values_[n][0], draw(values_[n][1])) for n in chosen))
+
+
+@st.composite
+def summary_workloads(draw, min_subscriptions: int = 0, max_subscriptions: int = 8, max_events: int = 8):
+    """(id, subscription) pairs over the names x:int, y:float, s, t:string
+    and b:bool, and events, half planted from a subscription."""
+    subs = draw(st.lists(summary_subscriptions(), min_size=min_subscriptions, max_size=max_subscriptions))
+    batch = []
+    for _ in range(draw(st.integers(0, max_events))):
+        source = draw(st.sampled_from(subs)) if subs else Subscription()
+        batch.append(draw(summary_event_for(source)))
+    return _ids(subs), batch
+
+
+@st.composite
+def exact_summary_workloads(draw):
+    """Subscriptions whose summary generalizes nothing (DEF-SUM-9): one
+    constraint per name, numeric ones `=`, string ones of one operator per
+    name with values no other value covers (all strings of one length under
+    `=`, or prefixes of one length), and events over the same values."""
+    length = draw(st.integers(1, 3))
+    words = st.text(alphabet=PATTERN_ALPHABET, min_size=length, max_size=length)
+    string_op = draw(st.sampled_from(["=", "prefix", "suffix"]))
+
+    def one():
+        return st.builds(
+            lambda x, s, use_x, use_s: Subscription(frozenset(
+                ([Constraint("x", "int", "=", x)] if use_x else [])
+                + ([Constraint("s", "string", string_op, s)] if use_s else [])
+            )),
+            st.integers(-3, 3), words, st.booleans(), st.booleans(),
+        )
+
+    subs = draw(st.lists(one(), min_size=1, max_size=8))
+    event = st.builds(
+        lambda x, s, extra: Event(tuple(
+            ([Attribute("x", "int", x)] if x is not None else [])
+            + ([Attribute("s", "string", extra + s if string_op == "suffix" else s + extra)] if s is not None else [])
+        )),
+        st.one_of(st.none(), st.integers(-4, 4)), st.one_of(st.none(), words),
+        st.text(alphabet=PATTERN_ALPHABET, max_size=2) if string_op != "=" else st.just(""),
+    )
+    return _ids(subs), draw(st.lists(event, min_size=1, max_size=8))

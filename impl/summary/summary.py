@@ -1,0 +1,371 @@
+"""A broker's subscription summary (seed 000 §4.2–§4.3.4, spec/04-summaries.md).
+
+- `Summary`: what brokers ship and match against: one AACS or SACS per
+  attribute key, rows holding packed IDs (DEF-SUM-7). It matches events by
+  Algorithm 4-1 (DEF-SUM-8), merges with other brokers' summaries
+  (DEF-SUM-13) and applies deltas (DEF-SUM-14).
+- `OwnerSummary`: the owning broker's side: the exact subscriptions, their
+  IDs, the ACGT of every row (DEF-SUM-12), the pending delta, and the exact
+  re-check that removes false positives before delivery (DEF-SUM-10).
+- `History`: a broker's history summary with its `Merged_Brokers` list.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Iterable, Mapping
+
+import attrs
+
+from subsum.core.types import Event, Subscription
+from subsum.impl.matching.ops import HOLDS
+from subsum.impl.summary.acgt import ConstraintForest, IntervalForest
+from subsum.impl.summary.ids import IdLayout
+from subsum.impl.summary.normalize import NUMERIC, abstraction, row_order
+from subsum.impl.summary.structures import AACS, SACS
+
+VIRTUAL_POLICIES = ("none", "contains")
+
+#: resolve(key, ids) -> [(id, normalized constraint)]: the owners' answer to
+#: "which constraints do these IDs have on this key" (seed 000 §4.3.4, method 1).
+Resolver = Callable[[tuple, set], list]
+
+
+class SummaryError(ValueError):
+    """A summary operation that cannot be done (mismatched layouts, unknown
+    attribute, unknown subscription, full broker)."""
+
+
+class Summary:
+    """DEF-SUM-7: rows per attribute key. IDs are packed ints (`IdLayout`)."""
+
+    def __init__(self, layout: IdLayout, schema: Iterable[tuple], virtual: str = "none") -> None:
+        if virtual not in VIRTUAL_POLICIES:
+            raise SummaryError(f"unknown virtual-generalization policy {virtual!r}; expected one of {', '.join(VIRTUAL_POLICIES)}")
+        self.layout = layout
+        self.schema: tuple = tuple(schema)
+        if len(self.schema) != layout.attributes:
+            raise SummaryError(f"the schema has {len(self.schema)} attributes but the ID layout has {layout.attributes} c3 bits")
+        self.index = {key: i for i, key in enumerate(self.schema)}
+        self.virtual = virtual
+        self.structures: dict[tuple, AACS | SACS] = {}
+        self.unconditional: set[int] = set()
+        self.names: dict[int, str] = {}
+        self.merged_brokers: set[int] = set()
+        self.resolution_requests = 0
+
+    # --- building -----------------------------------------------------------
+    def structure(self, key) -> AACS | SACS:
+        s = self.structures.get(key)
+        if s is None:
+            if key not in self.index:
+                raise SummaryError(f"attribute {key[0]}:{key[1]} is not in the schema")
+            s = AACS() if key[1] in NUMERIC else SACS(self.virtual)
+            self.structures[key] = s
+        return s
+
+    def insert(self, key, normalized, ids) -> None:
+        """Insert one normalized constraint (or row) with its IDs."""
+        s = self.structure(key)
+        if key[1] in NUMERIC:
+            s.insert(normalized[0], normalized[1], ids)
+        else:
+            s.insert(normalized, ids)
+
+    def add_member(self, sid: int, abstract: Mapping) -> None:
+        """Insert every normalized constraint of one subscription."""
+        if not abstract:
+            self.unconditional.add(sid)
+        for key, n in abstract.items():
+            self.insert(key, n, (sid,))
+
+    # --- matching (Algorithm 4-1) --------------------------------------------
+    def counters(self, event: Event) -> dict[int, int]:
+        """Step 1: per ID, the number of event attributes whose satisfied
+        rows hold it (counted once per attribute)."""
+        counters: dict[int, int] = {}
+        structures = self.structures
+        for a in event.attributes:
+            s = structures.get((a.name, a.type))
+            if s is None:
+                continue
+            for sid in s.lookup(a.value):
+                counters[sid] = counters.get(sid, 0) + 1
+        return counters
+
+    def match(self, event: Event) -> set[int]:
+        """Step 2: the IDs whose counter equals popcount(c3), plus the
+        subscriptions that constrain nothing."""
+        mask = self.layout.c3_mask
+        hit = {sid for sid, n in self.counters(event).items() if n == (sid & mask).bit_count()}
+        return hit | self.unconditional if self.unconditional else hit
+
+    # --- merging and deltas -----------------------------------------------------
+    def _check_compatible(self, other: "Summary") -> None:
+        if other.layout != self.layout:
+            raise SummaryError(f"cannot merge summaries with different ID layouts: {self.layout} and {other.layout}")
+        if other.schema != self.schema:
+            raise SummaryError("cannot merge summaries over different attribute schemas")
+
+    def merge_in(self, other: "Summary") -> "Summary":
+        """DEF-SUM-13: add every row of `other` (in canonical order) to this
+        summary: ranges and equalities by union, string rows by cover-or-merge,
+        ID sets by union. Returns self."""
+        self._check_compatible(other)
+        for key in sorted(other.structures):
+            for _, c, ids in other.structures[key].rows():
+                self.insert(key, c, ids)
+        self.unconditional |= other.unconditional
+        self.names.update(other.names)
+        self.merged_brokers |= other.merged_brokers
+        return self
+
+    def copy(self) -> "Summary":
+        out = Summary(self.layout, self.schema, self.virtual)
+        return out.merge_in(self)
+
+    def remove_member(self, sid: int, abstract: Mapping, resolve: Resolver | None) -> None:
+        """DEF-SUM-14: delete one subscription, given its normalized
+        constraints. Its ID leaves each row; an empty row is dropped. When
+        the deleted constraint may have held the row together (a numeric
+        interval that is not a point, or a string constraint equal to the
+        row's), the remaining members' constraints are requested from their
+        owners (`resolve`) and the row is rebuilt from them."""
+        if not abstract:
+            self.unconditional.discard(sid)
+        for key, n in abstract.items():
+            s = self.structures.get(key)
+            if s is None:
+                raise SummaryError(f"subscription {sid} is not in the summary (no rows for {key[0]}:{key[1]})")
+            if key[1] in NUMERIC:
+                row = s.row_of(n[0], n[1])
+                ids = None if row is None else s.ids_of(row)
+                if ids is None or sid not in ids:
+                    raise SummaryError(f"subscription {sid} is not in the row of {key[0]}:{key[1]} holding {n}")
+                ids.discard(sid)
+                if not ids:
+                    s.drop(row)
+                elif n[0] < n[1]:
+                    s.drop(row)
+                    self._rebuild(key, ids, resolve)
+            else:
+                for i, (_, c, ids) in enumerate(s.rows_):
+                    if sid in ids:
+                        break
+                else:
+                    raise SummaryError(f"subscription {sid} is not in any row of {key[0]}:{key[1]}")
+                ids.discard(sid)
+                if not ids:
+                    del s.rows_[i]
+                elif c == n:
+                    del s.rows_[i]
+                    self._rebuild(key, ids, resolve)
+            if not len(s):
+                del self.structures[key]
+        self.names.pop(sid, None)
+
+    def _rebuild(self, key, ids: set[int], resolve: Resolver | None) -> None:
+        if resolve is None:
+            raise SummaryError(f"deleting the most general constraint of a {key[0]}:{key[1]} row needs its owners' answers")
+        self.resolution_requests += len({self.layout.broker_of(sid) for sid in ids})
+        members = resolve(key, set(ids))
+        if sorted(sid for sid, _ in members) != sorted(ids):
+            raise SummaryError(f"the owners answered for {sorted(s for s, _ in members)}, not {sorted(ids)}")
+        order = (lambda m: (m[1], m[0])) if key[1] in NUMERIC else (lambda m: (row_order(m[1]), m[0]))
+        for sid, n in sorted(members, key=order):
+            self.insert(key, n, (sid,))
+
+    def apply(self, delta: "Delta", resolve: Resolver | None) -> "Summary":
+        """DEF-SUM-14: merge an insertion delta, then apply its deletions."""
+        self.merge_in(delta.insertions)
+        for sid, abstract in delta.deletions:
+            self.remove_member(sid, abstract, resolve)
+        return self
+
+    # --- views --------------------------------------------------------------------
+    def rows(self) -> dict[tuple, list[tuple]]:
+        """key -> [(kind, constraint, frozenset of IDs)], in canonical order."""
+        return {key: [(kind, c, frozenset(ids)) for kind, c, ids in self.structures[key].rows()]
+                for key in sorted(self.structures)}
+
+    def row_count(self) -> int:
+        return sum(len(s) for s in self.structures.values())
+
+    def id_entries(self) -> int:
+        return sum(len(ids) for s in self.structures.values() for _, _, ids in s.rows()) + len(self.unconditional)
+
+    def member_ids(self) -> set[int]:
+        out = set(self.unconditional)
+        for s in self.structures.values():
+            for _, _, ids in s.rows():
+                out |= ids
+        return out
+
+
+@attrs.define
+class Delta:
+    """DEF-SUM-14: what a broker sends between propagations: the summary of
+    its new subscriptions, and the deletions (ID with normalized constraints)."""
+
+    broker: int
+    insertions: Summary
+    deletions: list = attrs.field(factory=list)
+
+
+class OwnerSummary:
+    """The owning broker's summary: exact subscriptions, IDs, ACGTs, deltas."""
+
+    def __init__(self, broker: int, layout: IdLayout, schema: Iterable[tuple], virtual: str = "none") -> None:
+        self.broker = broker
+        self.layout = layout
+        self.schema = tuple(schema)
+        self.virtual = virtual
+        Summary(layout, self.schema, virtual)  # validates the layout, schema and policy
+        if not 0 <= broker < layout.brokers:
+            raise SummaryError(f"broker {broker} is outside 0 .. {layout.brokers - 1}")
+        self.index = {key: i for i, key in enumerate(self.schema)}
+        self.by_name: dict[str, int] = {}
+        self.subscriptions: dict[int, Subscription] = {}
+        self.abstractions: dict[int, dict] = {}
+        self.names: dict[int, str] = {}
+        self.excluded: dict[str, Subscription] = {}
+        self.forests: dict[tuple, IntervalForest | ConstraintForest] = {}
+        self._next_slot = 0
+        self._free_slots: list[int] = []
+        self._pending_add: list[int] = []
+        self._pending_delete: list[tuple[int, dict]] = []
+
+    def _slot(self) -> int:
+        if self._free_slots:
+            return self._free_slots.pop()
+        if self._next_slot >= self.layout.max_subscriptions:
+            raise SummaryError(f"broker {self.broker} already holds {self.layout.max_subscriptions} subscriptions, the most its c2 field allows")
+        self._next_slot += 1
+        return self._next_slot - 1
+
+    def add(self, name: str, subscription: Subscription) -> int | None:
+        """Add a subscription; return its packed ID, or None if its
+        abstraction is empty (it can never match and is not summarized)."""
+        if name in self.by_name or name in self.excluded:
+            raise SummaryError(f"subscription {name!r} is already held by broker {self.broker}")
+        for c in subscription.constraints:
+            if (c.name, c.type) not in self.index:
+                raise SummaryError(f"subscription {name!r} constrains {c.name}:{c.type}, which is not in the schema")
+        abstract = abstraction(subscription)
+        if abstract is None:
+            self.excluded[name] = subscription
+            return None
+        sid = self.layout.encode(self.broker, self._slot(), self.layout.bitmap(self.index[k] for k in abstract))
+        self.by_name[name] = sid
+        self.subscriptions[sid] = subscription
+        self.abstractions[sid] = abstract
+        self.names[sid] = name
+        for key, n in abstract.items():
+            forest = self.forests.get(key)
+            if forest is None:
+                forest = IntervalForest() if key[1] in NUMERIC else ConstraintForest(self.virtual)
+                self.forests[key] = forest
+            forest.insert(n, sid)
+        self._pending_add.append(sid)
+        return sid
+
+    def remove(self, name: str) -> int | None:
+        """Delete a subscription by name; return its ID (None if it was excluded)."""
+        if name in self.excluded:
+            del self.excluded[name]
+            return None
+        if name not in self.by_name:
+            raise SummaryError(f"broker {self.broker} holds no subscription {name!r}")
+        sid = self.by_name.pop(name)
+        abstract = self.abstractions.pop(sid)
+        for key, n in abstract.items():
+            forest = self.forests[key]
+            removed = forest.remove(n, sid)
+            assert removed, (key, n, sid)
+            if not forest.roots:
+                del self.forests[key]
+        del self.subscriptions[sid]
+        del self.names[sid]
+        self._free_slots.append(self.layout.decode(sid)[1])
+        if sid in self._pending_add:
+            self._pending_add.remove(sid)
+        else:
+            self._pending_delete.append((sid, abstract))
+        return sid
+
+    def export(self) -> Summary:
+        """The summary rows: one per ACGT, (root constraint, all IDs of the tree)."""
+        out = Summary(self.layout, self.schema, self.virtual)
+        for key in sorted(self.forests):
+            for c, ids in self.forests[key].rows():
+                out.insert(key, c, ids)
+        out.unconditional = {sid for sid, a in self.abstractions.items() if not a}
+        out.names = dict(self.names)
+        out.merged_brokers = {self.broker}
+        return out
+
+    def take_delta(self) -> Delta:
+        """The delta since the last call: insertions and deletions."""
+        inserted = Summary(self.layout, self.schema, self.virtual)
+        for sid in self._pending_add:
+            inserted.add_member(sid, self.abstractions[sid])
+            inserted.names[sid] = self.names[sid]
+        inserted.merged_brokers = {self.broker}
+        delta = Delta(self.broker, inserted, list(self._pending_delete))
+        self._pending_add, self._pending_delete = [], []
+        return delta
+
+    def members_of(self, key, ids) -> list[tuple[int, object]]:
+        """The owner's answer to a remote rebuild request: each ID's
+        normalized constraint on `key` (from its ACGT nodes)."""
+        out = []
+        for sid in sorted(ids):
+            if sid not in self.abstractions or key not in self.abstractions[sid]:
+                raise SummaryError(f"broker {self.broker} has no subscription {sid} on {key[0]}:{key[1]}")
+            out.append((sid, self.abstractions[sid][key]))
+        return out
+
+    def recheck(self, event: Event, candidates: Iterable[int]) -> set[int]:
+        """DEF-SUM-10: the candidates whose exact subscription matches the event."""
+        values = {a.name: a for a in event.attributes}
+        out = set()
+        for sid in candidates:
+            subscription = self.subscriptions.get(sid)
+            if subscription is None:
+                continue
+            for c in subscription.constraints:
+                a = values.get(c.name)
+                if a is None or a.type != c.type or not HOLDS[c.op](a.value, c.value):
+                    break
+            else:
+                out.add(sid)
+        return out
+
+
+class Directory:
+    """Owners by broker number: answers remote rebuild requests (method 1)."""
+
+    def __init__(self, owners: Iterable[OwnerSummary]) -> None:
+        self.owners = {o.broker: o for o in owners}
+
+    def resolve(self, key, ids) -> list:
+        by_broker: dict[int, list[int]] = {}
+        for sid in ids:
+            owner = next(iter(self.owners.values())).layout.broker_of(sid) if self.owners else None
+            by_broker.setdefault(owner, []).append(sid)
+        out = []
+        for broker, sids in sorted(by_broker.items()):
+            if broker not in self.owners:
+                raise SummaryError(f"no owner broker {broker} to ask about {key[0]}:{key[1]}")
+            out += self.owners[broker].members_of(key, sids)
+        return out
+
+
+class History(Summary):
+    """DEF-SUM-14: a broker's history summary: everything active, with the
+    Merged_Brokers list of the brokers whose summaries it contains."""
+
+    @classmethod
+    def of(cls, own: Summary) -> "History":
+        out = cls(own.layout, own.schema, own.virtual)
+        out.merge_in(own)
+        return out
