@@ -5,6 +5,11 @@
     subsum prove [--json] [--negative]
     subsum match --subscriptions F --events F [--engine vectorized|rab|indexed|counting|brute|model] [--output F] [--stats]
     subsum bench matching [--quick] [--out DIR] ...
+    subsum bench summaries [--quick] [--out DIR] ...
+    subsum summary build --subscriptions F [--broker N --brokers B] [--virtual none|contains] [--json OUT]
+    subsum summary match --summary F --events F [--subscriptions F] [--output F]
+    subsum summary stats --summary F [--json]
+    subsum summary merge --out F SUMMARY...
     subsum check-filter "price > 8.30 and symbol prefix \\"OT\\""
 
 Exit codes: 0 success, 1 a claim or proof failed, 2 bad input or usage.
@@ -271,6 +276,178 @@ def bench_matching(out_dir, groups, quick, repeat, planted_rate, seed, model_eve
     if runner.disagreements:
         err.print("[bold red]engines disagree:[/] " + escape("; ".join(runner.disagreements)))
         sys.exit(1)
+
+
+@main.group()
+def summary() -> None:
+    """Subscription summaries (seed 000, spec/04-summaries.md): build a
+    broker's summary, match events against it, inspect and merge summaries."""
+
+
+def _read_summary(path: str):
+    from subsum.impl.summary.wire import SummaryFileError, read_json
+
+    try:
+        return read_json(path)
+    except SummaryFileError as exc:
+        _fail_input(str(exc))
+
+
+@summary.command("build")
+@click.option("--subscriptions", "subs_path", required=True, type=click.Path(), help="JSONL file of the broker's subscriptions.")
+@click.option("--broker", type=click.IntRange(0), default=0, show_default=True, help="This broker's number: the c1 field of every ID.")
+@click.option("--brokers", type=click.IntRange(1), default=None, help="Brokers in the system; sets c1's width ⌈log2 brokers⌉. Default: broker + 1.")
+@click.option("--max-subscriptions", type=click.IntRange(1), default=None,
+              help="Most active subscriptions per broker; sets c2's width. Default: the number in the file.")
+@click.option("--virtual", type=click.Choice(["none", "contains"]), default="none", show_default=True,
+              help="Virtual string generalization (DEF-SUM-6): 'contains' joins prefix x and suffix x rows into contains x.")
+@click.option("--json", "json_path", type=click.Path(dir_okay=False), help="Write the summary file here (default: standard output).")
+def summary_build(subs_path, broker, brokers, max_subscriptions, virtual, json_path) -> None:
+    """Build one broker's summary from its subscriptions.
+
+    The schema (c3's bits) is the sorted (name, type) keys the file
+    constrains. Subscriptions that can never match (e.g. x < 1 and x > 2)
+    are left out and listed on standard error.
+    """
+    from subsum.impl.summary import IdLayout, OwnerSummary, wire
+
+    try:
+        subscriptions = read_subscriptions(subs_path)
+    except InputError as exc:
+        _fail_input(str(exc))
+    brokers = broker + 1 if brokers is None else brokers
+    if broker >= brokers:
+        _fail_input(f"--broker {broker} is outside 0 .. {brokers - 1} (--brokers {brokers})")
+    max_subscriptions = max_subscriptions or len(subscriptions)
+    if len(subscriptions) > max_subscriptions:
+        _fail_input(f"{subs_path} holds {len(subscriptions)} subscriptions, more than --max-subscriptions {max_subscriptions}")
+    schema = sorted({(c.name, c.type) for s in subscriptions for c in s.subscription.constraints})
+    owner = OwnerSummary(broker, IdLayout(brokers, max_subscriptions, len(schema)), schema, virtual)
+    left_out = [s.id for s in subscriptions if owner.add(s.id, s.subscription) is None]
+    built = owner.export()
+    if json_path:
+        wire.write_json(built, json_path)
+    else:
+        click.echo(json.dumps(wire.to_json(built), indent=1, ensure_ascii=False))
+    layout = built.layout
+    err.print(f"broker {broker}: {len(subscriptions) - len(left_out)} subscriptions -> {built.row_count()} rows over "
+              f"{len(built.structures)} attributes; IDs of {layout.bits} bits (c1 {layout.c1_bits}, c2 {layout.c2_bits}, "
+              f"c3 {layout.c3_bits})" + (f" -> {escape(json_path)}" if json_path else ""), highlight=False, soft_wrap=True)
+    if left_out:
+        err.print(f"left out {len(left_out)} that can never match: {escape(', '.join(left_out))}", highlight=False, soft_wrap=True)
+
+
+@summary.command("match")
+@click.option("--summary", "summary_path", required=True, type=click.Path(), help="A summary file (subsum summary build --json).")
+@click.option("--events", "events_path", required=True, type=click.Path(), help="JSONL file of events.")
+@click.option("--subscriptions", "subs_path", type=click.Path(),
+              help="The owners' exact subscriptions: re-check every candidate (DEF-SUM-10) and print only true matches.")
+@click.option("--output", "output_path", type=click.Path(dir_okay=False), help="Write results here (default: standard output).")
+def summary_match(summary_path, events_path, subs_path, output_path) -> None:
+    """Match events against a summary (Algorithm 4-1): one line per event.
+
+    Without --subscriptions each line lists the candidates, which may hold
+    false positives but never miss a match. With it, the owners' re-check
+    removes the false positives, and their number is reported.
+    """
+    from subsum.impl.summary.summary import recheck
+
+    built = _read_summary(summary_path)
+    try:
+        events = read_events(events_path)
+        exact = {s.id: s.subscription for s in read_subscriptions(subs_path)} if subs_path else None
+    except InputError as exc:
+        _fail_input(str(exc))
+    names = {sid: built.names.get(sid, str(sid)) for sid in built.member_ids()}
+    if exact is not None:
+        missing = sorted(n for n in names.values() if n not in exact)
+        if missing:
+            _fail_input(f"{subs_path} does not hold {len(missing)} subscription(s) the summary names: {', '.join(missing[:5])}")
+        by_sid = {sid: exact[name] for sid, name in names.items()}
+    lines, candidates, removed = [], 0, 0
+    for e in events:
+        hit = built.match(e.event)
+        candidates += len(hit)
+        if exact is not None:
+            kept = recheck(by_sid, e.event, hit)
+            removed += len(hit) - len(kept)
+            hit = kept
+        lines.append((e.id, [names[sid] for sid in hit]))
+    rendered = list(match_result_lines(lines))
+    if output_path:
+        write_lines_atomically(output_path, rendered)
+    else:
+        for line in rendered:
+            click.echo(line)
+    note = f"{len(events)} events against {built.row_count()} rows: {candidates} candidate matches"
+    if exact is not None:
+        note += f", {removed} false positives removed by the re-check"
+    err.print(note + (f" -> {escape(output_path)}" if output_path else ""), highlight=False, soft_wrap=True)
+
+
+def summary_statistics(built, json_bytes: int) -> dict:
+    """Rows, ID-list lengths and sizes of a summary (DEF-SUM-15, DEF-SUM-16)."""
+    from subsum.impl.summary import wire
+
+    per_key = []
+    for key, rows in built.rows().items():
+        lengths = [len(ids) for _, _, ids in rows]
+        per_key.append({"attribute": f"{key[0]}:{key[1]}", "ranges": sum(r[0] == "range" for r in rows),
+                        "equalities": sum(r[0] == "equality" for r in rows), "rows": len(rows),
+                        "ids": sum(lengths), "longest_id_list": max(lengths)})
+    entries = sum(k["ids"] for k in per_key)
+    formula = wire.formula_size(built)
+    return {"attributes": per_key, "rows": built.row_count(), "id_entries": entries,
+            "mean_id_list": round(entries / built.row_count(), 3) if built.row_count() else 0.0,
+            "subscriptions": len(built.member_ids()), "unconditional": len(built.unconditional),
+            "merged_brokers": sorted(built.merged_brokers), "id_bits": built.layout.bits,
+            "formula_bytes": formula, "measured_bytes": len(wire.to_bytes(built)), "json_bytes": json_bytes}
+
+
+@summary.command("stats")
+@click.option("--summary", "summary_path", required=True, type=click.Path(), help="A summary file.")
+@click.option("--json", "as_json", is_flag=True, help="Print the statistics as JSON.")
+def summary_stats(summary_path, as_json) -> None:
+    """Rows and ID lists per attribute; size by the thesis's formula (seed 000
+    §5.1, Table 5-2 sizes) and measured (binary encoding, and the file)."""
+    import os
+
+    built = _read_summary(summary_path)
+    stats = summary_statistics(built, os.path.getsize(summary_path))
+    if as_json:
+        click.echo(json.dumps(stats, indent=2))
+        return
+    table = Table(title=f"summary {escape(summary_path)}")
+    for column in ("attribute", "ranges", "equalities", "rows", "ids", "longest ID list"):
+        table.add_column(column, justify="left" if column == "attribute" else "right")
+    for k in stats["attributes"]:
+        table.add_row(escape(k["attribute"]), *(str(k[c]) for c in ("ranges", "equalities", "rows", "ids", "longest_id_list")))
+    out.print(table)
+    f = stats["formula_bytes"]
+    out.print(soft_wrap=True, highlight=False, *[f"{stats['subscriptions']} subscriptions, {stats['rows']} rows, {stats['id_entries']} ID entries "
+              f"(mean list {stats['mean_id_list']}), IDs of {stats['id_bits']} bits, brokers {stats['merged_brokers']}"])
+    out.print(soft_wrap=True, highlight=False, *[f"bytes by the thesis's formula: {f['total']:,.0f} (AACS {f['aacs']:,.0f}, SACS {f['sacs']:,.0f}); "
+              f"measured: {stats['measured_bytes']:,} binary, {stats['json_bytes']:,} JSON file"])
+
+
+@summary.command("merge")
+@click.option("--out", "out_path", required=True, type=click.Path(dir_okay=False), help="Write the merged summary here.")
+@click.argument("summaries", nargs=-1, required=True, type=click.Path())
+def summary_merge(out_path, summaries) -> None:
+    """Merge brokers' summaries into one (DEF-SUM-13); Merged_Brokers is the union."""
+    from subsum.impl.summary import wire
+    from subsum.impl.summary.summary import SummaryError
+
+    loaded = [_read_summary(p) for p in summaries]
+    merged = loaded[0].copy()
+    for path, other in zip(summaries[1:], loaded[1:]):
+        try:
+            merged.merge_in(other)
+        except SummaryError as exc:
+            _fail_input(f"{path}: {exc}")
+    wire.write_json(merged, out_path)
+    err.print(f"merged {len(loaded)} summaries (brokers {sorted(merged.merged_brokers)}) -> {merged.row_count()} rows "
+              f"-> {escape(out_path)}", highlight=False, soft_wrap=True)
 
 
 @main.command("check-filter")

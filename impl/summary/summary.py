@@ -325,20 +325,27 @@ class OwnerSummary:
         return out
 
     def recheck(self, event: Event, candidates: Iterable[int]) -> set[int]:
-        """DEF-SUM-10: the candidates whose exact subscription matches the event."""
-        values = {a.name: a for a in event.attributes}
-        out = set()
-        for sid in candidates:
-            subscription = self.subscriptions.get(sid)
-            if subscription is None:
-                continue
-            for c in subscription.constraints:
-                a = values.get(c.name)
-                if a is None or a.type != c.type or not HOLDS[c.op](a.value, c.value):
-                    break
-            else:
-                out.add(sid)
-        return out
+        """DEF-SUM-10: the candidates whose exact subscription matches the
+        event (IDs this broker does not hold are dropped)."""
+        return recheck(self.subscriptions, event, candidates)
+
+
+def recheck(subscriptions: Mapping, event: Event, candidates: Iterable) -> set:
+    """DEF-SUM-10: the candidates whose exact subscription (looked up in
+    `subscriptions`) matches the event; unknown candidates are dropped."""
+    values = {a.name: a for a in event.attributes}
+    out = set()
+    for sid in candidates:
+        subscription = subscriptions.get(sid)
+        if subscription is None:
+            continue
+        for c in subscription.constraints:
+            a = values.get(c.name)
+            if a is None or a.type != c.type or not HOLDS[c.op](a.value, c.value):
+                break
+        else:
+            out.add(sid)
+    return out
 
 
 class Directory:
@@ -348,10 +355,12 @@ class Directory:
         self.owners = {o.broker: o for o in owners}
 
     def resolve(self, key, ids) -> list:
+        if not self.owners:
+            raise SummaryError(f"no owner brokers to ask about {key[0]}:{key[1]}")
+        layout = next(iter(self.owners.values())).layout
         by_broker: dict[int, list[int]] = {}
         for sid in ids:
-            owner = next(iter(self.owners.values())).layout.broker_of(sid) if self.owners else None
-            by_broker.setdefault(owner, []).append(sid)
+            by_broker.setdefault(layout.broker_of(sid), []).append(sid)
         out = []
         for broker, sids in sorted(by_broker.items()):
             if broker not in self.owners:
