@@ -15,7 +15,7 @@ help:
 	@echo "make test     bootstrap .venv, install, run pytest"
 	@echo "make prove    run the z3 proofs alone"
 	@echo "make claims   print the traceability matrix"
-	@echo "make bench    run the matching benchmark (subsum bench matching; see benchmarks/README.md)"
+	@echo "make bench    run the benchmarks (subsum bench matching, subsum bench summaries; see benchmarks/README.md)"
 	@echo "PROFILE=thorough make verify   more Hypothesis examples"
 
 check-python:
@@ -46,6 +46,7 @@ claims: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/subsum bench matching
+	$(BIN)/subsum bench summaries
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis build *.egg-info

@@ -112,6 +112,8 @@ def summary_has_no_false_negatives(workload, virtual):
         got = {summary.names[i] for i in candidates}
         assert exact <= got, f"false negative: {sorted(exact - got)} for {event}; subscriptions {subscriptions}"
         assert got == ref.summary_match(reference, event), (event, got, ref.summary_match(reference, event))
+        want_counters = ref.summary_counters(reference, event)
+        assert {summary.names[i]: n for i, n in summary.counters(event).items()} == want_counters, (event, want_counters)
         assert {owner.names[i] for i in owner.recheck(event, candidates)} == exact, (event, got, exact)
 
 
@@ -198,6 +200,52 @@ def prove_generalizations() -> str:
     prove(z3.Implies(holds("prefix", v, x), holds("contains", v, x)), "contains x covers prefix x")
     prove(z3.Implies(holds("suffix", v, x), holds("contains", v, x)), "contains x covers suffix x")
     return f"{proved} proved"
+
+
+#: Probe values: every string over {a, b} up to length 3, and numbers at and between the strategies' bounds.
+PROBE_STRINGS = ["".join(p) for n in range(4) for p in itertools.product("ab", repeat=n)]
+PROBE_NUMBERS = [x / 4 for x in range(-24, 25)]
+
+
+@property_check(gen.summary_workloads(max_events=0), st.sampled_from(["none", "contains"]))
+def lookups_equal_satisfied_rows(workload, virtual):
+    """CLM-SUM-5 (step 1 of Algorithm 4-1): for every probe value, each
+    structure's lookup returns exactly the union of the ID sets of the rows
+    the model says the value satisfies."""
+    subscriptions, _ = workload
+    summary = build_owner(subscriptions, virtual=virtual).export()
+    for key, structure in summary.structures.items():
+        rows = [ref.Row(kind, to_model(key, c), frozenset(ids)) for kind, c, ids in structure.rows()]
+        if key[1] == "string":
+            probes = PROBE_STRINGS
+        elif key[1] == "bool":
+            probes = [False, True]
+        else:
+            probes = [int(v) for v in PROBE_NUMBERS if v == int(v)] if key[1] == "int" else PROBE_NUMBERS
+        for value in probes:
+            want = set().union(*(r.ids for r in ref.satisfied_rows(rows, value)))
+            assert set(structure.lookup(value)) == want, (key, value, set(structure.lookup(value)), want)
+
+
+def _normalized_strings(alphabet: str = "ab", longest: int = 2) -> list[Constraint]:
+    words = ["".join(p) for n in range(longest + 1) for p in itertools.product(alphabet, repeat=n)]
+    out = {Constraint("s", "string", "any")}
+    for w in words:
+        out.add(Constraint("s", "string", "=", w))
+        if w:
+            out |= {Constraint("s", "string", op, w) for op in ("prefix", "suffix", "contains")}
+    out |= {Constraint("s", "string", "wildcard", f"{l}*{r}") for l in words for r in words if l and r}
+    return sorted(out, key=repr)
+
+
+def covering_agrees_exhaustively() -> str:
+    """CLM-SUM-1: the impl's covering of normalized string constraints equals
+    the model's rules on every pair of normalized constraints over {a, b}
+    with values up to length 2 (wildcards with both sides)."""
+    constraints = _normalized_strings()
+    for g, sp in itertools.product(constraints, repeat=2):
+        assert pattern_covers((g.op, g.value), (sp.op, sp.value)) == covers_by_rules(g, sp), (g, sp)
+    return f"{len(constraints) ** 2} pairs"
 
 
 # --- CLM-SUM-3: exactness ------------------------------------------------------------
@@ -295,14 +343,14 @@ def numeric_rows_are_canonical(workload, random):
 
 # --- CLM-SUM-7: round trip ---------------------------------------------------------------
 
-@property_check(gen.summary_workloads(max_events=0), gen.summary_subscriptions())
-def insert_then_delete_restores(workload, extra):
+@property_check(gen.summary_workloads(max_events=0), gen.summary_subscriptions(), st.sampled_from(["none", "contains"]))
+def insert_then_delete_restores(workload, extra, virtual):
     """CLM-SUM-7: at the owner, adding then deleting a subscription restores
     every row and ID set (through the ACGTs); at a remote history fed by
     deltas, numeric rows are restored exactly and string rows' constraints."""
     subscriptions, _ = workload
     schema = ref.schema_of([s for _, s in subscriptions] + [extra])
-    owner = build_owner(subscriptions, schema=schema)
+    owner = build_owner(subscriptions, schema=schema, virtual=virtual)
     before = impl_rows(owner.export())
     history = History.of(owner.take_delta().insertions)
     remote_before = impl_rows(history)
@@ -332,18 +380,37 @@ def _split_brokers(subscriptions, parts: int):
 
 @property_check(gen.summary_workloads(max_events=4))
 def merge_laws(workload):
-    """CLM-SUM-8: merge is commutative, associative and idempotent on the
-    multiset of (row, ID set); a merged summary has no false negatives."""
+    """CLM-SUM-8: merge is commutative, associative and idempotent on
+    numeric rows with their ID sets and on the string row constraints (an
+    ID covered by two string rows may join either); idempotent on
+    everything; a merged summary has no false negatives."""
     subscriptions, events = workload
     a, b, c = (o.export() for o in _split_brokers(subscriptions, 3))
     ab = a.copy().merge_in(b)
-    assert impl_rows(ab) == impl_rows(b.copy().merge_in(a)), "merge is not commutative"
-    assert impl_rows(ab.copy().merge_in(c)) == impl_rows(a.copy().merge_in(b.copy().merge_in(c))), "merge is not associative"
+    assert _merge_view(ab) == _merge_view(b.copy().merge_in(a)), "merge is not commutative"
+    assert _merge_view(ab.copy().merge_in(c)) == _merge_view(a.copy().merge_in(b.copy().merge_in(c))), "merge is not associative"
     assert impl_rows(a.copy().merge_in(a)) == impl_rows(a), "merge is not idempotent"
     merged = ab.merge_in(c)
     assert merged.merged_brokers == {0, 1, 2}
     for event in events:
         assert set(matching_ids(subscriptions, event)) <= names_matched(merged, event)
+
+
+def _merge_view(summary: Summary) -> tuple:
+    rows = impl_rows(summary)
+    return ({k: v for k, v in rows.items() if k[1] in ref.NUMERIC_TYPES}, constraint_sets(rows), summary.member_ids())
+
+
+def merge_assigns_ids_by_order() -> None:
+    """CLM-SUM-8's exception: which covering string row an ID joins depends
+    on the merge order. P = prefix a (broker 0), Q = suffix b (1), R = "ab" (2)."""
+    subs = [("P", parse_filter('s prefix "a"')), ("Q", parse_filter('s suffix "b"')), ("R", parse_filter('s = "ab"'))]
+    a, b, c = (o.export() for o in _split_brokers(subs, 3))
+    left = _as_sets(impl_rows(a.copy().merge_in(b).merge_in(c)))
+    right = _as_sets(impl_rows(a.copy().merge_in(b.copy().merge_in(c))))
+    prefix_a, suffix_b = Constraint("s", "string", "prefix", "a"), Constraint("s", "string", "suffix", "b")
+    assert left[("s", "string")] == {("constraint", prefix_a, frozenset("PR")), ("constraint", suffix_b, frozenset("Q"))}, left
+    assert right[("s", "string")] == {("constraint", prefix_a, frozenset("P")), ("constraint", suffix_b, frozenset("QR"))}, right
 
 
 @property_check(gen.summary_workloads(max_events=0), gen.summary_workloads(max_events=0))
@@ -398,24 +465,30 @@ SCHEMA = (("b", "bool"), ("s", "string"), ("t", "string"), ("x", "int"), ("y", "
 
 
 class SummariesUnderChurn(RuleBasedStateMachine):
-    """Three owner brokers add and remove subscriptions; a remote broker's
-    history receives their deltas and asks them to rebuild rows (method 1).
-    After every step: the owners' rows equal the reference built from
-    their active subscriptions (numeric exactly, string constraints), the
-    structures hold, and after propagation the history has no false
-    negatives and, with the owners' re-check, delivers exactly."""
+    """Three owner brokers add and remove subscriptions and ship their deltas
+    one broker at a time (so deletions reach the history late, and rebuilds
+    ask owners about IDs they already dropped); a remote broker's history
+    applies the deltas and rebuilds rows through the owners (method 1).
+    After every step: each owner's rows equal the reference built from its
+    active subscriptions (numeric exactly, string constraints) and the
+    structures hold at the owners and at the history. At every publish: the
+    history has no false negatives for the subscriptions shipped and still
+    active, and with the owners' re-check it delivers exactly those that match."""
 
     def __init__(self) -> None:
         super().__init__()
-        self.layout = IdLayout(3, 64, len(SCHEMA))
+        self.layout = IdLayout(3, 8, len(SCHEMA))  # few slots, so slots are reused
         self.owners = [OwnerSummary(b, self.layout, SCHEMA) for b in range(3)]
         self.history = History(self.layout, SCHEMA)
         self.active: dict[str, tuple[int, Subscription]] = {}
-        self.propagated: dict[str, Subscription] = {}
+        self.shipped: list[dict[int, tuple[str, dict]]] = [{}, {}, {}]  # per broker: ID -> (name, abstraction)
         self.counter = 0
 
+    @precondition(lambda self: len(self.active) < 20)
     @rule(broker=st.integers(0, 2), subscription=gen.summary_subscriptions())
     def subscribe(self, broker, subscription):
+        if len(self.owners[broker].by_name) + len(self.owners[broker]._released) >= self.layout.max_subscriptions:
+            return  # the broker's c2 field is full (its freed slots wait for the next delta)
         name = f"s{self.counter}"
         self.counter += 1
         self.owners[broker].add(name, subscription)
@@ -428,23 +501,25 @@ class SummariesUnderChurn(RuleBasedStateMachine):
         broker, _ = self.active.pop(name)
         self.owners[broker].remove(name)
 
-    @rule()
-    def propagate(self):
-        directory = Directory(self.owners)
-        for owner in self.owners:
-            self.history.apply(owner.take_delta(), directory.resolve)
-        self.propagated = {name: s for name, (_, s) in self.active.items()}
+    @rule(broker=st.integers(0, 2))
+    def propagate(self, broker):
+        owner = self.owners[broker]
+        self.history.apply(owner.take_delta(), Directory(self.owners).resolve)
+        self.shipped[broker] = {sid: (owner.names[sid], dict(a)) for sid, a in owner.abstractions.items()}
+
+    def _live(self) -> dict[int, str]:
+        """Shipped IDs whose subscription is still active: what must be delivered."""
+        return {sid: name for shipped in self.shipped for sid, (name, _) in shipped.items() if name in self.active}
 
     @rule(data=st.data())
     def publish(self, data):
-        source = data.draw(st.sampled_from(sorted(self.propagated))) if self.propagated else None
-        event = data.draw(gen.summary_event_for(self.propagated[source] if source else Subscription()))
-        names = {}
-        for owner in self.owners:
-            names.update(owner.names)
-        exact = set(matching_ids(sorted(self.propagated.items()), event))
+        live = self._live()
+        subscriptions = {name: self.active[name][1] for name in live.values()}
+        source = data.draw(st.sampled_from(sorted(subscriptions))) if subscriptions else None
+        event = data.draw(gen.summary_event_for(subscriptions[source] if source else Subscription()))
+        exact = set(matching_ids(sorted(subscriptions.items()), event))
         candidates = self.history.match(event)
-        got = {names[i] for i in candidates if i in names}
+        got = {live[i] for i in candidates if i in live}
         assert exact <= got, f"false negative {sorted(exact - got)} for {event}"
         delivered = set()
         for owner in self.owners:
@@ -466,18 +541,13 @@ class SummariesUnderChurn(RuleBasedStateMachine):
 
     @invariant()
     def history_structure(self):
-        members = {}
-        for owner in self.owners:
-            members.update(owner.abstractions)
-        for owner in self.owners:
-            for sid, a in owner._pending_delete:
-                members[sid] = a
-        pending = {sid for owner in self.owners for sid in owner._pending_add}
-        check_structure(self.history, {sid: a for sid, a in members.items() if sid not in pending})
+        members = {sid: {k: n for k, n in a.items() if (sid, k) not in self.history.retired}
+                   for shipped in self.shipped for sid, (_, a) in shipped.items()}
+        check_structure(self.history, members)
 
 
 def run_summaries_state_machine() -> None:
-    run_state_machine_as_test(SummariesUnderChurn, settings=settings(stateful_step_count=30))
+    run_state_machine_as_test(SummariesUnderChurn, settings=settings(stateful_step_count=40))
 
 
 # --- CLM-SUM-16: file and wire formats ----------------------------------------------------------
@@ -694,3 +764,69 @@ def contains_policy_depends_on_order() -> None:
     assert other[SYMBOL] == sorted({repr(_sym("prefix", "a")), repr(_sym("contains", "ab"))}), other
     plain = [constraint_sets(impl_rows(build_owner(order).export())) for order in (subs, subs[::-1])]
     assert plain[0] == plain[1]
+
+
+def history_survives_slot_reuse_and_late_deletions() -> None:
+    """CLM-SUM-11 regressions: (1) a slot freed and reused before the next
+    delta, (2) two deletions of one row in one delta, (3) a rebuild asking
+    another broker about an ID it deleted but has not shipped yet."""
+    schema = (("s", "string"), ("x", "int"))
+    layout = IdLayout(3, 8, 2)
+    one = lambda text: Subscription(frozenset(parse_filter(text).constraints))
+    # (1) A deleted, B added in its place before the delta: B must be found.
+    o = OwnerSummary(0, layout, schema)
+    h = History(layout, schema)
+    o.add("A", one('s = "zzz"'))
+    h.apply(o.take_delta(), Directory([o]).resolve)
+    o.remove("A")
+    o.add("B", one('s = "aaa"'))
+    h.apply(o.take_delta(), Directory([o]).resolve)
+    assert h.match(Event((Attribute("s", "string", "aaa"),))) == {o.by_name["B"]}
+    assert impl_rows(h, o.names) == impl_rows(o.export())
+    # (2) x = 0 and x < 0 share a row; both deleted in one delta.
+    o = OwnerSummary(0, layout, schema)
+    h = History(layout, schema)
+    o.add("s0", one("x = 0"))
+    o.add("s1", one("x < 0"))
+    h.apply(o.take_delta(), Directory([o]).resolve)
+    o.remove("s1")
+    o.remove("s0")
+    h.apply(o.take_delta(), Directory([o]).resolve)
+    assert h.rows() == {} and not h.retired
+    # (3) broker 0 holds x <= 5, broker 1 x = 3; both delete; 0's delta first.
+    owners = [OwnerSummary(b, layout, schema) for b in range(2)]
+    h = History(layout, schema)
+    owners[0].add("a", one("x <= 5"))
+    owners[1].add("b", one("x = 3"))
+    owners[1].add("c", one("x = 4"))
+    for o in owners:
+        h.apply(o.take_delta(), Directory(owners).resolve)
+    owners[1].remove("b")
+    owners[0].remove("a")
+    h.apply(owners[0].take_delta(), Directory(owners).resolve)
+    assert h.rows()[("x", "int")] == [("equality", (4, 4), frozenset({owners[1].by_name["c"]}))], h.rows()
+    h.apply(owners[1].take_delta(), Directory(owners).resolve)
+    assert h.rows()[("x", "int")] == [("equality", (4, 4), frozenset({owners[1].by_name["c"]}))] and not h.retired
+
+
+def contains_policy_round_trip() -> None:
+    """CLM-SUM-7 under virtual="contains": with rows `prefix x` and
+    `contains xy`, adding `suffix x` makes the virtual row `contains x`
+    (absorbing both); deleting it again must restore the two rows, at the
+    owner (the ACGT drops the unjustified virtual root) and at a history."""
+    subs = [("p", parse_filter('s prefix "x"')), ("c", parse_filter('s contains "xy"'))]
+    owner = build_owner(subs, virtual="contains", schema=(("s", "string"),))
+    history = History.of(owner.take_delta().insertions)
+    before = _as_sets(impl_rows(owner.export()))
+    assert before == {("s", "string"): {("constraint", Constraint("s", "string", "prefix", "x"), frozenset("p")),
+                                         ("constraint", Constraint("s", "string", "contains", "xy"), frozenset("c"))}}, before
+    owner.add("r", parse_filter('s suffix "x"'))
+    history.apply(owner.take_delta(), None)
+    joined = {("s", "string"): {("constraint", Constraint("s", "string", "contains", "x"), frozenset("pcr"))}}
+    assert _as_sets(impl_rows(owner.export())) == joined
+    names = dict(owner.names)
+    assert _as_sets(impl_rows(history, names)) == joined
+    owner.remove("r")
+    history.apply(owner.take_delta(), Directory([owner]).resolve)
+    assert _as_sets(impl_rows(owner.export())) == before, impl_rows(owner.export())
+    assert _as_sets(impl_rows(history, names)) == before, impl_rows(history, names)

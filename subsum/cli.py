@@ -450,6 +450,31 @@ def summary_merge(out_path, summaries) -> None:
               f"-> {escape(out_path)}", highlight=False, soft_wrap=True)
 
 
+@bench.command("summaries")
+@click.option("--out", "out_dir", type=click.Path(file_okay=False), default="benchmarks/results/summaries", show_default=True,
+              help="Folder for summaries.csv, sizes.png, false_positives.png, throughput.png and summary.json.")
+@click.option("--quick", is_flag=True, help="S = 200, E = 200, one timed run (a few seconds).")
+@click.option("--subscriptions", type=click.IntRange(1), default=1000, show_default=True, help="Subscriptions at the broker (Table 5-2's S).")
+@click.option("--events", type=click.IntRange(1), default=2000, show_default=True, help="Events matched per covering probability.")
+@click.option("--repeat", type=click.IntRange(1, 100), default=3, show_default=True, help="Timed runs per measurement (best reported).")
+@click.option("--seed", type=int, default=1, show_default=True, help="Seed of the workload generator.")
+def bench_summaries(out_dir, quick, subscriptions, events, repeat, seed) -> None:
+    """Seed 000 Table 5-2: summary size (formula and measured) against the raw
+    subscriptions, the false-positive rate before the owner's re-check, and
+    summary-match throughput against the indexed engine, per covering
+    probability. Every candidate set is cross-checked against the engine."""
+    from pathlib import Path
+
+    from subsum.bench import summaries as bs
+
+    result = bs.run(Path(out_dir), subscriptions=subscriptions, events=events, repeat=repeat, seed=seed, quick=quick,
+                    log=lambda m: err.print(escape(m), highlight=False, soft_wrap=True))
+    out.print(bs.markdown_table(result["rows"]), markup=False, highlight=False, soft_wrap=True)
+    if result["disagreements"]:
+        err.print("[bold red]cross-checks failed:[/] " + escape("; ".join(result["disagreements"])))
+        sys.exit(1)
+
+
 @main.command("check-filter")
 @click.argument("text")
 def check_filter(text: str) -> None:

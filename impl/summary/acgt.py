@@ -90,7 +90,18 @@ class ConstraintForest:
     def insert(self, c, sid: int) -> None:
         self._plant(Node(c, {sid}))
 
+    @staticmethod
+    def _justified(node: Node) -> bool:
+        """A virtual `contains x` stands only while `prefix x` and `suffix x`
+        are both beneath it (DEF-SUM-6)."""
+        kids = {child.c for child in node.children}
+        return ("prefix", node.c[1]) in kids and ("suffix", node.c[1]) in kids
+
     def _plant(self, new: Node) -> None:
+        if new.virtual and not self._justified(new):
+            for child in new.children:
+                self._plant(child)
+            return
         for root in self.roots:
             if pattern_covers(root.c, new.c):
                 _descend(root, new, pattern_covers)
@@ -125,7 +136,7 @@ class ConstraintForest:
             parent.children.remove(node)
             parent.children.extend(node.children)
             root = path[0]
-            if root.virtual and len(root.children) < 2:
+            if root.virtual and not self._justified(root):
                 self._uproot(root)
         else:
             self._uproot(node)

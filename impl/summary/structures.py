@@ -104,13 +104,18 @@ class AACS:
 
 class SACS:
     """String (or bool) attribute constraint summary of one key: rows of
-    (op, value) constraints, no row covering another, in canonical order."""
+    (op, value) constraints, no row covering another, in canonical order.
 
-    __slots__ = ("rows_", "virtual")
+    Lookups use an index built on first use after a change: a hash for `=`
+    rows, one hash per prefix (suffix) length present for prefix (suffix)
+    rows, and a scan of the few contains, wildcard and any rows."""
+
+    __slots__ = ("rows_", "virtual", "_index")
 
     def __init__(self, virtual: str = "none") -> None:
         self.rows_: list[list] = []  # [order key, (op, value), ids]
         self.virtual = virtual
+        self._index = None
 
     def insert(self, c, ids) -> None:
         """Cover-or-merge (seed 000 §4.2.1): join the first row that covers
@@ -139,17 +144,54 @@ class SACS:
         keep.append([row_order(c), c, ids])
         keep.sort(key=lambda row: row[0])
         self.rows_ = keep
+        self._index = None
+
+    def delete_row(self, i: int) -> None:
+        del self.rows_[i]
+        self._index = None
+
+    def _build_index(self):
+        equal: dict = {}
+        prefix: dict[int, dict] = {}
+        suffix: dict[int, dict] = {}
+        rest = []
+        for _, (op, w), ids in self.rows_:
+            if op == "=":
+                equal[w] = ids
+            elif op == "prefix":
+                prefix.setdefault(len(w), {})[w] = ids
+            elif op == "suffix":
+                suffix.setdefault(len(w), {})[w] = ids
+            else:
+                rest.append((HOLDS[op], w, ids))
+        self._index = (equal, tuple(prefix.items()), tuple(suffix.items()), tuple(rest))
+        return self._index
 
     def lookup(self, value):
         """The union of the ID sets of the rows `value` satisfies."""
-        hit = None
-        for _, (op, w), ids in self.rows_:
-            if HOLDS[op](value, w):
-                if hit is None:
-                    hit = ids
-                else:
-                    hit = hit | ids
-        return _EMPTY if hit is None else hit
+        equal, prefix, suffix, rest = self._index or self._build_index()
+        hits = []
+        row = equal.get(value)
+        if row is not None:
+            hits.append(row)
+        if prefix or suffix:
+            size = len(value)
+            for n, table in prefix:
+                if n <= size:
+                    row = table.get(value[:n])
+                    if row is not None:
+                        hits.append(row)
+            for n, table in suffix:
+                if n <= size:
+                    row = table.get(value[size - n:])
+                    if row is not None:
+                        hits.append(row)
+        for holds, w, ids in rest:
+            if holds(value, w):
+                hits.append(ids)
+        if not hits:
+            return _EMPTY
+        return hits[0] if len(hits) == 1 else set().union(*hits)
 
     def row_of(self, c):
         for i, row in enumerate(self.rows_):

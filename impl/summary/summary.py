@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Callable, Iterable, Mapping
 
 import attrs
@@ -52,6 +53,9 @@ class Summary:
         self.names: dict[int, str] = {}
         self.merged_brokers: set[int] = set()
         self.resolution_requests = 0
+        #: (ID, key) pairs a rebuild dropped because the owner no longer held
+        #: the ID: its deletion is still on its way and is accepted then.
+        self.retired: set[tuple[int, tuple]] = set()
 
     # --- building -----------------------------------------------------------
     def structure(self, key) -> AACS | SACS:
@@ -79,17 +83,22 @@ class Summary:
             self.insert(key, n, (sid,))
 
     # --- matching (Algorithm 4-1) --------------------------------------------
-    def counters(self, event: Event) -> dict[int, int]:
+    def counters(self, event: Event) -> Counter:
         """Step 1: per ID, the number of event attributes whose satisfied
         rows hold it (counted once per attribute)."""
-        counters: dict[int, int] = {}
+        counters: Counter = Counter()
+        get = counters.get
         structures = self.structures
         for a in event.attributes:
             s = structures.get((a.name, a.type))
             if s is None:
                 continue
-            for sid in s.lookup(a.value):
-                counters[sid] = counters.get(sid, 0) + 1
+            ids = s.lookup(a.value)
+            if len(ids) > 16:
+                counters.update(ids)  # long ID lists are counted in C
+            else:
+                for sid in ids:
+                    counters[sid] = get(sid, 0) + 1
         return counters
 
     def match(self, event: Event) -> set[int]:
@@ -133,6 +142,9 @@ class Summary:
         if not abstract:
             self.unconditional.discard(sid)
         for key, n in abstract.items():
+            if (sid, key) in self.retired:
+                self.retired.discard((sid, key))
+                continue
             s = self.structures.get(key)
             if s is None:
                 raise SummaryError(f"subscription {sid} is not in the summary (no rows for {key[0]}:{key[1]})")
@@ -155,9 +167,10 @@ class Summary:
                     raise SummaryError(f"subscription {sid} is not in any row of {key[0]}:{key[1]}")
                 ids.discard(sid)
                 if not ids:
-                    del s.rows_[i]
-                elif c == n:
-                    del s.rows_[i]
+                    s.delete_row(i)
+                elif c == n or (self.virtual == "contains" and c[0] == "contains" and n in (("prefix", c[1]), ("suffix", c[1]))):
+                    # n was the row's constraint, or one of the pair behind a virtual row
+                    s.delete_row(i)
                     self._rebuild(key, ids, resolve)
             if not len(s):
                 del self.structures[key]
@@ -168,18 +181,21 @@ class Summary:
             raise SummaryError(f"deleting the most general constraint of a {key[0]}:{key[1]} row needs its owners' answers")
         self.resolution_requests += len({self.layout.broker_of(sid) for sid in ids})
         members = resolve(key, set(ids))
-        if sorted(sid for sid, _ in members) != sorted(ids):
-            raise SummaryError(f"the owners answered for {sorted(s for s, _ in members)}, not {sorted(ids)}")
+        answered = {sid for sid, _ in members}
+        if not answered <= ids:
+            raise SummaryError(f"the owners answered for {sorted(answered - ids)}, which the row does not hold")
+        # IDs the owners no longer hold were deleted; their deletions are on the way.
+        self.retired |= {(sid, key) for sid in ids - answered}
         order = (lambda m: (m[1], m[0])) if key[1] in NUMERIC else (lambda m: (row_order(m[1]), m[0]))
         for sid, n in sorted(members, key=order):
             self.insert(key, n, (sid,))
 
     def apply(self, delta: "Delta", resolve: Resolver | None) -> "Summary":
-        """DEF-SUM-14: merge an insertion delta, then apply its deletions."""
-        self.merge_in(delta.insertions)
+        """DEF-SUM-14: apply a delta's deletions, then merge its insertions
+        (in this order, so an ID whose slot was reused is never confused)."""
         for sid, abstract in delta.deletions:
             self.remove_member(sid, abstract, resolve)
-        return self
+        return self.merge_in(delta.insertions)
 
     # --- views --------------------------------------------------------------------
     def rows(self) -> dict[tuple, list[tuple]]:
@@ -231,6 +247,7 @@ class OwnerSummary:
         self.forests: dict[tuple, IntervalForest | ConstraintForest] = {}
         self._next_slot = 0
         self._free_slots: list[int] = []
+        self._released: list[int] = []  # slots whose deletion is not shipped yet
         self._pending_add: list[int] = []
         self._pending_delete: list[tuple[int, dict]] = []
 
@@ -285,11 +302,13 @@ class OwnerSummary:
                 del self.forests[key]
         del self.subscriptions[sid]
         del self.names[sid]
-        self._free_slots.append(self.layout.decode(sid)[1])
-        if sid in self._pending_add:
+        slot = self.layout.decode(sid)[1]
+        if sid in self._pending_add:  # never shipped: nobody else knows the ID
             self._pending_add.remove(sid)
-        else:
+            self._free_slots.append(slot)
+        else:  # reusable once the deletion has been shipped (take_delta)
             self._pending_delete.append((sid, abstract))
+            self._released.append(slot)
         return sid
 
     def export(self) -> Summary:
@@ -312,15 +331,22 @@ class OwnerSummary:
         inserted.merged_brokers = {self.broker}
         delta = Delta(self.broker, inserted, list(self._pending_delete))
         self._pending_add, self._pending_delete = [], []
+        self._free_slots += self._released
+        self._released = []
         return delta
 
     def members_of(self, key, ids) -> list[tuple[int, object]]:
-        """The owner's answer to a remote rebuild request: each ID's
-        normalized constraint on `key` (from its ACGT nodes)."""
+        """The owner's answer to a remote rebuild request (method 1): each
+        ID's normalized constraint on `key`, for the IDs it still holds and
+        has shipped. IDs it deleted (their deletion may still be on the way)
+        or has not shipped yet are left out of the answer."""
         out = []
+        pending = set(self._pending_add)
         for sid in sorted(ids):
-            if sid not in self.abstractions or key not in self.abstractions[sid]:
-                raise SummaryError(f"broker {self.broker} has no subscription {sid} on {key[0]}:{key[1]}")
+            if sid not in self.abstractions or sid in pending:
+                continue
+            if key not in self.abstractions[sid]:
+                raise SummaryError(f"broker {self.broker}'s subscription {sid} does not constrain {key[0]}:{key[1]}")
             out.append((sid, self.abstractions[sid][key]))
         return out
 
