@@ -106,21 +106,34 @@ class SACS:
     """String (or bool) attribute constraint summary of one key: rows of
     (op, value) constraints, no row covering another, in canonical order.
 
-    Lookups use an index built on first use after a change: a hash for `=`
-    rows, one hash per prefix (suffix) length present for prefix (suffix)
-    rows, and a scan of the few contains, wildcard and any rows."""
+    An index (built on first use after a change) finds the rows a value
+    satisfies: a hash for `=` rows, one hash per prefix (suffix) length
+    present for prefix (suffix) rows, and a scan of the few contains,
+    wildcard and any rows. The rows covering `= v` are exactly the rows v
+    satisfies, so inserting an `=` constraint (most rows in practice) uses
+    the index too and never scans the table."""
 
     __slots__ = ("rows_", "virtual", "_index")
 
     def __init__(self, virtual: str = "none") -> None:
-        self.rows_: list[list] = []  # [order key, (op, value), ids]
+        self.rows_: list[list] = []  # [order key, (op, value), ids], sorted by order key
         self.virtual = virtual
         self._index = None
 
     def insert(self, c, ids) -> None:
-        """Cover-or-merge (seed 000 §4.2.1): join the first row that covers
-        `c`; otherwise add `c` as a row absorbing every row it covers, then
-        apply the virtual-generalization policy."""
+        """Cover-or-merge (seed 000 §4.2.1): join the first row (in canonical
+        order) that covers `c`; otherwise add `c` as a row absorbing every
+        row it covers, then apply the virtual-generalization policy."""
+        if c[0] == "=":
+            covering = self._satisfied(c[1])
+            if covering:
+                min(covering, key=_order)[2].update(ids)
+                return
+            row = [row_order(c), c, set(ids)]  # an `=` row covers no other row
+            insort(self.rows_, row, key=_order)
+            if self._index is not None:
+                self._index[0][c[1]] = row
+            return
         for row in self.rows_:
             if pattern_covers(row[1], c):
                 row[2].update(ids)
@@ -141,8 +154,7 @@ class SACS:
                 ids |= row[2]
             else:
                 keep.append(row)
-        keep.append([row_order(c), c, ids])
-        keep.sort(key=lambda row: row[0])
+        insort(keep, [row_order(c), c, ids], key=_order)
         self.rows_ = keep
         self._index = None
 
@@ -155,20 +167,21 @@ class SACS:
         prefix: dict[int, dict] = {}
         suffix: dict[int, dict] = {}
         rest = []
-        for _, (op, w), ids in self.rows_:
+        for row in self.rows_:
+            op, w = row[1]
             if op == "=":
-                equal[w] = ids
+                equal[w] = row
             elif op == "prefix":
-                prefix.setdefault(len(w), {})[w] = ids
+                prefix.setdefault(len(w), {})[w] = row
             elif op == "suffix":
-                suffix.setdefault(len(w), {})[w] = ids
+                suffix.setdefault(len(w), {})[w] = row
             else:
-                rest.append((HOLDS[op], w, ids))
+                rest.append((HOLDS[op], w, row))
         self._index = (equal, tuple(prefix.items()), tuple(suffix.items()), tuple(rest))
         return self._index
 
-    def lookup(self, value):
-        """The union of the ID sets of the rows `value` satisfies."""
+    def _satisfied(self, value) -> list[list]:
+        """The rows `value` satisfies."""
         equal, prefix, suffix, rest = self._index or self._build_index()
         hits = []
         row = equal.get(value)
@@ -186,12 +199,17 @@ class SACS:
                     row = table.get(value[size - n:])
                     if row is not None:
                         hits.append(row)
-        for holds, w, ids in rest:
+        for holds, w, row in rest:
             if holds(value, w):
-                hits.append(ids)
+                hits.append(row)
+        return hits
+
+    def lookup(self, value):
+        """The union of the ID sets of the rows `value` satisfies."""
+        hits = self._satisfied(value)
         if not hits:
             return _EMPTY
-        return hits[0] if len(hits) == 1 else set().union(*hits)
+        return hits[0][2] if len(hits) == 1 else set().union(*(row[2] for row in hits))
 
     def row_of(self, c):
         for i, row in enumerate(self.rows_):
@@ -204,3 +222,7 @@ class SACS:
 
     def __len__(self) -> int:
         return len(self.rows_)
+
+
+def _order(row: list):
+    return row[0]
