@@ -79,6 +79,27 @@ def _path_to(node: Node, c, sid: int) -> list[Node] | None:
     return None
 
 
+def _emptied_path(roots: list[Node], c, sid: int) -> list[Node] | None | bool:
+    """Remove `sid` from the node of constraint `c` under `roots`. Returns
+    False if no such node holds it, None if the node keeps other IDs, and
+    otherwise the path from its root to the now empty node."""
+    for root in roots:
+        path = _path_to(root, c, sid)
+        if path is not None:
+            break
+    else:
+        return False
+    path[-1].ids.discard(sid)
+    return None if path[-1].ids else path
+
+
+def _lift(path: list[Node]) -> None:
+    """The emptied last node of `path` leaves; its children join its parent."""
+    node, parent = path[-1], path[-2]
+    parent.children.remove(node)
+    parent.children.extend(node.children)
+
+
 class ConstraintForest:
     """The ACGTs of one string or bool key: roots form an antichain, kept in
     canonical order (the same rows as `structures.SACS`)."""
@@ -121,25 +142,16 @@ class ConstraintForest:
 
     def remove(self, c, sid: int) -> bool:
         """Delete `sid` from the node of constraint `c`; return False if absent."""
-        for root in self.roots:
-            path = _path_to(root, c, sid)
-            if path is not None:
-                break
-        else:
-            return False
-        node = path[-1]
-        node.ids.discard(sid)
-        if node.ids:
-            return True
+        path = _emptied_path(self.roots, c, sid)
+        if not path:
+            return path is None
         if len(path) > 1:
-            parent = path[-2]
-            parent.children.remove(node)
-            parent.children.extend(node.children)
+            _lift(path)
             root = path[0]
             if root.virtual and not self._justified(root):
                 self._uproot(root)
         else:
-            self._uproot(node)
+            self._uproot(path[0])
         return True
 
     def _uproot(self, root: Node) -> None:
@@ -176,20 +188,13 @@ class IntervalForest:
         return root
 
     def remove(self, interval, sid: int) -> bool:
-        for root in self.roots:
-            path = _path_to(root, interval, sid)
-            if path is not None:
-                break
-        else:
-            return False
-        node = path[-1]
-        node.ids.discard(sid)
-        if node.ids:
-            return True
+        """Delete `sid` from the node of `interval`; return False if absent."""
+        path = _emptied_path(self.roots, interval, sid)
+        if not path:
+            return path is None
         root = path[0]
         if len(path) > 1:
-            path[-2].children.remove(node)
-            path[-2].children.extend(node.children)
+            _lift(path)
             if not root.virtual:
                 return True
         # the root itself is gone, or a virtual root may have lost a bridge

@@ -440,6 +440,18 @@ def measure_merged(p: float, subscriptions: int, seed: int, log: Callable[[str],
 
 # -- report --------------------------------------------------------------------------
 
+def _style(axis, ylabel: str, title: str, *, ylim=(0, None), unity: bool = False) -> None:
+    """The common look of one panel: labels, grid, legend, a y range, and a line at 1 for ratios."""
+    if unity:
+        axis.axhline(1.0, color="grey", lw=0.8)
+    axis.set_ylim(*ylim)
+    axis.set_xlabel("covering probability p")
+    axis.set_ylabel(ylabel)
+    axis.set_title(title)
+    axis.grid(True, alpha=0.3)
+    axis.legend(fontsize=7)
+
+
 def _plots(rows: list[dict], out: Path) -> list[Path]:
     import matplotlib
 
@@ -457,22 +469,11 @@ def _plots(rows: list[dict], out: Path) -> list[Path]:
                                 ("summary_binary_bytes", "summary, binary (measured)", "o-"),
                                 ("summary_formula_bytes", "summary, thesis formula", "o-")):
         ax.plot(ps, [r[field] / 1000 for r in rows], style, label=label)
-    ax.set_ylim(bottom=0)
-    ax.set_xlabel("covering probability p")
-    ax.set_ylabel("kB at one broker")
-    ax.set_title(f"sizes, S={S}")
-    ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=7)
+    _style(ax, "kB at one broker", f"sizes, S={S}")
     bx.plot(ps, [r["formula_ratio"] for r in rows], "o-", label="formula: summary / S×50")
     bx.plot(ps, [r["binary_ratio"] for r in rows], "o-", label="measured: binary / JSONL")
     bx.plot(ps, [r["summary_vs_siena"] for r in rows], "^:", label="formula: summary / Siena stand-in")
-    bx.axhline(1.0, color="grey", lw=0.8)
-    bx.set_ylim(bottom=0)
-    bx.set_xlabel("covering probability p")
-    bx.set_ylabel("size ratio (below 1: summary smaller)")
-    bx.set_title("summary / raw")
-    bx.grid(True, alpha=0.3)
-    bx.legend(fontsize=7)
+    _style(bx, "size ratio (below 1: summary smaller)", "summary / raw", unity=True)
     fig.tight_layout()
     paths.append(out / "sizes.png")
     fig.savefig(paths[-1], dpi=110)
@@ -482,20 +483,10 @@ def _plots(rows: list[dict], out: Path) -> list[Path]:
     ax.plot(ps, [100 * r["fp_share"] for r in rows], "o-", label="false share of reported (event, sub) pairs")
     ax.plot(ps, [100 * r["events_with_fp_share"] for r in rows], "s--", label="events with >= 1 false positive")
     ax.plot(ps, [100 * r["covering_realized"] for r in rows], "^:", color="grey", label="realized covering share")
-    ax.set_xlabel("covering probability p")
-    ax.set_ylabel("%")
-    ax.set_ylim(0, 100)
-    ax.set_title("false positives before the owner's re-check")
-    ax.grid(True, alpha=0.3)
-    ax.legend(fontsize=7)
+    _style(ax, "%", "false positives before the owner's re-check", ylim=(0, 100))
     bx.plot(ps, [r["candidates_per_event"] for r in rows], "o-", label="summary candidates")
     bx.plot(ps, [r["matches_per_event"] for r in rows], "s--", label="true matches")
-    bx.set_xlabel("covering probability p")
-    bx.set_ylabel("subscriptions per event")
-    bx.set_ylim(bottom=0)
-    bx.set_title("candidates vs true matches")
-    bx.grid(True, alpha=0.3)
-    bx.legend(fontsize=7)
+    _style(bx, "subscriptions per event", "candidates vs true matches")
     fig.tight_layout()
     paths.append(out / "false_positives.png")
     fig.savefig(paths[-1], dpi=110)
@@ -506,21 +497,10 @@ def _plots(rows: list[dict], out: Path) -> list[Path]:
                                 ("summary_recheck_eps", "Summary.match + owner recheck", "s-"),
                                 ("indexed_eps", "indexed engine match_batch", "^--")):
         ax.plot(ps, [r[field] for r in rows], style, label=label)
-    ax.set_ylim(bottom=0)
-    ax.set_xlabel("covering probability p")
-    ax.set_ylabel("events/s")
-    ax.set_title(f"throughput, S={S}, E={rows[0]['events'] if rows else 0}, best of {rows[0]['repeat'] if rows else 0}")
-    ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=7)
+    _style(ax, "events/s", f"throughput, S={S}, E={rows[0]['events'] if rows else 0}, best of {rows[0]['repeat'] if rows else 0}")
     bx.plot(ps, [r["summary_vs_indexed"] for r in rows], "o-", label="summary / indexed")
     bx.plot(ps, [r["recheck_vs_indexed"] for r in rows], "s-", label="summary + recheck / indexed")
-    bx.axhline(1.0, color="grey", lw=0.8)
-    bx.set_ylim(bottom=0)
-    bx.set_xlabel("covering probability p")
-    bx.set_ylabel("speed relative to indexed (above 1: faster)")
-    bx.set_title("throughput ratio")
-    bx.grid(True, alpha=0.3)
-    bx.legend(fontsize=7)
+    _style(bx, "speed relative to indexed (above 1: faster)", "throughput ratio", unity=True)
     fig.tight_layout()
     paths.append(out / "throughput.png")
     fig.savefig(paths[-1], dpi=110)
