@@ -14,7 +14,7 @@ from typing import Callable
 
 import attrs
 
-from subsum.conformance import engines, examples, properties, summaries
+from subsum.conformance import engines, examples, network, properties, summaries
 from subsum.conformance.proofs import prove_all, rules_of
 
 KINDS = ("proof", "property", "stateful", "example")
@@ -202,6 +202,30 @@ SUMMARY_CLAIMS: tuple[Claim, ...] = (
 )
 
 CLAIMS = CLAIMS + SUMMARY_CLAIMS
+
+
+NM = M + "network."
+NI = "subsum.impl.network."
+NETWORK_CLAIMS: tuple[Claim, ...] = (
+    Claim("CLM-NET-1", "At all times the overlay is a forest with symmetric neighbour sets; each client is a neighbour of exactly its access broker.",
+          "seed 002 §3.2, §4.1; seed note §6.3(9)", "spec/05-network.md#clm-net-1", (NM + "overlay",), (NI + "sim.Network",),
+          (Check("stateful", "conformance.network.StrawmanUnderChurn", network.run_strawman_state_machine),)),
+    Claim("CLM-NET-2", "After quiescence every broker's table equals the ideal oracle, under any interleaving of client operations, message deliveries and overlay churn.",
+          "seed 002 §2.4; seed note §6.3(1, 7)", "spec/05-network.md#clm-net-2", (NM + "ideal_tables",), (NI + "sim.Broker",),
+          (Check("stateful", "conformance.network.StrawmanUnderChurn", network.run_strawman_state_machine),)),
+    Claim("CLM-NET-3", "In a quiescent static topology an event reaches exactly the ideal set, once each, crossing only links with a matching subscriber beyond.",
+          "seed 002 §2.5; seed note §6.3(2, 3)", "spec/05-network.md#clm-net-3", (NM + "ideal_delivery", NM + "side_of"), (NI + "sim.Broker.event_received",),
+          (Check("stateful", "conformance.network.StrawmanUnderChurn", network.run_strawman_state_machine),)),
+    Claim("CLM-NET-4", "No SUB or UNSUB is ever addressed to a client.", "seed 002 §2.2 (REDS); seed note §6.3(6)",
+          "spec/05-network.md#clm-net-4", (), (NI + "sim.Network.send",),
+          (Check("stateful", "conformance.network.StrawmanUnderChurn", network.run_strawman_state_machine),)),
+    Claim("CLM-NET-5", "The ideal tables before and after a link swap differ only on the old link and the links of the reconfiguration path.",
+          "seed 002 §3.4 Observation 3; seed note §6.3(10)", "spec/05-network.md#clm-net-5", (NM + "reconfiguration_path", NM + "ideal_tables"), (),
+          (Check("property", "conformance.network.ideal_changes_only_on_the_reconfiguration_path",
+                 lambda: properties.run_property(network.ideal_changes_only_on_the_reconfiguration_path)),)),
+)
+
+CLAIMS = CLAIMS + NETWORK_CLAIMS
 
 
 @attrs.frozen

@@ -1,0 +1,219 @@
+"""Conformance of the broker network (subsum.impl.network) with the model's
+ideal routing state (subsum.model.network): a Hypothesis state machine under
+churn, and model properties (claims CLM-NET-*, spec/05-network.md)."""
+
+from __future__ import annotations
+
+import networkx as nx
+from hypothesis import settings
+from hypothesis import strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule, run_state_machine_as_test
+
+from subsum.conformance import strategies as gen
+from subsum.conformance.properties import property_check
+from subsum.core.filters import parse_filter
+from subsum.core.types import Subscription
+from subsum.impl.network import CLIENT_BASE, Network, build
+from subsum.model import network as ref
+from subsum.model.semantics import matches
+
+#: A small pool of filters, so that subscribers of one filter meet often
+#: (the first-, second- and last-subscriber rules all fire).
+FILTERS = tuple(parse_filter(t) for t in (
+    "x > 0", "x < 2", "x = 1", 's prefix "a"', 's = "ab" and x > 0', 'b = true',
+)) + (Subscription(),)
+
+
+def model_state(net: Network):
+    graph = ref.overlay(net.brokers, net.broker_links())
+    filters = {c: frozenset(fs) for c, fs in net.client_filters.items()}
+    return graph, dict(net.clients), filters
+
+
+def check_overlay(net: Network) -> None:
+    """DEF-NET-1: the broker links form a forest; neighbour sets are symmetric;
+    every client's access broker lists it; links and neighbour sets agree."""
+    graph = ref.overlay(net.brokers, net.broker_links())  # asserts a forest
+    for b, broker in net.brokers.items():
+        for m in broker.neighbors:
+            if m >= CLIENT_BASE:
+                assert net.clients.get(m) == b, f"broker {b} lists client {m}, attached to {net.clients.get(m)}"
+            else:
+                assert b in net.brokers[m].neighbors, f"{b} lists {m} but {m} does not list {b}"
+                assert graph.has_edge(b, m), f"{b} and {m} are neighbours without a link"
+    for c, b in net.clients.items():
+        assert c in net.brokers[b].neighbors, f"client {c} is not a neighbour of its broker {b}"
+
+
+def check_tables(net: Network) -> None:
+    """CLM-NET-2: every table equals the ideal oracle."""
+    graph, access, filters = model_state(net)
+    ideal = ref.ideal_tables(graph, access, filters)
+    got = net.tables()
+    for b in sorted(ideal):
+        assert got[b] == ideal[b], f"broker {b}: missing {sorted(map(repr, ideal[b] - got[b]))[:3]}, extra {sorted(map(repr, got[b] - ideal[b]))[:3]}"
+
+
+class StrawmanUnderChurn(RuleBasedStateMachine):
+    """Clients subscribe, unsubscribe and publish; Hypothesis picks which link
+    delivers next; the overlay swaps, breaks and adds links, and brokers
+    crash, join and leave."""
+
+    @initialize(n=st.integers(2, 7), seed=st.integers(0, 2**16), data=st.data())
+    def start(self, n, seed, data):
+        parents = [data.draw(st.integers(0, i - 1)) for i in range(1, n)]
+        self.net = build([(p, i) for i, p in enumerate(parents, start=1)], n, seed=seed)
+        for b in range(n):
+            for _ in range(data.draw(st.integers(0, 2))):
+                self.net.add_client(b)
+        self.static = True  # no churn since the last quiescence
+
+    def _clients(self):
+        return sorted(self.net.clients)
+
+    @precondition(lambda self: self.net.clients)
+    @rule(data=st.data(), f=st.sampled_from(FILTERS))
+    def subscribe(self, data, f):
+        self.net.subscribe(data.draw(st.sampled_from(self._clients())), f)
+
+    @precondition(lambda self: any(self.net.client_filters.values()))
+    @rule(data=st.data())
+    def unsubscribe(self, data):
+        client = data.draw(st.sampled_from([c for c in self._clients() if self.net.client_filters[c]]))
+        f = data.draw(st.sampled_from(sorted(self.net.client_filters[client], key=repr)))
+        self.net.unsubscribe(client, f)
+
+    @precondition(lambda self: self.net.clients)
+    @rule(data=st.data())
+    def publish(self, data):
+        net = self.net
+        client = data.draw(st.sampled_from(self._clients()))
+        source = data.draw(st.sampled_from(FILTERS))
+        event = data.draw(gen.summary_event_for(source))
+        if not (net.quiescent() and self.static):
+            net.publish(client, event)  # losses and duplicates are allowed during reconfiguration
+            return
+        graph, access, filters = model_state(net)
+        eid = net.publish(client, event)
+        net.run()
+        want = ref.ideal_delivery(graph, access, filters, client, event)
+        got = net.deliveries[eid]
+        assert set(got) == want, f"event {eid}: delivered to {sorted(got)}, ideal {sorted(want)}"
+        assert all(n == 1 for n in got.values()), f"event {eid} delivered more than once: {dict(got)}"
+        for u, v in net.crossings[eid]:
+            beyond = ref.filters_at(ref.side_of(graph, u, v), access, filters)
+            assert any(matches(f, event) for f in beyond), f"event {eid} crossed {u}->{v} with no matching subscriber beyond"
+
+    @precondition(lambda self: self.net.pending_links())
+    @rule(data=st.data(), k=st.integers(1, 8))
+    def deliver(self, data, k):
+        for _ in range(k):
+            links = self.net.pending_links()
+            if not links:
+                return
+            self.net.deliver_from(data.draw(st.sampled_from(links)))
+
+    def _churn(self):
+        self.static = False
+
+    @precondition(lambda self: self.net.broker_links())
+    @rule(data=st.data(), lose=st.booleans())
+    def swap(self, data, lose):
+        net = self.net
+        a, b = data.draw(st.sampled_from(net.broker_links()))
+        net.disconnect(a, b, lose_in_flight=lose)
+        c = data.draw(st.sampled_from(sorted(net.component(a))))
+        d = data.draw(st.sampled_from(sorted(net.component(b))))
+        net.connect(c, d)
+        self._churn()
+
+    @precondition(lambda self: self.net.broker_links())
+    @rule(data=st.data(), lose=st.booleans())
+    def break_link(self, data, lose):
+        self.net.disconnect(*data.draw(st.sampled_from(self.net.broker_links())), lose_in_flight=lose)
+        self._churn()
+
+    @precondition(lambda self: len({min(self.net.component(b)) for b in self.net.brokers}) > 1)
+    @rule(data=st.data())
+    def add_link(self, data):
+        net = self.net
+        a = data.draw(st.sampled_from(sorted(net.brokers)))
+        others = sorted(set(net.brokers) - net.component(a))
+        net.connect(a, data.draw(st.sampled_from(others)))
+        self._churn()
+
+    @precondition(lambda self: len(self.net.brokers) > 1)
+    @rule(data=st.data(), graceful=st.booleans(), lose=st.booleans())
+    def crash_or_leave(self, data, graceful, lose):
+        self.net.crash(data.draw(st.sampled_from(sorted(self.net.brokers))), graceful=graceful, lose_in_flight=lose)
+        self._churn()
+
+    @precondition(lambda self: len(self.net.brokers) < 9)
+    @rule(data=st.data(), clients=st.integers(0, 2))
+    def join(self, data, clients):
+        b = self.net.join(data.draw(st.sampled_from(sorted(self.net.brokers))))
+        for _ in range(clients):
+            self.net.add_client(b)
+        self._churn()
+
+    @rule()
+    def quiesce(self):
+        self.net.run()
+        check_tables(self.net)
+        self.static = True
+
+    @invariant()
+    def overlay_is_a_forest_with_symmetric_neighbours(self):
+        check_overlay(self.net)
+
+    @invariant()
+    def no_control_message_reaches_a_client(self):
+        assert not self.net.violations, dict(self.net.violations)
+
+    def teardown(self):
+        if hasattr(self, "net"):
+            self.net.run()
+            check_tables(self.net)
+
+
+def run_strawman_state_machine() -> None:
+    run_state_machine_as_test(StrawmanUnderChurn, settings=settings(stateful_step_count=40))
+
+
+# --- model claims ----------------------------------------------------------------------------
+
+@st.composite
+def swap_cases(draw):
+    """A random tree with clients and filters, a link to break and a link that reconnects the halves."""
+    n = draw(st.integers(2, 12))
+    graph = nx.Graph()
+    graph.add_nodes_from(range(n))
+    graph.add_edges_from((draw(st.integers(0, i - 1)), i) for i in range(1, n))
+    access, filters = {}, {}
+    for c in range(CLIENT_BASE, CLIENT_BASE + draw(st.integers(0, 2 * n))):
+        access[c] = draw(st.integers(0, n - 1))
+        filters[c] = frozenset(draw(st.sets(st.sampled_from(FILTERS), max_size=2)))
+    old = draw(st.sampled_from(sorted(graph.edges)))
+    cut = graph.copy()
+    cut.remove_edge(*old)
+    left, right = nx.node_connected_component(cut, old[0]), nx.node_connected_component(cut, old[1])
+    new = (draw(st.sampled_from(sorted(left))), draw(st.sampled_from(sorted(right))))
+    return graph, access, filters, old, new
+
+
+@property_check(swap_cases())
+def ideal_changes_only_on_the_reconfiguration_path(case):
+    """CLM-NET-5: the ideal tables before and after a link swap differ only
+    in entries (u, v, p) where (u, v) is the old link or a link of the
+    reconfiguration path (seed 002 §3.4, Observation 3)."""
+    graph, access, filters, old, new = case
+    before = ref.ideal_tables(graph, access, filters)
+    after_graph = ref.swapped(graph, old, new)
+    after = ref.ideal_tables(after_graph, access, filters)
+    path = ref.reconfiguration_path(graph, old, new)
+    assert path[0] == min(old) and path[-1] == max(old) and set(new) <= set(path), (path, old, new)
+    allowed = {frozenset(old)} | {frozenset(pair) for pair in zip(path, path[1:])}
+    for u in graph.nodes:
+        for v, p in before[u] ^ after[u]:
+            if v < CLIENT_BASE:
+                assert frozenset((u, v)) in allowed, f"entry ({u}, {v}, {p}) changed off the path {path}"

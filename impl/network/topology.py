@@ -1,0 +1,131 @@
+"""Overlay topologies (spec/05-network.md, DEF-NET-1): generators and the
+edge-list reader. A topology is a list of (a, b) broker pairs over brokers
+0 .. n-1 that forms a forest; every generator here returns a tree."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+TOPOLOGIES = ("random-tree", "path", "star", "balanced")
+
+
+class TopologyError(ValueError):
+    """A topology that is not a forest, or a file that cannot be read."""
+
+
+def random_tree(n: int, rng: random.Random) -> list[tuple[int, int]]:
+    """A uniformly random recursive tree: broker i attaches to a random earlier broker."""
+    return [(rng.randrange(i), i) for i in range(1, n)]
+
+
+def path(n: int) -> list[tuple[int, int]]:
+    return [(i - 1, i) for i in range(1, n)]
+
+
+def star(n: int) -> list[tuple[int, int]]:
+    return [(0, i) for i in range(1, n)]
+
+
+def balanced(n: int, branching: int = 2) -> list[tuple[int, int]]:
+    """Broker i's parent is (i - 1) // branching: a complete `branching`-ary tree."""
+    return [((i - 1) // branching, i) for i in range(1, n)]
+
+
+def generate(kind: str, n: int, seed: int = 0) -> list[tuple[int, int]]:
+    if n < 1:
+        raise TopologyError(f"a topology needs at least one broker, got {n}")
+    if kind == "random-tree":
+        return random_tree(n, random.Random(seed))
+    if kind == "path":
+        return path(n)
+    if kind == "star":
+        return star(n)
+    if kind == "balanced":
+        return balanced(n)
+    raise TopologyError(f"unknown topology {kind!r}; expected one of {', '.join(TOPOLOGIES)} or an edge-list file")
+
+
+def check_forest(n: int, edges, where: str = "topology") -> None:
+    """Raise TopologyError unless `edges` over brokers 0..n-1 form a forest
+    (no self-loop, no repeated link, no cycle)."""
+    parent = list(range(n))
+
+    def find(x: int) -> int:
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    seen = set()
+    for a, b in edges:
+        if not (0 <= a < n and 0 <= b < n):
+            raise TopologyError(f"{where}: link ({a}, {b}) names a broker outside 0 .. {n - 1}")
+        if a == b:
+            raise TopologyError(f"{where}: link ({a}, {b}) is a self-loop")
+        if frozenset((a, b)) in seen:
+            raise TopologyError(f"{where}: link ({a}, {b}) is given twice")
+        seen.add(frozenset((a, b)))
+        ra, rb = find(a), find(b)
+        if ra == rb:
+            raise TopologyError(f"{where}: link ({a}, {b}) closes a cycle; the overlay must be a forest")
+        parent[ra] = rb
+
+
+def spanning_forest(n: int, edges) -> list[tuple[int, int]]:
+    """A breadth-first spanning forest, deterministic: roots and neighbours
+    are visited in increasing order."""
+    adjacency: dict[int, set[int]] = {i: set() for i in range(n)}
+    for a, b in edges:
+        adjacency[a].add(b)
+        adjacency[b].add(a)
+    seen, tree = set(), []
+    for root in range(n):
+        if root in seen:
+            continue
+        seen.add(root)
+        frontier = [root]
+        while frontier:
+            nxt = []
+            for u in frontier:
+                for v in sorted(adjacency[u]):
+                    if v not in seen:
+                        seen.add(v)
+                        tree.append((u, v))
+                        nxt.append(v)
+            frontier = nxt
+    return tree
+
+
+def read_edgelist(path_: str | Path) -> tuple[int, list[tuple[int, int]], int]:
+    """A networkx edge list (`a b` per line, `#` comments, extra columns
+    ignored). Node names are mapped to 0 .. n-1: integers in numeric order
+    if every name is an integer, else in order of appearance. The overlay
+    must be a forest, so a graph with cycles is reduced to its breadth-first
+    spanning forest (DEF-NET-1). Returns (n, tree edges, links dropped);
+    raises TopologyError naming the file and line."""
+    p = Path(path_)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise TopologyError(f"{p}: cannot read: {exc}") from None
+    raw = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        line = line.split("#", 1)[0].strip()
+        if not line:
+            continue
+        parts = line.split()
+        if len(parts) < 2:
+            raise TopologyError(f"{p}:{number}: expected two node names, got {line!r}")
+        if parts[0] == parts[1]:
+            raise TopologyError(f"{p}:{number}: link {parts[0]} {parts[1]} is a self-loop")
+        raw.append(tuple(parts[:2]))
+    if not raw:
+        raise TopologyError(f"{p}: the file holds no links")
+    labels = list(dict.fromkeys(x for edge in raw for x in edge))
+    if all(x.lstrip("-").isdigit() for x in labels):
+        labels.sort(key=int)
+    names = {x: i for i, x in enumerate(labels)}
+    edges = sorted({tuple(sorted((names[a], names[b]))) for a, b in raw})
+    tree = spanning_forest(len(names), edges)
+    return len(names), tree, len(edges) - len(tree)

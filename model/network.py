@@ -1,0 +1,89 @@
+"""The broker network, the reference version (spec/05-network.md).
+
+Constructed for ease of understanding rather than for speed. An overlay is
+a networkx forest of brokers; clients hang off access brokers and hold
+filters (subscriptions). The functions say what the routing state and the
+deliveries *should* be, with no messages at all: the oracle the simulator
+(`subsum.impl.network`) is checked against.
+"""
+
+from __future__ import annotations
+
+from typing import Mapping
+
+import networkx as nx
+
+from subsum.core.types import Event, Subscription
+from subsum.model.semantics import matches
+
+#: DEF-NET-2: a client is attached to one broker and holds a set of filters.
+ClientAccess = Mapping[int, int]
+ClientFilters = Mapping[int, frozenset]
+
+
+def overlay(brokers, links) -> nx.Graph:
+    """DEF-NET-1: the overlay: brokers as nodes, links as edges. It must be a forest."""
+    graph = nx.Graph()
+    graph.add_nodes_from(brokers)
+    graph.add_edges_from(links)
+    assert nx.is_forest(graph), "the overlay must be a forest"
+    return graph
+
+
+def side_of(graph: nx.Graph, u: int, v: int) -> set[int]:
+    """DEF-NET-3: v's side of the link (u, v): the brokers of the component
+    of the forest without (u, v) that contains v."""
+    assert graph.has_edge(u, v), (u, v)
+    cut = graph.copy()
+    cut.remove_edge(u, v)
+    return set(nx.node_connected_component(cut, v))
+
+
+def filters_at(brokers: set[int], access: ClientAccess, filters: ClientFilters) -> set[Subscription]:
+    """DEF-NET-3: the filters subscribed by the clients of these brokers."""
+    return {f for client, broker in access.items() if broker in brokers for f in filters.get(client, ())}
+
+
+def ideal_table(graph: nx.Graph, u: int, access: ClientAccess, filters: ClientFilters) -> set[tuple[int, Subscription]]:
+    """DEF-NET-3 (seed 002 §2.4): the quiescent subTab of broker u:
+    (v, p) for each broker neighbour v and each filter p subscribed on v's
+    side of (u, v), and (c, p) for each client c of u and each of its filters."""
+    table = {(v, p) for v in graph.neighbors(u) for p in filters_at(side_of(graph, u, v), access, filters)}
+    table |= {(c, p) for c, broker in access.items() if broker == u for p in filters.get(c, ())}
+    return table
+
+
+def ideal_tables(graph: nx.Graph, access: ClientAccess, filters: ClientFilters) -> dict[int, set]:
+    """DEF-NET-3: the ideal table of every broker."""
+    return {u: ideal_table(graph, u, access, filters) for u in graph.nodes}
+
+
+def ideal_delivery(graph: nx.Graph, access: ClientAccess, filters: ClientFilters, publisher: int, event: Event) -> set[int]:
+    """DEF-NET-4: the clients that must receive an event published by client
+    `publisher`: every other client in the publisher's tree with a filter the
+    event matches. (The publisher is the event's source, so it never gets
+    its own event back.)"""
+    tree = nx.node_connected_component(graph, access[publisher])
+    return {c for c, broker in access.items()
+            if broker in tree and c != publisher and any(matches(f, event) for f in filters.get(c, ()))}
+
+
+def reconfiguration_path(graph: nx.Graph, old: tuple[int, int], new: tuple[int, int]) -> list[int]:
+    """DEF-NET-5 (seed 002 §3.4, Observation 3): for the swap of link `old`
+    = (a, b) for `new` = (c, d), the path in the new tree from the old
+    endpoint with the smaller identifier to the other one: Path-1 from it
+    to the new link's end on its side, then Path-2 from the new link's
+    other end to the second old endpoint."""
+    after = swapped(graph, old, new)
+    a, b = sorted(old)
+    return nx.shortest_path(after, a, b)
+
+
+def swapped(graph: nx.Graph, old: tuple[int, int], new: tuple[int, int]) -> nx.Graph:
+    """DEF-NET-5: the overlay after breaking `old` and adding `new`; `new`
+    must reconnect the two halves."""
+    after = graph.copy()
+    after.remove_edge(*old)
+    assert not nx.has_path(after, *new), f"{new} does not reconnect the halves of {old}"
+    after.add_edge(*new)
+    return after

@@ -1,0 +1,90 @@
+"""The broker network's building blocks: topologies, the edge-list reader, the simulator's determinism and FIFO links."""
+
+from pathlib import Path
+
+import pytest
+
+from subsum.core.filters import parse_filter
+from subsum.core.types import Attribute, Event
+from subsum.impl.network import Network, NetworkError, TopologyError, build, generate, read_edgelist
+from subsum.impl.network.topology import check_forest
+
+SHARED = Path(__file__).resolve().parents[2] / "shared" / "data" / "cwix-us-24.edgelist"
+
+
+@pytest.mark.parametrize("kind", ["random-tree", "path", "star", "balanced"])
+def test_generators_give_trees(kind):
+    for n in (1, 2, 7, 50):
+        edges = generate(kind, n, seed=3)
+        assert len(edges) == n - 1
+        check_forest(n, edges)
+    assert generate("random-tree", 30, seed=3) == generate("random-tree", 30, seed=3)
+    assert generate("balanced", 7) == [(0, 1), (0, 2), (1, 3), (1, 4), (2, 5), (2, 6)]
+
+
+def test_unknown_topology_and_cycles_are_refused():
+    with pytest.raises(TopologyError, match="unknown topology 'ring'"):
+        generate("ring", 5)
+    with pytest.raises(TopologyError, match=r"link \(2, 0\) closes a cycle"):
+        check_forest(3, [(0, 1), (1, 2), (2, 0)])
+
+
+def test_cwix_backbone_reduces_to_a_spanning_tree():
+    if not SHARED.exists():
+        pytest.fail(f"{SHARED} is missing: CI runs with shared/ beside the project")
+    n, edges, dropped = read_edgelist(SHARED)
+    assert (n, len(edges), dropped) == (24, 23, 6)  # 29 links, 24 nodes: 6 closed cycles
+    check_forest(n, edges)
+
+
+@pytest.mark.parametrize("text,where", [
+    ("0 1\n2\n", ":2: expected two node names, got '2'"),
+    ("3 3\n", ":1: link 3 3 is a self-loop"),
+    ("# only a comment\n\n", ": the file holds no links"),
+])
+def test_bad_edgelists_name_file_and_line(tmp_path, text, where):
+    bad = tmp_path / "bad.edgelist"
+    bad.write_text(text)
+    with pytest.raises(TopologyError) as info:
+        read_edgelist(bad)
+    assert str(info.value) == f"{bad}{where}"
+
+
+def test_overlay_operations_keep_a_forest():
+    net = build([(0, 1), (1, 2)], 4)
+    with pytest.raises(NetworkError, match=r"link \(0, 2\) would close a cycle"):
+        net.connect(0, 2)
+    with pytest.raises(NetworkError, match="does not reconnect"):
+        net.swap((0, 1), (1, 2))
+    with pytest.raises(NetworkError, match=r"no link \(0, 3\) to break"):
+        net.disconnect(0, 3)
+    with pytest.raises(NetworkError, match="link delay range"):
+        Network(delay=(5.0, 1.0))
+
+
+def _run(seed):
+    net = build(generate("random-tree", 20, seed=1), 20, seed=seed, trace=True)
+    f = parse_filter("x > 0")
+    clients = [net.add_client(b) for b in range(20)]
+    for c in clients[::3]:
+        net.subscribe(c, f)
+    net.run()
+    net.publish(clients[1], Event((Attribute("x", "int", 1),)))
+    a, b = net.broker_links()[0]
+    net.disconnect(a, b)
+    net.at(net.now + 5.0, lambda: net.connect(a, b))  # a timer re-adds the link
+    net.run()
+    return net
+
+
+def test_same_seed_same_run_and_fifo_links():
+    a, b = _run(7), _run(7)
+    assert a.trace == b.trace and a.sent == b.sent and a.now == b.now
+    assert _run(8).now != a.now  # another seed, other delays
+    net = build([(0, 1)], 2, seed=5, delay=(1.0, 50.0))
+    for i in range(30):
+        net.send(0, 1, "SUB", parse_filter(f"x = {i}"))
+    arrivals = [t for t, *_ in net.links[(0, 1)]]
+    assert arrivals == sorted(arrivals)
+    net.run()
+    assert net.tables()[1] == {(0, parse_filter(f"x = {i}")) for i in range(30)}
