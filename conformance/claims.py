@@ -223,6 +223,14 @@ NETWORK_CLAIMS: tuple[Claim, ...] = (
           "seed 002 §3.4 Observation 3; seed note §6.3(10)", "spec/05-network.md#clm-net-5", (NM + "reconfiguration_path", NM + "ideal_tables"), (),
           (Check("property", "conformance.network.ideal_changes_only_on_the_reconfiguration_path",
                  lambda: properties.run_property(network.ideal_changes_only_on_the_reconfiguration_path)),)),
+    Claim("CLM-NET-6", "Every impl handler leaves the same table and sends the same messages as the model's plain handler, from the same state.",
+          "seed 002 §2.3, §3.3; derived", "spec/05-network.md#clm-net-6",
+          (NM + "on_sub", NM + "on_unsub", NM + "event_targets", NM + "on_remove_link", NM + "on_add_link"), (NI + "sim.Broker",),
+          (Check("stateful", "conformance.network.StrawmanDifferential", network.run_differential_state_machine),)),
+    Claim("CLM-NET-7", "A queued SUB from a former neighbour adds nothing; a queued UNSUB for a dropped (n, p) changes and sends nothing.",
+          "seed 002 §2.3 (REDS)", "spec/05-network.md#clm-net-7", (NM + "on_sub", NM + "on_unsub"),
+          (NI + "sim.Broker.sub_received", NI + "sim.Broker.unsub_received"),
+          (_example(network.stale_messages_from_former_neighbours_are_ignored),)),
 )
 
 CLAIMS = CLAIMS + NETWORK_CLAIMS

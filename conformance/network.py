@@ -4,6 +4,8 @@ churn, and model properties (claims CLM-NET-*, spec/05-network.md)."""
 
 from __future__ import annotations
 
+from collections import Counter
+
 import networkx as nx
 from hypothesis import settings
 from hypothesis import strategies as st
@@ -13,7 +15,7 @@ from subsum.conformance import strategies as gen
 from subsum.conformance.properties import property_check
 from subsum.core.filters import parse_filter
 from subsum.core.types import Subscription
-from subsum.impl.network import CLIENT_BASE, Network, build
+from subsum.impl.network import CLIENT_BASE, Broker, Network, build
 from subsum.model import network as ref
 from subsum.model.semantics import matches
 
@@ -59,10 +61,12 @@ class StrawmanUnderChurn(RuleBasedStateMachine):
     delivers next; the overlay swaps, breaks and adds links, and brokers
     crash, join and leave."""
 
+    broker_class = Broker
+
     @initialize(n=st.integers(2, 7), seed=st.integers(0, 2**16), data=st.data())
     def start(self, n, seed, data):
         parents = [data.draw(st.integers(0, i - 1)) for i in range(1, n)]
-        self.net = build([(p, i) for i, p in enumerate(parents, start=1)], n, seed=seed)
+        self.net = build([(p, i) for i, p in enumerate(parents, start=1)], n, seed=seed, broker_class=self.broker_class)
         for b in range(n):
             for _ in range(data.draw(st.integers(0, 2))):
                 self.net.add_client(b)
@@ -180,6 +184,67 @@ def run_strawman_state_machine() -> None:
     run_state_machine_as_test(StrawmanUnderChurn, settings=settings(stateful_step_count=40))
 
 
+# --- CLM-NET-6: every impl handler equals the model's plain handler ----------------------------
+
+def model_view(broker: Broker) -> ref.BrokerState:
+    return ref.BrokerState(broker.id, frozenset(broker.neighbors),
+                           frozenset(m for m in broker.neighbors if m >= CLIENT_BASE), frozenset(broker.entries()))
+
+
+class CheckedBroker(Broker):
+    """A broker that runs the model's handler beside each of its own, from
+    the same state, and compares the new table and the messages sent (as a
+    multiset: the handlers iterate sets)."""
+
+    def _compare(self, what: str, model_step, run) -> None:
+        want_state, want_messages = model_step(model_view(self))
+        net, sent = self.net, []
+        original = net.send
+        net.send = lambda src, dst, kind, payload: (sent.append((dst, kind, payload)), original(src, dst, kind, payload))
+        try:
+            run()
+        finally:
+            del net.send
+        got = model_view(self)
+        assert got.table == want_state.table, f"broker {self.id} {what}: table {sorted(map(repr, got.table ^ want_state.table))[:4]} differs from the model"
+        assert got.neighbors == want_state.neighbors, f"broker {self.id} {what}: neighbours differ from the model"
+        assert Counter(map(repr, sent)) == Counter(map(repr, want_messages)), \
+            f"broker {self.id} {what}: sent {sorted(map(repr, sent))}, the model sends {sorted(map(repr, want_messages))}"
+
+    def sub_received(self, n, f):
+        self._compare(f"SUB from {n}", lambda s: ref.on_sub(s, n, f), lambda: Broker.sub_received(self, n, f))
+
+    def unsub_received(self, n, f):
+        self._compare(f"UNSUB from {n}", lambda s: ref.on_unsub(s, n, f), lambda: Broker.unsub_received(self, n, f))
+
+    def remove_link_to(self, n):
+        self._compare(f"removeLinkTo({n})", lambda s: ref.on_remove_link(s, n), lambda: Broker.remove_link_to(self, n))
+
+    def add_link_to(self, n):
+        self._compare(f"addLinkTo({n})", lambda s: ref.on_add_link(s, n, n >= CLIENT_BASE), lambda: Broker.add_link_to(self, n))
+
+    def event_received(self, n, eid, event):
+        want = ref.event_targets(model_view(self), n, event)
+        net, targets = self.net, set()
+        original = net.forward_event
+        net.forward_event = lambda src, dst, e, ev: (targets.add(dst), original(src, dst, e, ev))
+        try:
+            Broker.event_received(self, n, eid, event)
+        finally:
+            del net.forward_event
+        assert targets == want, f"broker {self.id} EVENT from {n}: forwarded to {sorted(targets)}, the model to {sorted(want)}"
+
+
+class StrawmanDifferential(StrawmanUnderChurn):
+    """CLM-NET-6: the same churn, every handler checked against the model's."""
+
+    broker_class = CheckedBroker
+
+
+def run_differential_state_machine() -> None:
+    run_state_machine_as_test(StrawmanDifferential, settings=settings(stateful_step_count=40))
+
+
 # --- model claims ----------------------------------------------------------------------------
 
 @st.composite
@@ -217,3 +282,33 @@ def ideal_changes_only_on_the_reconfiguration_path(case):
         for v, p in before[u] ^ after[u]:
             if v < CLIENT_BASE:
                 assert frozenset((u, v)) in allowed, f"entry ({u}, {v}, {p}) changed off the path {path}"
+
+
+def stale_messages_from_former_neighbours_are_ignored() -> None:
+    """CLM-NET-7: a queued UNSUB for an (n, p) that removeLinkTo already
+    dropped changes nothing and sends nothing; a queued SUB from a former
+    neighbour adds nothing. Every handler is also checked against the model."""
+    p = FILTERS[0]
+    net = build([(0, 1), (1, 2)], 3, seed=0, broker_class=CheckedBroker)
+    c0, c2 = net.add_client(0), net.add_client(2)
+    net.subscribe(c0, p)
+    net.subscribe(c2, p)
+    net.run()
+    unsubs_before = net.sent["UNSUB"]
+    net.unsubscribe(c0, p)  # broker 0's last other subscriber is broker 1: UNSUB(p) to 1
+    assert net.pending_links() == [(0, 1)]
+    net.disconnect(0, 1, lose_in_flight=False)  # ... already in broker 1's inbound queue
+    net.run()  # broker 1 handles UNSUB(p) from 0, no longer a neighbour
+    assert net.sent["UNSUB"] - unsubs_before == 2, dict(net.sent)  # 0 -> 1, and 1 -> 2 on removeLinkTo(0)
+    assert net.handled["UNSUB"] - unsubs_before == 2
+    check_tables(net)
+    assert net.tables()[1] == {(2, p)} and net.tables()[2] == {(c2, p)}  # c2 still subscribes, on 1's side
+    # A SUB still queued when its link breaks adds nothing at the receiver.
+    net = build([(0, 1)], 2, seed=0, broker_class=CheckedBroker)
+    c0 = net.add_client(0)
+    net.subscribe(c0, p)
+    assert net.pending_links() == [(0, 1)]
+    net.disconnect(0, 1, lose_in_flight=False)
+    net.run()
+    assert net.handled["SUB"] == 1 and net.tables()[1] == set()
+    check_tables(net)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Mapping
 
+import attrs
 import networkx as nx
 
 from subsum.core.types import Event, Subscription
@@ -87,3 +88,86 @@ def swapped(graph: nx.Graph, old: tuple[int, int], new: tuple[int, int]) -> nx.G
     assert not nx.has_path(after, *new), f"{new} does not reconnect the halves of {old}"
     after.add_edge(*new)
     return after
+
+
+# --- DEF-NET-6, DEF-NET-7: the Strawman handlers, plainly ----------------------------------
+
+@attrs.frozen
+class BrokerState:
+    """DEF-NET-6: what one broker knows: its neighbours, which of them are
+    clients, and its table subTab as a set of (neighbour, filter) pairs."""
+
+    id: int
+    neighbors: frozenset
+    clients: frozenset
+    table: frozenset
+
+
+#: DEF-NET-6: a message a handler sends: (destination, "SUB" | "UNSUB", filter).
+Message = tuple
+
+
+def subscribers_of(state: BrokerState, p: Subscription) -> set:
+    """DEF-NET-6: the neighbours subscribed to p."""
+    return {n for n, q in state.table if q == p}
+
+
+def broker_neighbors(state: BrokerState) -> set:
+    """DEF-NET-6: the neighbours that are brokers (only they get SUB and UNSUB)."""
+    return set(state.neighbors - state.clients)
+
+
+def on_sub(state: BrokerState, n: int, p: Subscription) -> tuple[BrokerState, list[Message]]:
+    """DEF-NET-6: SUB(p) from n: the first subscriber floods it, the second
+    tells the first (if a broker), later ones send nothing."""
+    if n not in state.neighbors or (n, p) in state.table:
+        return state, []
+    before = subscribers_of(state, p)
+    after = attrs.evolve(state, table=state.table | {(n, p)})
+    if not before:
+        return after, [(m, "SUB", p) for m in broker_neighbors(state) - {n}]
+    if len(before) == 1 and before <= broker_neighbors(state):
+        return after, [(before.pop(), "SUB", p)]
+    return after, []
+
+
+def unsubscribe_from(state: BrokerState, n: int, p: Subscription) -> tuple[BrokerState, list[Message]]:
+    """DEF-NET-6 (processUnsubFrom): drop (n, p); with no subscriber left,
+    UNSUB(p) goes to every broker neighbour but n; with one left, to it (if a broker)."""
+    assert (n, p) in state.table
+    after = attrs.evolve(state, table=state.table - {(n, p)})
+    remaining = subscribers_of(after, p)
+    if not remaining:
+        return after, [(m, "UNSUB", p) for m in broker_neighbors(state) - {n}]
+    if len(remaining) == 1 and remaining <= broker_neighbors(state):
+        return after, [(remaining.pop(), "UNSUB", p)]
+    return after, []
+
+
+def on_unsub(state: BrokerState, n: int, p: Subscription) -> tuple[BrokerState, list[Message]]:
+    """DEF-NET-6: UNSUB(p) from n; an unknown (n, p) is ignored."""
+    if (n, p) not in state.table:
+        return state, []
+    return unsubscribe_from(state, n, p)
+
+
+def event_targets(state: BrokerState, n: int, event: Event) -> set:
+    """DEF-NET-6: the neighbours but n with a filter the event matches."""
+    return {m for m, p in state.table if m != n and matches(p, event)}
+
+
+def on_remove_link(state: BrokerState, n: int) -> tuple[BrokerState, list[Message]]:
+    """DEF-NET-7 (removeLinkTo): every (n, p) is an unsubscription from n; then n is no neighbour."""
+    messages: list[Message] = []
+    for p in sorted({p for m, p in state.table if m == n}, key=repr):
+        state, sent = unsubscribe_from(state, n, p)
+        messages += sent
+    return attrs.evolve(state, neighbors=state.neighbors - {n}, clients=state.clients - {n}), messages
+
+
+def on_add_link(state: BrokerState, n: int, is_client: bool) -> tuple[BrokerState, list[Message]]:
+    """DEF-NET-7 (addLinkTo): n becomes a neighbour; a broker gets SUB(p) for every distinct filter."""
+    after = attrs.evolve(state, neighbors=state.neighbors | {n}, clients=state.clients | ({n} if is_client else set()))
+    if is_client:
+        return after, []
+    return after, [(n, "SUB", p) for p in {p for m, p in state.table if m != n}]

@@ -132,11 +132,13 @@ class Broker:
 class Network:
     """The overlay, the brokers, the clients, the links in flight, and the counters."""
 
-    def __init__(self, seed: int = 0, delay: tuple[float, float] = (1.0, 10.0), trace: bool = False) -> None:
+    def __init__(self, seed: int = 0, delay: tuple[float, float] = (1.0, 10.0), trace: bool = False,
+                 broker_class: type[Broker] = Broker) -> None:
         if not 0 <= delay[0] <= delay[1]:
             raise NetworkError(f"link delay range {delay} must satisfy 0 <= low <= high")
         self.rng = random.Random(seed)
         self.delay = delay
+        self.broker_class = broker_class
         self.now = 0.0
         self.brokers: dict[int, Broker] = {}
         self.clients: dict[int, int] = {}  # client -> access broker
@@ -161,7 +163,7 @@ class Network:
         bid = max(self.brokers, default=-1) + 1 if bid is None else bid
         if bid in self.brokers or not 0 <= bid < CLIENT_BASE:
             raise NetworkError(f"broker {bid} exists already or is out of range")
-        self.brokers[bid] = Broker(bid, self)
+        self.brokers[bid] = self.broker_class(bid, self)
         return bid
 
     def add_client(self, broker: int) -> int:
