@@ -10,6 +10,8 @@
     subsum summary match --summary F --events F [--subscriptions F] [--output F]
     subsum summary stats --summary F [--json]
     subsum summary merge --out F SUMMARY...
+    subsum fuzz reconfig [--protocol strawman] [--topology T|FILE] [--brokers N] [--churn R] [--steps N] [--seed S] [--budget SEC]
+    subsum replay FILE
     subsum check-filter "price > 8.30 and symbol prefix \\"OT\\""
 
 Exit codes: 0 success, 1 a claim or proof failed, 2 bad input or usage.
@@ -473,6 +475,91 @@ def bench_summaries(out_dir, quick, subscriptions, events, repeat, seed) -> None
     if result["disagreements"]:
         err.print("[bold red]cross-checks failed:[/] " + escape("; ".join(result["disagreements"])))
         sys.exit(1)
+
+
+@main.group()
+def fuzz() -> None:
+    """Fuzzers: random schedules checked against the model; violations are saved as replay files."""
+
+
+@fuzz.command("reconfig")
+@click.option("--protocol", type=click.Choice(["strawman"]), default="strawman", show_default=True,
+              help="Reconfiguration protocol (the optimized ones come with issue 6).")
+@click.option("--topology", default="random-tree", show_default=True,
+              help="random-tree, path, star, balanced, or a networkx edge-list FILE (cycles are cut to a BFS spanning tree).")
+@click.option("--brokers", type=click.IntRange(1, 10_000), default=6, show_default=True, help="Brokers per schedule (ignored for a FILE).")
+@click.option("--subscriptions", type=click.IntRange(0), default=8, show_default=True,
+              help="About twice the clients: clients = max(1, N // 2), spread at random.")
+@click.option("--churn", type=click.FloatRange(0.0, 1.0), default=0.1, show_default=True, help="Share of operations that change the overlay.")
+@click.option("--steps", type=click.IntRange(1), default=60, show_default=True, help="Operations per schedule (then a final quiesce).")
+@click.option("--seed", type=int, default=0, show_default=True, help="Schedule i uses seed + i.")
+@click.option("--budget", type=click.FloatRange(0.1), default=30.0, show_default=True, help="Seconds to fuzz.")
+@click.option("--schedules", type=click.IntRange(1), default=None, help="Stop after this many schedules.")
+@click.option("--max-violations", type=click.IntRange(1), default=10, show_default=True, help="Stop after this many violations.")
+@click.option("--replay-dir", type=click.Path(file_okay=False), default="fuzz-replays", show_default=True, help="Where replay files go.")
+@click.option("--json", "json_path", type=click.Path(dir_okay=False), help="Write the run's summary as JSON.")
+def fuzz_reconfig(protocol, topology, brokers, subscriptions, churn, steps, seed, budget, schedules, max_violations, replay_dir, json_path):
+    """Random subscribe/unsubscribe/publish/deliver/churn schedules on the
+    broker simulator. Every handler is checked against the model's
+    (CLM-NET-6), the overlay after every operation (CLM-NET-1, 4), the
+    tables after every quiesce (CLM-NET-2), and delivery in quiescent static
+    states (CLM-NET-3). Exits 1 if any violation was found."""
+    from pathlib import Path
+
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from subsum.conformance import fuzz as fz
+    from subsum.impl.network import TopologyError
+
+    if topology not in ("random-tree", "path", "star", "balanced") and not Path(topology).is_file():
+        _fail_input(f"--topology {topology!r} is neither random-tree, path, star, balanced nor a file")
+    with Progress(TextColumn("[progress.description]{task.description}"), BarColumn(), TimeElapsedColumn(),
+                  console=err, transient=True) as bar:
+        task = bar.add_task("fuzzing", total=budget)
+
+        def progress(r):
+            bar.update(task, completed=min(r.seconds, budget),
+                       description=f"{r.schedules} schedules, {r.operations} operations, {len(r.violations)} violations")
+
+        try:
+            result = fz.fuzz(topology=topology, brokers=brokers, subscriptions=subscriptions, churn=churn, steps=steps, seed=seed,
+                             budget=budget, schedules=schedules, replay_dir=Path(replay_dir), protocol=protocol,
+                             max_violations=max_violations, progress=progress)
+        except TopologyError as exc:
+            _fail_input(str(exc))
+    rate = result.schedules / result.seconds * 60 if result.seconds else 0.0
+    out.print(f"{protocol}: {result.schedules} schedules, {result.operations} operations in {result.seconds:.1f} s "
+              f"({rate:,.0f} schedules/min); {len(result.violations)} violations", highlight=False, soft_wrap=True)
+    for path, claim in zip(result.violations, result.claims):
+        out.print(f"  {claim}: {escape(str(path))}   (subsum replay {escape(str(path))})", highlight=False, soft_wrap=True)
+    if json_path:
+        summary = {"protocol": protocol, "topology": topology, "brokers": brokers, "churn": churn, "steps": steps, "seed": seed,
+                   "schedules": result.schedules, "operations": result.operations, "seconds": round(result.seconds, 3),
+                   "schedules_per_minute": round(rate, 1), "first_violation_seconds": result.first_violation_seconds,
+                   "violations": [{"claim": c, "replay": str(p)} for p, c in zip(result.violations, result.claims)]}
+        write_lines_atomically(json_path, [json.dumps(summary, indent=2)])
+    sys.exit(1 if result.violations else 0)
+
+
+@main.command("replay")
+@click.argument("path", type=click.Path())
+def replay_cmd(path):
+    """Re-run a fuzz replay file exactly and print the violated claim (exit 1), or say it no longer fails (exit 0)."""
+    from subsum.conformance import fuzz as fz
+
+    try:
+        doc = fz.load_replay(path)
+        violation = fz.replay(path)
+    except fz.ReplayError as exc:
+        _fail_input(str(exc))
+    recorded = doc.get("violation", {})
+    if violation is None:
+        out.print(f"{escape(path)}: no violation now (recorded: {escape(str(recorded.get('claim')))} at step {recorded.get('step')})",
+                  highlight=False, soft_wrap=True)
+        sys.exit(0)
+    out.print(f"{violation.claim} violated at step {violation.step} of {len(doc['schedule'])}: {escape(violation.message)}",
+              highlight=False, soft_wrap=True)
+    sys.exit(1)
 
 
 @main.command("check-filter")

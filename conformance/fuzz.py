@@ -1,0 +1,296 @@
+"""`subsum fuzz reconfig` and `subsum replay` (spec/05-network.md, DEF-NET-8).
+
+A schedule is an explicit list of operations (JSON objects): client
+subscribe, unsubscribe and publish; `deliver` with the links chosen, in
+order; overlay swap, break, add, crash, leave and join; quiesce. Seeded
+generators draw schedules; the executor runs one on the simulator with
+every broker checked against the model's handlers (CLM-NET-6) and the
+CLM-NET checks after every operation. The first violation stops the run
+and is saved as a replay file holding the topology, the seed and the
+schedule up to the failing operation, so `subsum replay FILE` reproduces
+it exactly, whatever the generator does in later versions.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+from pathlib import Path
+from typing import Callable
+
+import attrs
+
+from subsum.conformance.network import FILTERS, CheckedBroker, check_overlay, check_tables, model_state
+from subsum.core.filters import format_filter, parse_filter
+from subsum.core.types import Attribute, Event, Subscription
+from subsum.impl.network import Network, build, generate, read_edgelist
+from subsum.model import network as ref
+from subsum.model.semantics import matches
+
+REPLAY_FORMAT = "subsum-replay"
+PROTOCOLS = ("strawman",)
+
+
+class ReplayError(ValueError):
+    """A replay file that cannot be read: `path: field 'f': message`."""
+
+
+@attrs.frozen
+class Violation:
+    claim: str
+    message: str
+    step: int
+
+
+def filter_text(f: Subscription) -> str:
+    return format_filter(f) if f.constraints else ""
+
+
+def filter_of(text: str) -> Subscription:
+    return parse_filter(text) if text else Subscription()
+
+
+# --- generating schedules --------------------------------------------------------------------
+
+def random_event(rng: random.Random) -> dict:
+    """Attributes over the names the filter pool uses, each present with probability 0.8."""
+    values = {"x": rng.choice([-1, 0, 1, 2, 3]), "s": rng.choice(["", "a", "ab", "b", "ba"]), "b": rng.choice([True, False])}
+    return {name: value for name, value in values.items() if rng.random() < 0.8}
+
+
+def next_operation(rng: random.Random, net: Network, churn: float) -> dict:
+    """One operation drawn for the current state of `net`."""
+    clients = sorted(net.clients)
+    links = net.broker_links()
+    if rng.random() < churn:
+        choices = ["swap", "break", "add", "crash", "leave", "join"]
+        op = rng.choice(choices)
+        if op == "swap" and links:
+            a, b = rng.choice(links)
+            return {"op": "swap", "old": [a, b], "pick": [rng.random(), rng.random()], "lose": rng.random() < 0.5}
+        if op == "break" and links:
+            return {"op": "break", "link": list(rng.choice(links)), "lose": rng.random() < 0.5}
+        if op == "add":
+            roots = sorted({min(net.component(b)) for b in net.brokers})
+            if len(roots) > 1:
+                a, b = rng.sample(roots, 2)
+                return {"op": "add", "link": [a, b]}
+        if op in ("crash", "leave") and len(net.brokers) > 1:
+            return {"op": op, "broker": rng.choice(sorted(net.brokers)), "lose": rng.random() < 0.5}
+        if op == "join" and net.brokers:
+            return {"op": "join", "attach": rng.choice(sorted(net.brokers)), "clients": rng.randint(0, 2)}
+    roll = rng.random()
+    if roll < 0.25 and clients:
+        return {"op": "subscribe", "client": rng.choice(clients), "filter": filter_text(rng.choice(FILTERS))}
+    if roll < 0.35:
+        holding = [c for c in clients if net.client_filters[c]]
+        if holding:
+            c = rng.choice(holding)
+            return {"op": "unsubscribe", "client": c, "filter": filter_text(rng.choice(sorted(net.client_filters[c], key=repr)))}
+    if roll < 0.5 and clients:
+        return {"op": "publish", "client": rng.choice(clients), "attributes": random_event(rng)}
+    if roll < 0.9 and net.pending_links():
+        # which link delivers next, k times: pending[choice % len(pending)] when the executor runs it
+        return {"op": "deliver", "choices": [rng.randrange(1 << 16) for _ in range(rng.randint(1, 8))]}
+    return {"op": "quiesce"}
+
+
+# --- executing schedules ------------------------------------------------------------------------
+
+class Run:
+    """One schedule on one network, checked after every operation."""
+
+    def __init__(self, topology: dict, seed: int) -> None:
+        self.topology = topology
+        self.net = build([tuple(e) for e in topology["links"]], topology["brokers"], seed=seed, broker_class=CheckedBroker)
+        for broker, count in enumerate(topology["clients"]):
+            for _ in range(count):
+                self.net.add_client(broker)
+        self.static = True
+        self.events = 0
+
+    def apply(self, op: dict) -> None:
+        net, kind = self.net, op["op"]
+        if kind == "subscribe":
+            net.subscribe(op["client"], filter_of(op["filter"]))
+        elif kind == "unsubscribe":
+            net.unsubscribe(op["client"], filter_of(op["filter"]))
+        elif kind == "publish":
+            self._publish(op)
+        elif kind == "deliver":
+            for index in op["choices"]:
+                pending = net.pending_links()
+                if pending:
+                    net.deliver_from(pending[index % len(pending)])
+        elif kind == "quiesce":
+            net.run()
+            check_tables(net)
+            self.static = True
+        else:
+            self._churn(op)
+            self.static = False
+        check_overlay(net)
+        assert not net.violations, f"control message to a client: {dict(net.violations)}"
+
+    def _churn(self, op: dict) -> None:
+        net, kind = self.net, op["op"]
+        if kind == "swap":
+            a, b = op["old"]
+            net.disconnect(a, b, lose_in_flight=op["lose"])
+            left, right = sorted(net.component(a)), sorted(net.component(b))
+            net.connect(left[int(op["pick"][0] * len(left))], right[int(op["pick"][1] * len(right))])
+        elif kind == "break":
+            net.disconnect(*op["link"], lose_in_flight=op["lose"])
+        elif kind == "add":
+            net.connect(*op["link"])
+        elif kind in ("crash", "leave"):
+            net.crash(op["broker"], graceful=kind == "leave", lose_in_flight=op["lose"])
+        elif kind == "join":
+            b = net.join(op["attach"])
+            for _ in range(op["clients"]):
+                net.add_client(b)
+        else:
+            raise ReplayError(f"unknown operation {kind!r}")
+
+    def _publish(self, op: dict) -> None:
+        net = self.net
+        event = Event(tuple(Attribute(n, {bool: "bool", int: "int", str: "string"}[type(v)], v) for n, v in op["attributes"].items()))
+        if not (net.quiescent() and self.static):
+            net.publish(op["client"], event)
+            return
+        graph, access, filters = model_state(net)
+        eid = net.publish(op["client"], event)
+        net.run()
+        want = ref.ideal_delivery(graph, access, filters, op["client"], event)
+        got = net.deliveries[eid]
+        assert set(got) == want, f"CLM-NET-3: event {eid} delivered to {sorted(got)}, ideal {sorted(want)}"
+        assert all(n == 1 for n in got.values()), f"CLM-NET-3: event {eid} delivered more than once: {dict(got)}"
+        for u, v in net.crossings[eid]:
+            beyond = ref.filters_at(ref.side_of(graph, u, v), access, filters)
+            assert any(matches(f, event) for f in beyond), f"CLM-NET-3: event {eid} crossed {u}->{v} needlessly"
+
+
+def claim_of(message: str) -> str:
+    """Which claim a failed check speaks for."""
+    if message.startswith("CLM-"):
+        return message.split(":", 1)[0]
+    if "the model sends" in message or "differs from the model" in message or "the model to" in message:
+        return "CLM-NET-6"
+    if "missing" in message and "extra" in message:
+        return "CLM-NET-2"
+    if "control message" in message:
+        return "CLM-NET-4"
+    return "CLM-NET-1"
+
+
+def execute(topology: dict, seed: int, schedule: list[dict]) -> Violation | None:
+    """Run a schedule and a final quiesce; the first violation, or None."""
+    run = Run(topology, seed)
+    for step, op in enumerate(schedule + [{"op": "quiesce"}]):
+        try:
+            run.apply(op)
+        except AssertionError as exc:
+            message = str(exc) or "assertion failed"
+            return Violation(claim_of(message), message, step)
+    return None
+
+
+@attrs.define
+class FuzzResult:
+    schedules: int = 0
+    operations: int = 0
+    violations: list = attrs.field(factory=list)  # replay file paths
+    claims: list = attrs.field(factory=list)  # the violated claim of each
+    seconds: float = 0.0
+    first_violation_seconds: float | None = None
+
+
+def make_topology(kind: str, brokers: int, seed: int, rng: random.Random, subscriptions: int) -> dict:
+    if kind in ("random-tree", "path", "star", "balanced"):
+        links = generate(kind, brokers, seed)
+    else:
+        brokers, links, _ = read_edgelist(kind)
+    clients = [0] * brokers
+    for _ in range(max(1, subscriptions // 2)):
+        clients[rng.randrange(brokers)] += 1
+    return {"kind": kind if kind in ("random-tree", "path", "star", "balanced") else str(kind), "brokers": brokers,
+            "links": [list(e) for e in links], "clients": clients}
+
+
+def fuzz(*, topology: str = "random-tree", brokers: int = 6, subscriptions: int = 8, churn: float = 0.1, steps: int = 60,
+         seed: int = 0, budget: float = 30.0, schedules: int | None = None, replay_dir: Path = Path("fuzz-replays"),
+         protocol: str = "strawman", max_violations: int = 10,
+         progress: Callable[[FuzzResult], None] | None = None) -> FuzzResult:
+    """Draw schedules (schedule i uses seed + i) until the budget is spent,
+    `schedules` ran, or `max_violations` were found; save a replay file for
+    each violation."""
+    if protocol not in PROTOCOLS:
+        raise ValueError(f"unknown protocol {protocol!r}; this version has {', '.join(PROTOCOLS)}")
+    result = FuzzResult()
+    started = time.perf_counter()
+    i = 0
+    while ((schedules is None or i < schedules) and time.perf_counter() - started < budget
+           and len(result.violations) < max_violations):
+        run_seed = seed + i
+        rng = random.Random(run_seed)
+        topo = make_topology(topology, brokers, run_seed, rng, subscriptions)
+        run = Run(topo, run_seed)
+        schedule: list[dict] = []
+        violation = None
+        for step in range(steps + 1):
+            op = next_operation(rng, run.net, churn) if step < steps else {"op": "quiesce"}
+            schedule.append(op)
+            try:
+                run.apply(op)
+            except AssertionError as exc:
+                message = str(exc) or "assertion failed"
+                violation = Violation(claim_of(message), message, step)
+                break
+        result.schedules += 1
+        result.operations += len(schedule)
+        if violation is not None:
+            result.violations.append(save_replay(replay_dir, protocol, topo, run_seed, schedule, violation))
+            result.claims.append(violation.claim)
+            if result.first_violation_seconds is None:
+                result.first_violation_seconds = time.perf_counter() - started
+        i += 1
+        if progress:
+            result.seconds = time.perf_counter() - started
+            progress(result)
+    result.seconds = time.perf_counter() - started
+    return result
+
+
+def save_replay(folder: Path, protocol: str, topology: dict, seed: int, schedule: list[dict], violation: Violation) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"replay-{protocol}-seed{seed}.json"
+    doc = {"format": REPLAY_FORMAT, "version": 1, "protocol": protocol, "seed": seed, "topology": topology,
+           "schedule": schedule, "violation": attrs.asdict(violation)}
+    path.write_text(json.dumps(doc, indent=1) + "\n")
+    return path
+
+
+def load_replay(path: Path) -> dict:
+    try:
+        doc = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ReplayError(f"{path}: cannot read: {exc}") from None
+    except json.JSONDecodeError as exc:
+        raise ReplayError(f"{path}: malformed JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
+    if not isinstance(doc, dict) or doc.get("format") != REPLAY_FORMAT:
+        raise ReplayError(f"{path}: field 'format': expected {REPLAY_FORMAT!r}")
+    for field, kind in (("seed", int), ("topology", dict), ("schedule", list), ("protocol", str)):
+        if not isinstance(doc.get(field), kind):
+            raise ReplayError(f"{path}: field '{field}': missing or not a {kind.__name__}")
+    if doc["protocol"] not in PROTOCOLS:
+        raise ReplayError(f"{path}: field 'protocol': unknown protocol {doc['protocol']!r}")
+    return doc
+
+
+def replay(path: Path) -> Violation | None:
+    doc = load_replay(path)
+    try:
+        return execute(doc["topology"], doc["seed"], doc["schedule"])
+    except (KeyError, TypeError, IndexError, ValueError) as exc:
+        raise ReplayError(f"{path}: field 'schedule': cannot run it: {exc!r}") from None
