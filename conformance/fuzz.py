@@ -190,10 +190,18 @@ def execute(topology: dict, seed: int, schedule: list[dict]) -> Violation | None
     for step, op in enumerate(schedule + [{"op": "quiesce"}]):
         try:
             run.apply(op)
-        except AssertionError as exc:
-            message = str(exc) or "assertion failed"
-            return Violation(claim_of(message), message, step)
+        except Exception as exc:  # a failed check, or the implementation crashing
+            return violation_of(exc, step)
     return None
+
+
+def violation_of(exc: Exception, step: int) -> Violation:
+    if isinstance(exc, AssertionError):
+        message = str(exc) or "assertion failed"
+        return Violation(claim_of(message), message, step)
+    if isinstance(exc, ReplayError):
+        raise exc
+    return Violation("crash", f"{type(exc).__name__}: {exc}", step)
 
 
 @attrs.define
@@ -243,9 +251,8 @@ def fuzz(*, topology: str = "random-tree", brokers: int = 6, subscriptions: int 
             schedule.append(op)
             try:
                 run.apply(op)
-            except AssertionError as exc:
-                message = str(exc) or "assertion failed"
-                violation = Violation(claim_of(message), message, step)
+            except Exception as exc:  # a failed check, or the implementation crashing
+                violation = violation_of(exc, step)
                 break
         result.schedules += 1
         result.operations += len(schedule)

@@ -6,15 +6,18 @@ spec/05-network.md).
   hangs off one access broker. Neighbour sets are symmetric.
 - Every directed link is a FIFO queue. A message sent at time t arrives at
   max(t + delay, the previous arrival on that link), the delay drawn from a
-  seeded generator. A link has an epoch: when it breaks, the messages in
+  seeded generator. When a link breaks, the messages in
   flight on it are dropped (counted in `dropped`).
 - One handler runs at a time (the simulation is sequential). `step()`
   delivers the earliest message or fires the earliest timer;
   `deliver_from(link)` delivers the head of one chosen link instead (a
   test's scheduler picks the order).
 - Filters are subscriptions (`subsum.core.types.Subscription`); filter
-  identity is equality of normalized filters. Each broker matches events
-  through an incremental `indexed` engine over its distinct filters.
+  identity is equality of normalized filters. The network keeps one
+  incremental `indexed` engine over the distinct filters of all tables and
+  matches each event against it once (cached per event, refreshed when a
+  new filter appears); a broker forwards to neighbour m iff m's filters
+  meet the matched set.
 - `trace` (optional) records subscriptions, publications and deliveries
   with their times (DEF-NET-7).
 
@@ -44,17 +47,14 @@ class Broker:
     """One broker: its neighbours and its subscription table subTab, a set of
     (neighbour, filter) pairs kept as filter -> subscribers."""
 
-    __slots__ = ("id", "net", "neighbors", "table", "engine", "fid", "filters", "_next")
+    __slots__ = ("id", "net", "neighbors", "table", "by_node")
 
     def __init__(self, bid: int, net: "Network") -> None:
         self.id = bid
         self.net = net
         self.neighbors: set[int] = set()
-        self.table: dict[Subscription, set[int]] = {}
-        self.engine = IndexedEngine(count_distinct=False)
-        self.fid: dict[Subscription, str] = {}
-        self.filters: dict[str, Subscription] = {}
-        self._next = 0
+        self.table: dict[Subscription, set[int]] = {}  # filter -> subscribers
+        self.by_node: dict[int, set[Subscription]] = {}  # subscriber -> filters (the same pairs)
 
     # --- subscription forwarding (seed 002 §2.3) ------------------------------------
     def sub_received(self, n: int, f: Subscription) -> None:
@@ -63,10 +63,8 @@ class Broker:
         subscribers = self.table.get(f)
         if subscribers is None:
             self.table[f] = {n}
-            name = f"f{self._next}"
-            self._next += 1
-            self.fid[f], self.filters[name] = name, f
-            self.engine.add(name, f)
+            self.by_node.setdefault(n, set()).add(f)
+            self.net.filter_added(f)
             send = self.net.send
             for m in self.neighbors:
                 if m != n and m < CLIENT_BASE:
@@ -77,6 +75,7 @@ class Broker:
                 if first < CLIENT_BASE:
                     self.net.send(self.id, first, "SUB", f)
             subscribers.add(n)
+            self.by_node.setdefault(n, set()).add(f)
 
     def unsub_received(self, n: int, f: Subscription) -> None:
         subscribers = self.table.get(f)
@@ -86,11 +85,13 @@ class Broker:
     def process_unsub_from(self, n: int, f: Subscription) -> None:
         subscribers = self.table[f]
         subscribers.discard(n)
+        mine = self.by_node[n]
+        mine.discard(f)
+        if not mine:
+            del self.by_node[n]
         if not subscribers:
             del self.table[f]
-            name = self.fid.pop(f)
-            del self.filters[name]
-            self.engine.remove(name)
+            self.net.filter_removed(f)
             send = self.net.send
             for m in self.neighbors:
                 if m != n and m < CLIENT_BASE:
@@ -101,19 +102,17 @@ class Broker:
                 self.net.send(self.id, last, "UNSUB", f)
 
     def event_received(self, n: int, eid: int, event: Event) -> None:
-        matched = self.engine.match_batch([event])[0]
+        matched = self.net.matching_filters(eid, event)
         if not matched:
             return
-        targets = set()
-        for name in matched:
-            targets |= self.table[self.filters[name]]
-        targets.discard(n)
-        for m in targets:
-            self.net.forward_event(self.id, m, eid, event)
+        forward = self.net.forward_event
+        for m, filters in self.by_node.items():
+            if m != n and not matched.isdisjoint(filters):
+                forward(self.id, m, eid, event)
 
     # --- Strawman reconfiguration (seed 002 §3.3) --------------------------------------
     def remove_link_to(self, n: int) -> None:
-        for f in [f for f, subs in self.table.items() if n in subs]:
+        for f in list(self.by_node.get(n, ())):
             self.process_unsub_from(n, f)
         self.neighbors.discard(n)
 
@@ -133,17 +132,18 @@ class Network:
     """The overlay, the brokers, the clients, the links in flight, and the counters."""
 
     def __init__(self, seed: int = 0, delay: tuple[float, float] = (1.0, 10.0), trace: bool = False,
-                 broker_class: type[Broker] = Broker) -> None:
+                 broker_class: type[Broker] = Broker, record_crossings: bool = True) -> None:
         if not 0 <= delay[0] <= delay[1]:
             raise NetworkError(f"link delay range {delay} must satisfy 0 <= low <= high")
         self.rng = random.Random(seed)
         self.delay = delay
         self.broker_class = broker_class
+        self.record_crossings = record_crossings  # per event, the broker links it crossed (for checks)
         self.now = 0.0
         self.brokers: dict[int, Broker] = {}
         self.clients: dict[int, int] = {}  # client -> access broker
         self.client_filters: dict[int, set[Subscription]] = {}
-        self.links: dict[tuple[int, int], deque] = {}  # directed broker link -> FIFO of (time, seq, epoch, kind, payload)
+        self.links: dict[tuple[int, int], deque] = {}  # directed broker link -> FIFO of (time, seq, unused, kind, payload)
         self.epoch: dict[frozenset, int] = {}  # live undirected link -> epoch
         self._epochs = 0
         self._heap: list = []  # (time, seq, link or None, timer callback or None)
@@ -157,6 +157,43 @@ class Network:
         self.deliveries: dict[int, Counter] = {}  # event id -> client -> count
         self.crossings: dict[int, list[tuple[int, int]]] = {}  # event id -> broker links crossed
         self.trace: list[dict] | None = [] if trace else None
+        # one engine over the distinct filters of all tables (DEF-NET-2)
+        self._engine = IndexedEngine(count_distinct=False)
+        self._filter_refs: dict[Subscription, list] = {}  # filter -> [tables holding it, engine id]
+        self._filter_ids: dict[str, Subscription] = {}
+        self._generation = 0  # bumped when a filter enters the engine
+        self._matches: dict[int, tuple[int, frozenset]] = {}  # event id -> (generation, matched filters)
+
+    # --- filters -----------------------------------------------------------------------
+    def filter_added(self, f: Subscription) -> None:
+        entry = self._filter_refs.get(f)
+        if entry is None:
+            name = f"f{len(self._filter_ids)}.{self._generation}"
+            self._filter_refs[f] = [1, name]
+            self._filter_ids[name] = f
+            self._engine.add(name, f)
+            self._generation += 1
+        else:
+            entry[0] += 1
+
+    def filter_removed(self, f: Subscription) -> None:
+        entry = self._filter_refs[f]
+        entry[0] -= 1
+        if not entry[0]:
+            del self._filter_refs[f]
+            del self._filter_ids[entry[1]]
+            self._engine.remove(entry[1])
+
+    def matching_filters(self, eid: int, event: Event) -> frozenset:
+        """The filters (of any table) the event matches, computed once per
+        event and again only after a new filter appeared."""
+        cached = self._matches.get(eid)
+        if cached is not None and cached[0] == self._generation:
+            return cached[1]
+        ids = self._filter_ids
+        matched = frozenset(ids[name] for name in self._engine.match_batch([event])[0])
+        self._matches[eid] = (self._generation, matched)
+        return matched
 
     # --- nodes and links ------------------------------------------------------------
     def add_broker(self, bid: int | None = None) -> int:
@@ -332,7 +369,7 @@ class Network:
         if queue and queue[-1][0] > t:
             t = queue[-1][0]  # FIFO: never overtake the previous message on this link
         self._seq += 1
-        queue.append((t, self._seq, self.epoch[frozenset((src, dst))], kind, payload))
+        queue.append((t, self._seq, None, kind, payload))
         heapq.heappush(self._heap, (t, self._seq, (src, dst), None))
 
     def forward_event(self, src: int, dst: int, eid: int, event: Event) -> None:
@@ -340,7 +377,8 @@ class Network:
             self.deliveries[eid][dst] += 1
             self._record("deliver", client=dst, broker=src, event=eid)
             return
-        self.crossings[eid].append((src, dst))
+        if self.record_crossings:
+            self.crossings[eid].append((src, dst))
         self.send(src, dst, "EVENT", (eid, event))
 
     def at(self, t: float, callback: Callable[[], None]) -> None:
