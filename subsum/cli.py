@@ -12,6 +12,7 @@
     subsum summary merge --out F SUMMARY...
     subsum fuzz reconfig [--protocol strawman] [--topology T|FILE] [--brokers N] [--churn R] [--steps N] [--seed S] [--budget SEC]
     subsum replay FILE
+    subsum simulate [--topology T|FILE] [--brokers N] [--subscriptions N] [--events N] [--swaps N] [--trace OUT]
     subsum check-filter "price > 8.30 and symbol prefix \\"OT\\""
 
 Exit codes: 0 success, 1 a claim or proof failed, 2 bad input or usage.
@@ -539,6 +540,51 @@ def fuzz_reconfig(protocol, topology, brokers, subscriptions, churn, steps, seed
                    "violations": [{"claim": c, "replay": str(p)} for p, c in zip(result.violations, result.claims)]}
         write_lines_atomically(json_path, [json.dumps(summary, indent=2)])
     sys.exit(1 if result.violations else 0)
+
+
+@main.command("simulate")
+@click.option("--topology", default="random-tree", show_default=True, help="random-tree, path, star, balanced, or a networkx edge-list FILE.")
+@click.option("--brokers", type=click.IntRange(1, 100_000), default=20, show_default=True, help="Brokers (ignored for a FILE).")
+@click.option("--subscriptions", type=click.IntRange(0), default=100, show_default=True, help="Subscriptions, two per client.")
+@click.option("--events", type=click.IntRange(0), default=100, show_default=True, help="Events published.")
+@click.option("--swaps", type=click.IntRange(0), default=0, show_default=True, help="Link swaps spread among the publications (Strawman).")
+@click.option("--gap", type=click.FloatRange(0.0), default=5.0, show_default=True, help="Simulated ms between a swap's break and its new link.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seeds the topology, the workload and the link delays.")
+@click.option("--trace", "trace_path", type=click.Path(dir_okay=False), help="Write the trace (spec/05-network.md DEF-NET-9) as JSONL.")
+@click.option("--json", "json_path", type=click.Path(dir_okay=False), help="Write the counters as JSON.")
+def simulate_cmd(topology, brokers, subscriptions, events, swaps, gap, seed, trace_path, json_path):
+    """Run a seeded workload on the broker simulator (subscription forwarding,
+    Strawman reconfiguration) and print the message counters."""
+    from pathlib import Path
+
+    from subsum.bench import network as bn
+    from subsum.impl.network import TopologyError
+    from subsum.impl.network.trace import write_trace
+
+    if topology not in ("random-tree", "path", "star", "balanced") and not Path(topology).is_file():
+        _fail_input(f"--topology {topology!r} is neither random-tree, path, star, balanced nor a file")
+    started = time.perf_counter()
+    try:
+        net, made = bn.simulate(topology, brokers, subscriptions, events, swaps, gap, seed, trace=trace_path is not None)
+    except TopologyError as exc:
+        _fail_input(str(exc))
+    seconds = time.perf_counter() - started
+    summary = {"brokers": len(net.brokers), "clients": len(net.clients), "events": events, "swaps": made,
+               "sent": dict(net.sent), "handled": dict(net.handled), "dropped": dict(net.dropped),
+               "deliveries": sum(sum(c.values()) for c in net.deliveries.values()),
+               "simulated_ms": round(net.now, 3), "seconds": round(seconds, 3),
+               "handled_per_second": round(sum(net.handled.values()) / seconds) if seconds else None}
+    if trace_path:
+        write_trace(net.trace, trace_path)
+        summary["trace"] = trace_path
+    if json_path:
+        write_lines_atomically(json_path, [json.dumps(summary, indent=2)])
+    table = Table(title="subsum simulate")
+    table.add_column("counter")
+    table.add_column("value", justify="right")
+    for key, value in summary.items():
+        table.add_row(escape(key), escape(json.dumps(value) if isinstance(value, dict) else str(value)))
+    out.print(table)
 
 
 @main.command("replay")

@@ -130,3 +130,30 @@ def throughput(brokers: int = 1000, subscriptions: int = 10_000, events: int = 2
             "event_messages": event_messages, "event_seconds": round(t2 - t1, 3),
             "event_msgs_per_s": round(event_messages / (t2 - t1)),
             "deliveries": sum(sum(c.values()) for c in net.deliveries.values())}
+
+
+def simulate(kind: str = "random-tree", brokers: int = 20, subscriptions: int = 100, events: int = 100, swaps: int = 0,
+             gap: float = 5.0, seed: int = 0, trace: bool = False, delay=(1.0, 10.0)) -> tuple[Network, int]:
+    """`subsum simulate`: subscriptions propagate, then events are published
+    one by one from random clients, a few messages apart, with up to `swaps`
+    link swaps spread among them (each adds its new link `gap` ms after the
+    break); finally everything runs to quiescence. Returns the network and
+    the number of swaps made."""
+    rng = random.Random(seed)
+    n, links = topology(kind, brokers, seed)
+    net = build(links, n, seed=seed, trace=trace, delay=delay)
+    clients = populate(net, rng, subscriptions)
+    net.run()
+    every = max(1, events // swaps) if swaps else None
+    made = 0
+    for i in range(events):
+        if every and i % every == 0 and made < swaps and net.broker_links():
+            a, b = rng.choice(net.broker_links())
+            net.disconnect(a, b)
+            c, d = rng.choice(sorted(net.component(a))), rng.choice(sorted(net.component(b)))
+            net.at(net.now + gap, lambda c=c, d=d: net.connect(c, d))
+            made += 1
+        net.publish(rng.choice(clients), random_event(rng))
+        net.run(max_steps=rng.randrange(1, 20))
+    net.run()
+    return net, made
