@@ -233,12 +233,12 @@ class CheckedBroker(Broker):
     def event_received(self, n, eid, event):
         want = ref.event_targets(model_view(self), n, event)
         net, targets = self.net, set()
-        original = net.forward_event
-        net.forward_event = lambda src, dst, e, ev: (targets.add(dst), original(src, dst, e, ev))
+        original = net.route_event
+        net.route_event = lambda src, dsts, e, ev: (targets.update(dsts), original(src, dsts, e, ev))
         try:
             Broker.event_received(self, n, eid, event)
         finally:
-            del net.forward_event
+            del net.route_event
         assert targets == want, f"broker {self.id} EVENT from {n}: forwarded to {sorted(targets)}, the model to {sorted(want)}"
 
 

@@ -105,10 +105,9 @@ class Broker:
         matched = self.net.matching_filters(eid, event)
         if not matched:
             return
-        forward = self.net.forward_event
-        for m, filters in self.by_node.items():
-            if m != n and not matched.isdisjoint(filters):
-                forward(self.id, m, eid, event)
+        targets = [m for m, filters in self.by_node.items() if m != n and not matched.isdisjoint(filters)]
+        if targets:
+            self.net.route_event(self.id, targets, eid, event)
 
     # --- Strawman reconfiguration (seed 002 §3.3) --------------------------------------
     def remove_link_to(self, n: int) -> None:
@@ -136,6 +135,7 @@ class Network:
         if not 0 <= delay[0] <= delay[1]:
             raise NetworkError(f"link delay range {delay} must satisfy 0 <= low <= high")
         self.rng = random.Random(seed)
+        self._random = self.rng.random
         self.delay = delay
         self.broker_class = broker_class
         self.record_crossings = record_crossings  # per event, the broker links it crossed (for checks)
@@ -163,6 +163,7 @@ class Network:
         self._filter_ids: dict[str, Subscription] = {}
         self._generation = 0  # bumped when a filter enters the engine
         self._matches: dict[int, tuple[int, frozenset]] = {}  # event id -> (generation, matched filters)
+        self._canonical: dict[Subscription, Subscription] = {}  # filter -> the one object used for it
 
     # --- filters -----------------------------------------------------------------------
     def filter_added(self, f: Subscription) -> None:
@@ -339,6 +340,7 @@ class Network:
 
     # --- clients ------------------------------------------------------------------------
     def subscribe(self, client: int, f: Subscription) -> None:
+        f = self._canonical.setdefault(f, f)  # one object per distinct filter: set lookups compare by identity
         self.client_filters[client].add(f)
         self._record("subscribe", client=client, broker=self.clients[client], filter=f)
         self.brokers[self.clients[client]].sub_received(client, f)
@@ -365,21 +367,45 @@ class Network:
         self.sent[kind] += 1
         queue = self.links[(src, dst)]
         low, high = self.delay
-        t = self.now + (low if low == high else self.rng.uniform(low, high))
+        t = self.now + low + (high - low) * self._random()  # rng.uniform(low, high), the same draws
         if queue and queue[-1][0] > t:
             t = queue[-1][0]  # FIFO: never overtake the previous message on this link
         self._seq += 1
         queue.append((t, self._seq, None, kind, payload))
         heapq.heappush(self._heap, (t, self._seq, (src, dst), None))
 
+    def route_event(self, src: int, targets: list[int], eid: int, event: Event) -> None:
+        """Broker `src` forwards event `eid` to each target: a client gets it
+        (a delivery), a broker gets an EVENT message. `send`, inlined: this
+        is the simulator's hottest path."""
+        deliveries = self.deliveries[eid]
+        crossings = self.crossings[eid] if self.record_crossings else None
+        payload = (eid, event)
+        links, heap, push, rnd = self.links, self._heap, heapq.heappush, self._random
+        low, span = self.delay[0], self.delay[1] - self.delay[0]
+        now = self.now
+        sent = 0
+        for dst in targets:
+            if dst >= CLIENT_BASE:
+                deliveries[dst] += 1
+                if self.trace is not None:
+                    self._record("deliver", client=dst, broker=src, event=eid)
+                continue
+            if crossings is not None:
+                crossings.append((src, dst))
+            queue = links[(src, dst)]
+            t = now + low + span * rnd()
+            if queue and queue[-1][0] > t:
+                t = queue[-1][0]
+            self._seq += 1
+            queue.append((t, self._seq, None, "EVENT", payload))
+            push(heap, (t, self._seq, (src, dst), None))
+            sent += 1
+        if sent:
+            self.sent["EVENT"] += sent
+
     def forward_event(self, src: int, dst: int, eid: int, event: Event) -> None:
-        if dst >= CLIENT_BASE:
-            self.deliveries[eid][dst] += 1
-            self._record("deliver", client=dst, broker=src, event=eid)
-            return
-        if self.record_crossings:
-            self.crossings[eid].append((src, dst))
-        self.send(src, dst, "EVENT", (eid, event))
+        self.route_event(src, [dst], eid, event)
 
     def at(self, t: float, callback: Callable[[], None]) -> None:
         """Run `callback` at simulated time t (a timer)."""
@@ -418,8 +444,29 @@ class Network:
 
     def run(self, max_steps: int | None = None) -> int:
         """Step until nothing is left (or `max_steps`); returns the steps taken."""
+        if max_steps is not None:
+            steps = 0
+            while steps < max_steps and self.step():
+                steps += 1
+            return steps
+        # `step()` inlined: the loop that runs a whole simulation
+        heap, links, pop, handle = self._heap, self.links, heapq.heappop, self._handle
         steps = 0
-        while (max_steps is None or steps < max_steps) and self.step():
+        while heap:
+            t, seq, link, callback = pop(heap)
+            if callback is not None:
+                if t > self.now:
+                    self.now = t
+                callback()
+                steps += 1
+                continue
+            queue = links.get(link)
+            if not queue or queue[0][1] != seq:
+                continue
+            if t > self.now:
+                self.now = t
+            _, _, _, kind, payload = queue.popleft()
+            handle(link[0], link[1], kind, payload)
             steps += 1
         return steps
 
