@@ -478,6 +478,34 @@ def bench_summaries(out_dir, quick, subscriptions, events, repeat, seed) -> None
         sys.exit(1)
 
 
+@bench.command("network")
+@click.option("--out", "out_dir", type=click.Path(file_okay=False), default="benchmarks/results/network", show_default=True,
+              help="Folder for network.csv, throughput.png, swaps.png and summary.json.")
+@click.option("--quick", is_flag=True, help="200 brokers, 2,000 subscriptions, 500 events, 100 swaps, 5 s of fuzzing per size.")
+@click.option("--brokers", type=click.IntRange(2, 100_000), default=1000, show_default=True, help="Brokers in the throughput tree.")
+@click.option("--subscriptions", type=click.IntRange(1), default=10_000, show_default=True, help="Subscriptions in the throughput tree.")
+@click.option("--events", type=click.IntRange(1), default=5000, show_default=True, help="Events routed in the throughput tree.")
+@click.option("--swaps", type=click.IntRange(1), default=1000, show_default=True,
+              help="Strawman link swaps, one at a time, on a 200-broker random tree with 1,000 subscriptions.")
+@click.option("--fuzz-budget", type=click.FloatRange(1.0), default=30.0, show_default=True,
+              help="Seconds of `subsum fuzz reconfig` per schedule size (6 and 20 brokers).")
+@click.option("--seed", type=int, default=1, show_default=True, help="Seed of every workload.")
+def bench_network(out_dir, quick, brokers, subscriptions, events, swaps, fuzz_budget, seed) -> None:
+    """The broker simulator (seed 002, issue 5): handled messages per second
+    beside a bare heapq loop, SUB/UNSUB traffic and lost events of Strawman
+    link swaps, and fuzz throughput in schedules per minute."""
+    from pathlib import Path
+
+    from subsum.bench import network as bn
+
+    result = bn.run(Path(out_dir), quick=quick, brokers=brokers, subscriptions=subscriptions, events=events, swaps=swaps,
+                    fuzz_budget=fuzz_budget, seed=seed, log=lambda m: err.print(escape(m), highlight=False, soft_wrap=True))
+    out.print(bn.markdown_table(result), markup=False, highlight=False, soft_wrap=True)
+    if any(f["violations"] for f in result["fuzz"]):
+        err.print("[bold red]the fuzzer found violations while benchmarking[/]")
+        sys.exit(1)
+
+
 @main.group()
 def fuzz() -> None:
     """Fuzzers: random schedules checked against the model; violations are saved as replay files."""

@@ -54,7 +54,9 @@ class Broker:
         self.net = net
         self.neighbors: set[int] = set()
         self.table: dict[Subscription, set[int]] = {}  # filter -> subscribers
-        self.by_node: dict[int, set[Subscription]] = {}  # subscriber -> filters (the same pairs)
+        # subscriber -> filters (the same pairs), as an insertion-ordered dict: iterating a set of
+        # filters would follow string hashes, which differ between processes (PYTHONHASHSEED)
+        self.by_node: dict[int, dict[Subscription, None]] = {}
 
     # --- subscription forwarding (seed 002 §2.3) ------------------------------------
     def sub_received(self, n: int, f: Subscription) -> None:
@@ -63,7 +65,7 @@ class Broker:
         subscribers = self.table.get(f)
         if subscribers is None:
             self.table[f] = {n}
-            self.by_node.setdefault(n, set()).add(f)
+            self.by_node.setdefault(n, {})[f] = None
             self.net.filter_added(f)
             send = self.net.send
             for m in self.neighbors:
@@ -75,7 +77,7 @@ class Broker:
                 if first < CLIENT_BASE:
                     self.net.send(self.id, first, "SUB", f)
             subscribers.add(n)
-            self.by_node.setdefault(n, set()).add(f)
+            self.by_node.setdefault(n, {})[f] = None
 
     def unsub_received(self, n: int, f: Subscription) -> None:
         subscribers = self.table.get(f)
@@ -86,7 +88,7 @@ class Broker:
         subscribers = self.table[f]
         subscribers.discard(n)
         mine = self.by_node[n]
-        mine.discard(f)
+        del mine[f]
         if not mine:
             del self.by_node[n]
         if not subscribers:
@@ -105,7 +107,7 @@ class Broker:
         matched = self.net.matching_filters(eid, event)
         if not matched:
             return
-        targets = [m for m, filters in self.by_node.items() if m != n and not matched.isdisjoint(filters)]
+        targets = [m for m, filters in self.by_node.items() if m != n and not matched.isdisjoint(filters.keys())]
         if targets:
             self.net.route_event(self.id, targets, eid, event)
 
@@ -367,7 +369,7 @@ class Network:
         self.sent[kind] += 1
         queue = self.links[(src, dst)]
         low, high = self.delay
-        t = self.now + low + (high - low) * self._random()  # rng.uniform(low, high), the same draws
+        t = self.now + (low + (high - low) * self._random())  # rng.uniform(low, high), the same floats
         if queue and queue[-1][0] > t:
             t = queue[-1][0]  # FIFO: never overtake the previous message on this link
         self._seq += 1
@@ -394,7 +396,7 @@ class Network:
             if crossings is not None:
                 crossings.append((src, dst))
             queue = links[(src, dst)]
-            t = now + low + span * rnd()
+            t = now + (low + span * rnd())
             if queue and queue[-1][0] > t:
                 t = queue[-1][0]
             self._seq += 1

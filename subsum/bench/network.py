@@ -10,10 +10,13 @@ the moment of publication (DEF-NET-4).
 
 from __future__ import annotations
 
+import heapq
 import random
 import string
 import time
 from collections import Counter
+
+from typing import Callable
 
 import attrs
 
@@ -59,6 +62,7 @@ class SwapStats:
     duplicates: int = 0
     dropped: Counter = attrs.field(factory=Counter)
     seconds: float = 0.0
+    per_swap: list = attrs.field(factory=list)  # (SUB, UNSUB, lost) of each swap
 
 
 def measure_swaps(brokers: int = 200, subscriptions: int = 1000, swaps: int = 1000, events_per_swap: int = 5,
@@ -97,6 +101,7 @@ def measure_swaps(brokers: int = 200, subscriptions: int = 1000, swaps: int = 10
         stats.swaps += 1
         stats.control.update({k: sent[k] for k in ("SUB", "UNSUB")})
         stats.dropped.update(Counter(net.dropped) - dropped_before)
+        lost_before = stats.lost
         for eid, want in published:
             got = net.deliveries[eid]
             stats.events += 1
@@ -104,13 +109,17 @@ def measure_swaps(brokers: int = 200, subscriptions: int = 1000, swaps: int = 10
             stats.delivered += len(set(got) & want)
             stats.lost += len(want - set(got))
             stats.duplicates += sum(v - 1 for v in got.values() if v > 1)
+        stats.per_swap.append((sent["SUB"], sent["UNSUB"], stats.lost - lost_before))
     stats.seconds = time.perf_counter() - started
     return stats
 
 
-def throughput(brokers: int = 1000, subscriptions: int = 10_000, events: int = 20_000, seed: int = 1) -> dict:
+def throughput(brokers: int = 1000, subscriptions: int = 10_000, events: int = 20_000, seed: int = 1,
+               interval: float | None = None) -> dict:
     """Handled messages per second on a quiescent random tree: subscription
-    propagation, then event routing, timed apart."""
+    propagation, then event routing, timed apart. With `interval` None all
+    events are published at once (a burst: every event in flight together);
+    otherwise one every `interval` simulated ms, by timers (paced)."""
     rng = random.Random(seed)
     n, links = topology("random-tree", brokers, seed)
     net = build(links, n, seed=seed, record_crossings=False)
@@ -119,17 +128,38 @@ def throughput(brokers: int = 1000, subscriptions: int = 10_000, events: int = 2
     net.run()
     t1 = time.perf_counter()
     sub_messages = sum(net.handled.values())
-    for _ in range(events):
-        net.publish(rng.choice(clients), random_event(rng))
+    for i in range(events):
+        client, event = rng.choice(clients), random_event(rng)
+        if interval is None:
+            net.publish(client, event)
+        else:
+            net.at(net.now + i * interval, lambda c=client, e=event: net.publish(c, e))
     net.run()
     t2 = time.perf_counter()
     event_messages = sum(net.handled.values()) - sub_messages
-    return {"brokers": n, "subscriptions": subscriptions, "events": events,
+    return {"brokers": n, "subscriptions": subscriptions, "events": events, "interval_ms": interval,
             "subscription_messages": sub_messages, "subscription_seconds": round(t1 - t0, 3),
             "subscription_msgs_per_s": round(sub_messages / (t1 - t0)),
             "event_messages": event_messages, "event_seconds": round(t2 - t1, 3),
             "event_msgs_per_s": round(event_messages / (t2 - t1)),
             "deliveries": sum(sum(c.values()) for c in net.deliveries.values())}
+
+
+def heapq_baseline(messages: int, in_flight: int = 1000, seed: int = 1, delay=(1.0, 10.0)) -> float:
+    """The floor any discrete-event simulator in Python pays: a bare heapq
+    loop that pops the earliest of `in_flight` pending items and pushes a
+    successor at a random delay, `messages` times, with the simulator's item
+    shape. Returns items per second."""
+    rng = random.Random(seed)
+    rnd, low, span = rng.random, delay[0], delay[1] - delay[0]
+    heap = [(low + span * rnd(), i, (0, 1), None) for i in range(in_flight)]
+    heapq.heapify(heap)
+    pop, push = heapq.heappop, heapq.heappush
+    started = time.perf_counter()
+    for i in range(in_flight, in_flight + messages):
+        t, _, link, _ = pop(heap)
+        push(heap, (t + low + span * rnd(), i, link, None))
+    return messages / (time.perf_counter() - started)
 
 
 def simulate(kind: str = "random-tree", brokers: int = 20, subscriptions: int = 100, events: int = 100, swaps: int = 0,
@@ -157,3 +187,156 @@ def simulate(kind: str = "random-tree", brokers: int = 20, subscriptions: int = 
         net.run(max_steps=rng.randrange(1, 20))
     net.run()
     return net, made
+
+
+# --- `subsum bench network` ----------------------------------------------------------------
+
+CSV_FIELDS = ("section", "name", "brokers", "subscriptions", "work", "work_unit", "seconds", "rate", "rate_unit",
+              "ratio_to_baseline")
+
+
+def run(out_dir, *, quick: bool = False, brokers: int = 1000, subscriptions: int = 10_000, events: int = 5000,
+        swap_brokers: int = 200, swap_subscriptions: int = 1000, swaps: int = 1000, fuzz_budget: float = 30.0,
+        seed: int = 1, log: Callable[[str], None] = print) -> dict:
+    """The whole network benchmark (benchmarks/README.md): simulator
+    throughput beside a bare heapq loop, Strawman link swaps, fuzz
+    throughput. Writes network.csv, throughput.png, swaps.png and
+    summary.json into out_dir; returns the summary dict."""
+    import csv
+    import json
+    import tempfile
+    from pathlib import Path
+
+    from subsum.conformance.fuzz import fuzz
+
+    if quick:
+        brokers, subscriptions, events = min(brokers, 200), min(subscriptions, 2000), min(events, 500)
+        swaps, fuzz_budget = min(swaps, 100), min(fuzz_budget, 5.0)
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    started = time.perf_counter()
+    rows: list[dict] = []
+
+    def row(section, name, b, s, work, work_unit, seconds, rate_unit, baseline=None):
+        rate = work / seconds if seconds else 0.0
+        rows.append({"section": section, "name": name, "brokers": b, "subscriptions": s, "work": work,
+                     "work_unit": work_unit, "seconds": round(seconds, 3), "rate": float(f"{rate:.6g}"),
+                     "rate_unit": rate_unit, "ratio_to_baseline": round(rate / baseline, 3) if baseline else ""})
+        return rate
+
+    log(f"throughput: {brokers} brokers, {subscriptions} subscriptions, {events} events (burst, then paced 1 ms apart)")
+    burst = throughput(brokers, subscriptions, events, seed)
+    paced = throughput(brokers, subscriptions, events, seed, interval=1.0)
+    base_messages = burst["event_messages"] or 1
+    baseline = heapq_baseline(min(base_messages, 3_000_000), seed=seed)
+    log(f"  heapq baseline {baseline:,.0f}/s; subscriptions {burst['subscription_msgs_per_s']:,}/s; "
+        f"events burst {burst['event_msgs_per_s']:,}/s, paced {paced['event_msgs_per_s']:,}/s")
+    row("throughput", "heapq baseline", "", "", min(base_messages, 3_000_000), "push+pop",
+        min(base_messages, 3_000_000) / baseline, "messages/s", baseline)
+    row("throughput", "subscription propagation", brokers, subscriptions, burst["subscription_messages"], "messages",
+        burst["subscription_seconds"], "messages/s", baseline)
+    row("throughput", "events, burst", brokers, subscriptions, burst["event_messages"], "messages",
+        burst["event_seconds"], "messages/s", baseline)
+    row("throughput", "events, paced 1 ms", brokers, subscriptions, paced["event_messages"], "messages",
+        paced["event_seconds"], "messages/s", baseline)
+
+    log(f"swaps: {swaps} Strawman link swaps on a {swap_brokers}-broker random tree, {swap_subscriptions} subscriptions")
+    stats = measure_swaps(swap_brokers, swap_subscriptions, swaps, seed=seed)
+    log(f"  {stats.control['SUB'] / stats.swaps:.1f} SUB + {stats.control['UNSUB'] / stats.swaps:.1f} UNSUB per swap; "
+        f"lost {stats.lost}/{stats.expected} deliveries; {stats.duplicates} duplicates ({stats.seconds:.1f}s)")
+    row("swaps", "SUB per swap", swap_brokers, swap_subscriptions, stats.control["SUB"], "messages", stats.swaps, "per swap")
+    row("swaps", "UNSUB per swap", swap_brokers, swap_subscriptions, stats.control["UNSUB"], "messages", stats.swaps, "per swap")
+    row("swaps", "deliveries lost", swap_brokers, swap_subscriptions, stats.lost, "deliveries", stats.expected or 1,
+        "share of ideal")
+    row("swaps", "duplicate deliveries", swap_brokers, swap_subscriptions, stats.duplicates, "deliveries",
+        stats.expected or 1, "share of ideal")
+
+    fuzz_rates = []
+    with tempfile.TemporaryDirectory() as replays:
+        for label, b, s in (("fuzz, 6 brokers", 6, 8), ("fuzz, 20 brokers", 20, 40)):
+            result = fuzz(brokers=b, subscriptions=s, seed=seed, budget=fuzz_budget, replay_dir=Path(replays))
+            rate = row("fuzz", label, b, s, result.schedules, "schedules", result.seconds / 60, "schedules/min")
+            fuzz_rates.append({"name": label, "schedules_per_min": round(rate), "violations": len(result.violations)})
+            log(f"  {label}: {rate:,.0f} schedules/min, {len(result.violations)} violations")
+
+    with open(out / "network.csv", "w", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=CSV_FIELDS)
+        writer.writeheader()
+        writer.writerows(rows)
+    plots = _plots(rows, stats, out)
+    summary = {
+        "seconds": round(time.perf_counter() - started, 1),
+        "parameters": {"brokers": brokers, "subscriptions": subscriptions, "events": events, "swap_brokers": swap_brokers,
+                       "swap_subscriptions": swap_subscriptions, "swaps": swaps, "fuzz_budget": fuzz_budget,
+                       "seed": seed, "quick": quick},
+        "throughput": {"heapq_baseline_per_s": round(baseline), "burst": burst, "paced": paced,
+                       "target_per_s": 100_000, "target_met": max(burst["event_msgs_per_s"], paced["event_msgs_per_s"]) >= 100_000},
+        "swaps": {"swaps": stats.swaps, "sub_per_swap": round(stats.control["SUB"] / stats.swaps, 1),
+                  "unsub_per_swap": round(stats.control["UNSUB"] / stats.swaps, 1), "events": stats.events,
+                  "ideal_deliveries": stats.expected, "lost": stats.lost, "duplicates": stats.duplicates,
+                  "dropped_in_flight": dict(stats.dropped), "seconds": round(stats.seconds, 1)},
+        "fuzz": fuzz_rates,
+        "files": [str(out / "network.csv"), *map(str, plots), str(out / "summary.json")],
+    }
+    (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+    log(f"wrote {', '.join(summary['files'])} in {summary['seconds']}s")
+    return summary
+
+
+def _plots(rows: list[dict], stats: SwapStats, out) -> list:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    tput = [r for r in rows if r["section"] == "throughput"]
+    fig, ax = plt.subplots(figsize=(7, 4))
+    bars = ax.bar([r["name"] for r in tput], [r["rate"] for r in tput],
+                  color=["grey"] + ["tab:blue"] * (len(tput) - 1))
+    ax.axhline(100_000, color="tab:red", linestyle="--", label="target 100,000/s")
+    for bar, r in zip(bars, tput):
+        ax.annotate(f"{r['rate']:,.0f}\n×{r['ratio_to_baseline']}", (bar.get_x() + bar.get_width() / 2, bar.get_height()),
+                    ha="center", va="bottom", fontsize=8)
+    ax.set_ylabel("handled messages per second")
+    ax.set_title(f"simulator throughput, {tput[1]['brokers']} brokers, {tput[1]['subscriptions']} subscriptions")
+    ax.legend()
+    plt.setp(ax.get_xticklabels(), rotation=12)
+    fig.tight_layout()
+    first = out / "throughput.png"
+    fig.savefig(first, dpi=120)
+    plt.close(fig)
+
+    fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4))
+    control = [s + u for s, u, _ in stats.per_swap]
+    left.hist(control, bins=40, color="tab:blue")
+    left.set_xlabel("SUB + UNSUB messages caused by one swap")
+    left.set_ylabel("swaps")
+    left.set_title(f"Strawman, {stats.swaps} swaps: mean {sum(control) / max(1, len(control)):.0f}")
+    lost = [x for _, _, x in stats.per_swap]
+    right.hist(lost, bins=40, color="tab:orange")
+    right.set_xlabel("deliveries lost during one swap")
+    right.set_title(f"lost {stats.lost} of {stats.expected} ideal deliveries")
+    fig.tight_layout()
+    second = out / "swaps.png"
+    fig.savefig(second, dpi=120)
+    plt.close(fig)
+    return [first, second]
+
+
+def markdown_table(summary: dict) -> str:
+    """The benchmark's figures as the Markdown table the issue notes quote."""
+    t, w = summary["throughput"], summary["swaps"]
+    base = t["heapq_baseline_per_s"]
+    lines = ["| measurement | figure | vs heapq baseline |", "|---|---:|---:|",
+             f"| bare heapq push+pop loop | {base:,} /s | 1.00 |"]
+    for label, key, part in (("subscription propagation", "subscription_msgs_per_s", "burst"),
+                             ("event routing, all events at once", "event_msgs_per_s", "burst"),
+                             ("event routing, one event per ms", "event_msgs_per_s", "paced")):
+        rate = t[part][key]
+        lines.append(f"| {label} ({t['burst']['brokers']} brokers, {t['burst']['subscriptions']} subs) | {rate:,} msgs/s | {rate / base:.3f} |")
+    lines += [f"| SUB per link swap ({w['swaps']} swaps) | {w['sub_per_swap']} | |",
+              f"| UNSUB per link swap | {w['unsub_per_swap']} | |",
+              f"| deliveries lost during swaps | {w['lost']:,} of {w['ideal_deliveries']:,} ({100 * w['lost'] / max(1, w['ideal_deliveries']):.2f}%) | |",
+              f"| duplicate deliveries | {w['duplicates']} | |"]
+    lines += [f"| {f['name']} | {f['schedules_per_min']:,} schedules/min | |" for f in summary["fuzz"]]
+    return "\n".join(lines)
