@@ -171,3 +171,65 @@ def on_add_link(state: BrokerState, n: int, is_client: bool) -> tuple[BrokerStat
     if is_client:
         return after, []
     return after, [(n, "SUB", p) for p in {p for m, p in state.table if m != n}]
+
+
+# --- DEF-RCF-2..5: the optimized protocols' steps, plainly (spec/06-reconfiguration.md) --------
+
+def entries_of(state: BrokerState, n: int) -> frozenset:
+    """DEF-RCF-2: the pairs (n, p) of the table."""
+    return frozenset((m, p) for m, p in state.table if m == n)
+
+
+def is_leaf_without(state: BrokerState, n: int) -> bool:
+    """DEF-RCF-2: a broker with no broker neighbour other than n."""
+    return not (broker_neighbors(state) - {n})
+
+
+def deferred_removal(state: BrokerState, n: int) -> tuple[BrokerState, frozenset]:
+    """DEF-RCF-2 (manageRemovedLink): n's pairs leave the table silently and
+    n leaves the neighbours. Returns the new state and the pairs to defer
+    (none for a leaf, which only drops them)."""
+    pairs = entries_of(state, n)
+    after = attrs.evolve(state, table=state.table - pairs, neighbors=state.neighbors - {n}, clients=state.clients - {n})
+    return after, (frozenset() if is_leaf_without(state, n) else pairs)
+
+
+def deferred_unsubscribe(state: BrokerState, n: int, p: Subscription) -> tuple[BrokerState, list[Message]]:
+    """DEF-RCF-2 (unsubTimerExpired, per waiting pair): skipped if (n, p) is
+    back in the table; otherwise (n, p) is re-inserted and unsubscribed by
+    the normal rule."""
+    if (n, p) in state.table:
+        return state, []
+    return unsubscribe_from(attrs.evolve(state, table=state.table | {(n, p)}), n, p)
+
+
+def flush_forward(state: BrokerState, m: int) -> set:
+    """DEF-RCF-3: where a FLUSH with a rid this broker holds no task for goes:
+    every broker neighbour but the sender."""
+    return broker_neighbors(state) - {m}
+
+
+def only_subscribed_by(state: BrokerState, o: int) -> frozenset:
+    """DEF-RCF-4: P, the filters whose only subscriber is o."""
+    return frozenset(p for _, p in state.table if subscribers_of(state, p) == {o})
+
+
+def announced_to(state: BrokerState, o: int) -> frozenset:
+    """DEF-RCF-5: the filters this broker had announced to o (a subscriber other than o)."""
+    return frozenset(p for m, p in state.table if m != o)
+
+
+def activation(state: BrokerState, n: int, held: frozenset) -> tuple[list[Message], frozenset]:
+    """DEF-RCF-4 (activateReceived at n1, new neighbour n): SUB(p) to n for
+    every distinct p not from n and not in P; the ones in P are held back.
+    Returns the SUBs and the held-back filters (FLUSH follows the SUBs)."""
+    distinct = {p for m, p in state.table if m != n}
+    return [(n, "SUB", p) for p in distinct - held], frozenset(distinct & held)
+
+
+def released(state: BrokerState, n: int, held: frozenset) -> list[Message]:
+    """DEF-RCF-4 (subTimerExpired): a held-back p goes to n only if a
+    neighbour other than n still subscribes it."""
+    if n not in state.neighbors:
+        return []
+    return [(n, "SUB", p) for p in held if subscribers_of(state, p) - {n}]

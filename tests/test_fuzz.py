@@ -28,7 +28,7 @@ def unknown_unsub_not_ignored(self, n, f):
     subscribers = self.table.get(f)
     if subscribers is not None:
         subscribers.add(n)
-        self.by_node.setdefault(n, {})[f] = None
+        self.by_node.setdefault(n, set()).add(f)
         self.process_unsub_from(n, f)
 
 

@@ -54,9 +54,10 @@ class Broker:
         self.net = net
         self.neighbors: set[int] = set()
         self.table: dict[Subscription, set[int]] = {}  # filter -> subscribers
-        # subscriber -> filters (the same pairs), as an insertion-ordered dict: iterating a set of
-        # filters would follow string hashes, which differ between processes (PYTHONHASHSEED)
-        self.by_node: dict[int, dict[Subscription, None]] = {}
+        # subscriber -> filters (the same pairs). Never iterate these sets where order matters:
+        # set order of filters follows string hashes, which differ between processes
+        # (PYTHONHASHSEED); iterate `table` (insertion-ordered) instead.
+        self.by_node: dict[int, set[Subscription]] = {}
 
     # --- subscription forwarding (seed 002 §2.3) ------------------------------------
     def sub_received(self, n: int, f: Subscription) -> None:
@@ -65,7 +66,7 @@ class Broker:
         subscribers = self.table.get(f)
         if subscribers is None:
             self.table[f] = {n}
-            self.by_node.setdefault(n, {})[f] = None
+            self.by_node.setdefault(n, set()).add(f)
             self.net.filter_added(f)
             send = self.net.send
             for m in self.neighbors:
@@ -77,7 +78,7 @@ class Broker:
                 if first < CLIENT_BASE:
                     self.net.send(self.id, first, "SUB", f)
             subscribers.add(n)
-            self.by_node.setdefault(n, {})[f] = None
+            self.by_node.setdefault(n, set()).add(f)
 
     def unsub_received(self, n: int, f: Subscription) -> None:
         subscribers = self.table.get(f)
@@ -88,7 +89,7 @@ class Broker:
         subscribers = self.table[f]
         subscribers.discard(n)
         mine = self.by_node[n]
-        del mine[f]
+        mine.discard(f)
         if not mine:
             del self.by_node[n]
         if not subscribers:
@@ -107,14 +108,15 @@ class Broker:
         matched = self.net.matching_filters(eid, event)
         if not matched:
             return
-        targets = [m for m, filters in self.by_node.items() if m != n and not matched.isdisjoint(filters.keys())]
+        targets = [m for m, filters in self.by_node.items() if m != n and not matched.isdisjoint(filters)]
         if targets:
             self.net.route_event(self.id, targets, eid, event)
 
     # --- Strawman reconfiguration (seed 002 §3.3) --------------------------------------
     def remove_link_to(self, n: int) -> None:
-        for f in list(self.by_node.get(n, ())):
-            self.process_unsub_from(n, f)
+        if n in self.by_node:
+            for f in [f for f, subscribers in self.table.items() if n in subscribers]:  # table order: deterministic
+                self.process_unsub_from(n, f)
         self.neighbors.discard(n)
 
     def add_link_to(self, n: int) -> None:
@@ -123,6 +125,24 @@ class Broker:
             for f, subs in self.table.items():
                 if subs != {n}:
                     self.net.send(self.id, n, "SUB", f)
+
+    # --- the overlay's notifications (seed 002 §3.2); Strawman ignores rid and replacement ---
+    def link_removed(self, n: int, rid: int | None = None, replacement: tuple | None = None) -> None:
+        """The link to n is gone. `rid` names the reconfiguration it belongs
+        to (None: an isolated break); `replacement` = (n1, n2, asymmetric)
+        is the new link that replaces it, n1 on this broker's side, with
+        `asymmetric` True when n is dead (a crash: n tells nobody)."""
+        self.remove_link_to(n)
+
+    def link_added(self, n: int, rid: int | None = None) -> None:
+        """A link to n is up; `rid` as in `link_removed` (None: an isolated add)."""
+        self.add_link_to(n)
+
+    def flush_received(self, m: int, rid: int) -> None:
+        raise NetworkError(f"broker {self.id} runs Strawman and got FLUSH({rid}) from {m}")
+
+    def activate_received(self, m: int, payload) -> None:
+        raise NetworkError(f"broker {self.id} runs Strawman and got ACTIVATE from {m}")
 
     def entries(self) -> set[tuple[int, Subscription]]:
         """subTab as a set of (neighbour, filter) pairs."""
@@ -133,9 +153,22 @@ class Network:
     """The overlay, the brokers, the clients, the links in flight, and the counters."""
 
     def __init__(self, seed: int = 0, delay: tuple[float, float] = (1.0, 10.0), trace: bool = False,
-                 broker_class: type[Broker] = Broker, record_crossings: bool = True) -> None:
+                 broker_class: type[Broker] | None = None, record_crossings: bool = True, protocol: str = "strawman",
+                 defer_timeout: float = 3000.0, sub_timeout: float = 5000.0) -> None:
         if not 0 <= delay[0] <= delay[1]:
             raise NetworkError(f"link delay range {delay} must satisfy 0 <= low <= high")
+        if not (defer_timeout >= 0 and sub_timeout >= 0):  # also refuses NaN
+            raise NetworkError(f"timeouts must be >= 0 ms, got defer {defer_timeout}, sub {sub_timeout}")
+        if broker_class is None:
+            from subsum.impl.network.protocols import broker_class_for
+
+            broker_class = broker_class_for(protocol)
+        self.protocol = protocol
+        self.defer_timeout = float(defer_timeout)  # deferred unsubscriptions (timed, notified, informed)
+        self.sub_timeout = float(sub_timeout)  # held-back subscriptions (informed)
+        self._rids = 0
+        self._timers: dict[int, tuple[float, Callable[[], None]]] = {}  # live timer id -> (time, callback)
+        self.timers_started: Counter = Counter()  # broker -> deferred-unsubscription timers it started
         self.rng = random.Random(seed)
         self._random = self.rng.random
         self.delay = delay
@@ -148,7 +181,7 @@ class Network:
         self.links: dict[tuple[int, int], deque] = {}  # directed broker link -> FIFO of (time, seq, unused, kind, payload)
         self.epoch: dict[frozenset, int] = {}  # live undirected link -> epoch
         self._epochs = 0
-        self._heap: list = []  # (time, seq, link or None, timer callback or None)
+        self._heap: list = []  # (time, seq, link or None, timer id or None)
         self._seq = 0
         self._next_client = CLIENT_BASE
         self._next_event = 0
@@ -229,8 +262,14 @@ class Network:
     def broker_links(self) -> list[tuple[int, int]]:
         return sorted(tuple(sorted(e)) for e in self.epoch)
 
-    def connect(self, a: int, b: int) -> None:
-        """Add the link (a, b) between two trees; both ends run addLinkTo."""
+    def new_rid(self) -> int:
+        """A fresh reconfiguration id."""
+        self._rids += 1
+        return self._rids
+
+    def connect(self, a: int, b: int, rid: int | None = None) -> None:
+        """Add the link (a, b) between two trees; both ends run addLinkTo
+        (`link_added`, with the reconfiguration id if it replaces a link)."""
         if a not in self.brokers or b not in self.brokers:
             raise NetworkError(f"cannot link {a} and {b}: no such broker")
         if b in self.component(a):
@@ -241,14 +280,15 @@ class Network:
             self._drop(direction)  # leftovers of an earlier, broken link between the pair
             self.links[direction] = deque()
         self._record("link", a=a, b=b, up=True)
-        self.brokers[a].add_link_to(b)
-        self.brokers[b].add_link_to(a)
+        self.brokers[a].link_added(b, rid)
+        self.brokers[b].link_added(a, rid)
 
     def _drop(self, direction: tuple[int, int]) -> None:
         for _, _, _, kind, _ in self.links.pop(direction, ()):
             self.dropped[kind] += 1
 
-    def disconnect(self, a: int, b: int, lose_in_flight: bool = True) -> None:
+    def disconnect(self, a: int, b: int, lose_in_flight: bool = True, rid: int | None = None,
+                   replacement: dict[int, tuple] | None = None) -> None:
         """Break the link (a, b); both ends run removeLinkTo. Messages in
         flight on it are lost, or, with `lose_in_flight=False`, still
         delivered: they were already in the receiver's inbound queue, and
@@ -261,41 +301,65 @@ class Network:
             if lose_in_flight or not self.links.get(direction):
                 self._drop(direction)
         self._record("link", a=a, b=b, up=False)
-        self.brokers[a].remove_link_to(b)
-        self.brokers[b].remove_link_to(a)
+        replacement = replacement or {}
+        for x, y in ((a, b), (b, a)):
+            if x in self.brokers:
+                self.brokers[x].link_removed(y, rid, replacement.get(x))
 
-    def swap(self, old: tuple[int, int], new: tuple[int, int], gap: float = 0.0, lose_in_flight: bool = True) -> None:
-        """Break `old`, then add `new` after `gap` (a link swap reconnecting the two halves)."""
-        self.disconnect(*old, lose_in_flight=lose_in_flight)
+    def swap(self, old: tuple[int, int], new: tuple[int, int], gap: float = 0.0, lose_in_flight: bool = True) -> int:
+        """Break `old`, then add `new` after `gap` (a link swap reconnecting
+        the two halves), both under one fresh reconfiguration id, which is
+        returned. Each old endpoint learns the new link as (its side's end,
+        the other end)."""
+        a, b = old
+        if frozenset(old) not in self.epoch:
+            raise NetworkError(f"there is no link {old} to swap")
         c, d = new
-        if (c in self.component(old[0])) == (d in self.component(old[0])):
+        if {c, d} - set(self.brokers):
+            raise NetworkError(f"cannot link {c} and {d}: no such broker")
+        side = self.side(a, b)
+        if (c in side) == (d in side):
             raise NetworkError(f"the new link {new} does not reconnect the two halves of {old}")
+        if d in side:
+            c, d = d, c  # c on a's side, d on b's
+        rid = self.new_rid()
+        self.disconnect(a, b, lose_in_flight=lose_in_flight, rid=rid, replacement={a: (c, d, False), b: (d, c, False)})
         if gap > 0:
-            self.at(self.now + gap, lambda: self.connect(c, d))
+            self.at(self.now + gap, lambda: self.connect(c, d, rid))
         else:
-            self.connect(c, d)
+            self.connect(c, d, rid)
+        return rid
 
-    def remove_broker(self, b: int, reattach: Callable[[int, list[int]], list[tuple[int, int]]] | None = None,
-                      lose_in_flight: bool = True) -> list[tuple[int, int]]:
-        """A broker crashes or leaves: all its links break and its clients go
-        with it. `reattach(b, neighbours)` returns the new links that repair the
-        tree (LSTree: every orphaned child finds a new parent); by default
-        none. Returns the links added."""
+    def side(self, a: int, b: int) -> set[int]:
+        """The brokers on a's side of the link (a, b): reachable from a without crossing it."""
+        seen, stack = {a}, [a]
+        while stack:
+            u = stack.pop()
+            for m in self.brokers[u].neighbors:
+                if m < CLIENT_BASE and m not in seen and not (u == a and m == b):
+                    seen.add(m)
+                    stack.append(m)
+        return seen
+
+    def remove_broker(self, b: int, lose_in_flight: bool = True,
+                      notices: dict[int, tuple[int | None, tuple | None]] | None = None) -> list[int]:
+        """A broker crashes or leaves: it is gone at once (it runs no handler
+        any more), all its links break and its clients go with it. Each
+        broker neighbour m runs `link_removed(b, *notices[m])` (by default an
+        isolated break). Returns the former broker neighbours."""
         if b not in self.brokers:
             raise NetworkError(f"no broker {b}")
-        broker = self.brokers[b]
+        broker = self.brokers.pop(b)
         neighbours = sorted(m for m in broker.neighbors if m < CLIENT_BASE)
+        notices = notices or {}
         for m in neighbours:
-            self.disconnect(b, m, lose_in_flight)
+            rid, replacement = notices.get(m, (None, None))
+            self.disconnect(b, m, lose_in_flight, rid=rid, replacement={m: replacement} if replacement else None)
         for link in [link for link in self.links if link[1] == b]:
             self._drop(link)  # b is gone and handles nothing more
         for c in sorted(m for m in broker.neighbors if m >= CLIENT_BASE):
             del self.clients[c], self.client_filters[c]
-        del self.brokers[b]
-        added = reattach(b, neighbours) if reattach else []
-        for c, d in added:
-            self.connect(c, d)
-        return added
+        return neighbours
 
     def parent_of(self, b: int) -> int | None:
         """b's parent in its tree, the tree rooted at its smallest broker (LSTree's rooted view)."""
@@ -315,22 +379,25 @@ class Network:
         """Broker b crashes (or leaves, `graceful`): all its links break and its
         clients go. LSTree repair (seed 002 §3.5.5): the link to b's parent is
         lost; each orphaned child attaches to a random broker of the parent's
-        tree (or, if b was the root, of the first child's tree). Returns the
-        association of old links to new links: ((b, child), (child, new parent))."""
-        parent = self.parent_of(b) if b in self.brokers else None
+        tree (or, if b was the root, of the first child's tree). Each child's
+        old link and new link share a fresh reconfiguration id, and the child
+        learns its replacement (child, new parent) as an asymmetric one (the
+        other old endpoint is dead). Returns the association of old links to
+        new links: ((b, child), (child, new parent))."""
+        if b not in self.brokers:
+            raise NetworkError(f"no broker {b}")
+        parent = self.parent_of(b)
         self._record("leave" if graceful else "crash", broker=b)
-
-        def reattach(_b: int, neighbours: list[int]) -> list[tuple[int, int]]:
-            children = [m for m in neighbours if m != parent]
-            anchor = parent if parent is not None else (children.pop(0) if children else None)
-            links = []
-            for child in children:
-                target = self.rng.choice(sorted(self.component(anchor)))
-                links.append((child, target))
-            return links
-
-        added = self.remove_broker(b, reattach, lose_in_flight)
-        return [((b, child), (child, target)) for child, target in added]
+        neighbours = sorted(m for m in self.brokers[b].neighbors if m < CLIENT_BASE)
+        children = [m for m in neighbours if m != parent]
+        anchor = parent if parent is not None else (children.pop(0) if children else None)
+        targets = sorted(self.side(anchor, b)) if anchor is not None else []
+        repairs = [(child, self.rng.choice(targets), self.new_rid()) for child in children]
+        notices = {child: (rid, (child, target, True)) for child, target, rid in repairs}
+        self.remove_broker(b, lose_in_flight, notices)
+        for child, target, rid in repairs:
+            self.connect(child, target, rid)
+        return [((b, child), (child, target)) for child, target, _ in repairs]
 
     def join(self, attach_to: int | None) -> int:
         """A new broker joins, linked to `attach_to` (or alone if None)."""
@@ -409,10 +476,60 @@ class Network:
     def forward_event(self, src: int, dst: int, eid: int, event: Event) -> None:
         self.route_event(src, [dst], eid, event)
 
-    def at(self, t: float, callback: Callable[[], None]) -> None:
-        """Run `callback` at simulated time t (a timer)."""
+    def send_direct(self, src: int, dst: int, kind: str, payload) -> None:
+        """An out-of-band message (ACTIVATE: REDS sends it over UDP, not over
+        the tree): its own FIFO channel (src, dst, "oob"), the same delays.
+        Lost if dst is gone when it arrives."""
+        if dst >= CLIENT_BASE:
+            self.violations[f"{kind} to a client"] += 1
+            return
+        self.sent[kind] += 1
+        if dst not in self.brokers:
+            self.dropped[kind] += 1
+            return
+        queue = self.links.setdefault((src, dst, "oob"), deque())
+        low, high = self.delay
+        t = self.now + (low + (high - low) * self._random())
+        if queue and queue[-1][0] > t:
+            t = queue[-1][0]
         self._seq += 1
-        heapq.heappush(self._heap, (t, self._seq, None, callback))
+        queue.append((t, self._seq, None, kind, payload))
+        heapq.heappush(self._heap, (t, self._seq, (src, dst, "oob"), None))
+
+    def at(self, t: float, callback: Callable[[], None], owner: int | None = None) -> int:
+        """Run `callback` at simulated time t (a timer); returns its id.
+        `owner`, a broker starting a deferred-unsubscription timer, is counted
+        in `timers_started`."""
+        self._seq += 1
+        self._timers[self._seq] = (t, callback)
+        heapq.heappush(self._heap, (t, self._seq, None, self._seq))
+        if owner is not None:
+            self.timers_started[owner] += 1
+        return self._seq
+
+    def cancel(self, timer: int) -> None:
+        """Cancel a timer (nothing if it already fired or was cancelled)."""
+        self._timers.pop(timer, None)
+
+    def pending_timers(self) -> list[int]:
+        """The live timers' ids, in firing order."""
+        return sorted(self._timers, key=lambda tid: (self._timers[tid][0], tid))
+
+    def fire(self, timer: int) -> None:
+        """Fire one timer now, whatever its time (a test's scheduler: any timeout)."""
+        _, callback = self._timers.pop(timer)
+        callback()
+
+    def drop_head(self, link: tuple) -> tuple[str, object]:
+        """Lose the head message of a link (a test's scheduler: a lost FLUSH); returns (kind, payload)."""
+        _, _, _, kind, payload = self.links[link].popleft()
+        self.dropped[kind] += 1
+        return kind, payload
+
+    def head(self, link: tuple) -> tuple[str, object]:
+        """The head message of a link, (kind, payload)."""
+        _, _, _, kind, payload = self.links[link][0]
+        return kind, payload
 
     def _handle(self, src: int, dst: int, kind: str, payload) -> None:
         self.handled[kind] += 1
@@ -423,17 +540,24 @@ class Network:
             broker.sub_received(src, payload)
         elif kind == "UNSUB":
             broker.unsub_received(src, payload)
-        else:  # pragma: no cover - later protocols
+        elif kind == "FLUSH":
+            broker.flush_received(src, payload)
+        elif kind == "ACTIVATE":
+            broker.activate_received(src, payload)
+        else:
             raise NetworkError(f"unknown message type {kind}")
 
     def step(self) -> bool:
         """Deliver the earliest message or fire the earliest timer; False when nothing is left."""
         heap = self._heap
         while heap:
-            t, seq, link, callback = heapq.heappop(heap)
-            if callback is not None:
+            t, seq, link, timer = heapq.heappop(heap)
+            if timer is not None:
+                entry = self._timers.pop(timer, None)
+                if entry is None:
+                    continue  # cancelled, or already fired by `fire`
                 self.now = max(self.now, t)
-                callback()
+                entry[1]()
                 return True
             queue = self.links.get(link)
             if not queue or queue[0][1] != seq:
@@ -452,14 +576,17 @@ class Network:
                 steps += 1
             return steps
         # `step()` inlined: the loop that runs a whole simulation
-        heap, links, pop, handle = self._heap, self.links, heapq.heappop, self._handle
+        heap, links, pop, handle, timers = self._heap, self.links, heapq.heappop, self._handle, self._timers
         steps = 0
         while heap:
-            t, seq, link, callback = pop(heap)
-            if callback is not None:
+            t, seq, link, timer = pop(heap)
+            if timer is not None:
+                entry = timers.pop(timer, None)
+                if entry is None:
+                    continue
                 if t > self.now:
                     self.now = t
-                callback()
+                entry[1]()
                 steps += 1
                 continue
             queue = links.get(link)
@@ -484,7 +611,7 @@ class Network:
         self._handle(link[0], link[1], kind, payload)
 
     def quiescent(self) -> bool:
-        return not any(self.links.values()) and not any(cb is not None for _, _, _, cb in self._heap)
+        return not self._timers and not any(self.links.values())
 
     # --- views --------------------------------------------------------------------------------
     def tables(self) -> dict[int, set[tuple[int, Subscription]]]:
