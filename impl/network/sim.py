@@ -168,6 +168,7 @@ class Network:
         self.sub_timeout = float(sub_timeout)  # held-back subscriptions (informed)
         self._rids = 0
         self._timers: dict[int, tuple[float, Callable[[], None]]] = {}  # live timer id -> (time, callback)
+        self.refused = 0  # delayed swap links that churn made impossible
         self.timers_started: Counter = Counter()  # broker -> deferred-unsubscription timers it started
         self.rng = random.Random(seed)
         self._random = self.rng.random
@@ -325,10 +326,20 @@ class Network:
         rid = self.new_rid()
         self.disconnect(a, b, lose_in_flight=lose_in_flight, rid=rid, replacement={a: (c, d, False), b: (d, c, False)})
         if gap > 0:
-            self.at(self.now + gap, lambda: self.connect(c, d, rid))
+            self.at(self.now + gap, lambda: self._late_connect(c, d, rid))
         else:
             self.connect(c, d, rid)
         return rid
+
+    def _late_connect(self, c: int, d: int, rid: int) -> None:
+        """The second half of a swap with a gap. Churn in the gap may have
+        made the link impossible (an end crashed, or the halves were joined
+        another way): then, as an LSTree candidate would refuse it, it is
+        not added, and counted in `refused`."""
+        if c in self.brokers and d in self.brokers and d not in self.component(c):
+            self.connect(c, d, rid)
+        else:
+            self.refused += 1
 
     def side(self, a: int, b: int) -> set[int]:
         """The brokers on a's side of the link (a, b): reachable from a without crossing it."""
