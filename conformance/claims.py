@@ -14,7 +14,7 @@ from typing import Callable
 
 import attrs
 
-from subsum.conformance import engines, examples, network, properties, summaries
+from subsum.conformance import engines, examples, network, properties, reconfig, summaries
 from subsum.conformance.proofs import prove_all, rules_of
 
 KINDS = ("proof", "property", "stateful", "example")
@@ -234,6 +234,49 @@ NETWORK_CLAIMS: tuple[Claim, ...] = (
 )
 
 CLAIMS = CLAIMS + NETWORK_CLAIMS
+
+
+NP = NI + "protocols."
+RCF_MACHINES = tuple(Check("stateful", f"conformance.reconfig.{m.__name__}", (lambda m=m: reconfig.run_machine(m)))
+                     for m in (reconfig.TimedUnderChurn, reconfig.NotifiedUnderChurn, reconfig.InformedUnderChurn))
+
+
+def _rcf_property(fn) -> Check:
+    return Check("property", f"conformance.reconfig.{fn.__name__}", lambda: properties.run_property(fn))
+
+
+RECONFIG_CLAIMS: tuple[Claim, ...] = (
+    Claim("CLM-RCF-1", "Every protocol converges: once all messages are delivered and all timers fired, every table equals the ideal oracle, "
+          "whatever the timeouts, under concurrent reconfigurations, lost or late FLUSH, crashes and racing client operations.",
+          "seed 002 §3.6; seed note §6.3(7)", "spec/06-reconfiguration.md#clm-rcf-1", (NM + "ideal_tables",),
+          (NP + "TimedBroker", NP + "NotifiedBroker", NP + "InformedBroker"), RCF_MACHINES),
+    Claim("CLM-RCF-2", "Deferral window (isolated swap): routes kept by the swap are never missing; once the new link's SUBs have arrived "
+          "every table holds the new ideal table; events are lost only across the cut before that.",
+          "seed note §6.3(11, 12)", "spec/06-reconfiguration.md#clm-rcf-2", (NM + "ideal_tables", NM + "swapped", NM + "ideal_delivery"),
+          (NP + "TimedBroker.manage_removed_link",), (_rcf_property(reconfig.deferral_window_keeps_every_route),)),
+    Claim("CLM-RCF-3", "Timed deferral with timeout 0 gives Strawman's tables, message counts, deliveries and message sequence on the same schedule.",
+          "seed 002 §3.5.2 (REDS); seed note §6.3(8)", "spec/06-reconfiguration.md#clm-rcf-3", (),
+          (NP + "TimedBroker",), (_rcf_property(reconfig.timed_with_timeout_zero_is_strawman),)),
+    Claim("CLM-RCF-4", "Leaf brokers never start a deferral timer.", "seed 002 §3.5.2", "spec/06-reconfiguration.md#clm-rcf-4",
+          (NM + "is_leaf_without", NM + "deferred_removal"), (NP + "TimedBroker.manage_removed_link",),
+          (_example(reconfig.leaf_brokers_start_no_timer), RCF_MACHINES[0])),
+    Claim("CLM-RCF-5", "A FLUSH with a rid the broker holds no task for is passed to every other broker neighbour, changes nothing, and the flood dies out.",
+          "seed 002 §3.5.3 (REDS); seed note §6.3(13)", "spec/06-reconfiguration.md#clm-rcf-5", (NM + "flush_forward",),
+          (NP + "NotifiedBroker.flush_received",),
+          (_rcf_property(reconfig.unknown_flush_floods_once_and_dies), _example(reconfig.late_flush_is_passed_on), RCF_MACHINES[1])),
+    Claim("CLM-RCF-6", "Informed link activation never sends SUB(p) for p in P over the new link before subTimer fires (isolated swap).",
+          "seed 002 §3.5.4; seed note §6.3(14)", "spec/06-reconfiguration.md#clm-rcf-6", (NM + "only_subscribed_by", NM + "activation"),
+          (NP + "InformedBroker.activate",), (_rcf_property(reconfig.held_back_subscriptions_wait_for_the_timer),)),
+    Claim("CLM-RCF-7", "Every protocol step (deferral, deferred UNSUBs, FLUSH pass-on, P, activation, release) equals the model's plain step.",
+          "seed 002 §3.5; derived", "spec/06-reconfiguration.md#clm-rcf-7",
+          (NM + "deferred_removal", NM + "deferred_unsubscribe", NM + "flush_forward", NM + "only_subscribed_by", NM + "announced_to",
+           NM + "activation", NM + "released"), (NP + "TimedBroker", NP + "NotifiedBroker", NP + "InformedBroker"), RCF_MACHINES),
+    Claim("CLM-RCF-8", "Strawman breaks CLM-RCF-2: its UNSUB wave deletes routes the swap keeps; the deferred protocols keep them on the same schedule.",
+          "seed 002 §3.3 Fig. 2; seed note §6.3(11)", "spec/06-reconfiguration.md#clm-rcf-8", (NM + "ideal_tables", NM + "swapped"),
+          (NI + "sim.Broker.remove_link_to",), (_example(reconfig.strawman_has_a_routing_gap),)),
+)
+
+CLAIMS = CLAIMS + RECONFIG_CLAIMS
 
 
 @attrs.frozen

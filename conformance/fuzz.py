@@ -21,13 +21,13 @@ from typing import Callable
 
 import attrs
 
-from subsum.conformance.network import FILTERS, CheckedBroker, check_overlay, check_tables, publish_and_check
+from subsum.conformance.network import FILTERS, check_overlay, check_tables, publish_and_check
 from subsum.core.filters import format_filter, parse_filter
 from subsum.core.types import Attribute, Event, Subscription
 from subsum.impl.network import Network, build, generate, read_edgelist
 
 REPLAY_FORMAT = "subsum-replay"
-PROTOCOLS = ("strawman",)
+PROTOCOLS = ("strawman", "timed", "notified", "informed")
 
 
 class ReplayError(ValueError):
@@ -62,11 +62,17 @@ def next_operation(rng: random.Random, net: Network, churn: float) -> dict:
     clients = sorted(net.clients)
     links = net.broker_links()
     if rng.random() < churn:
-        choices = ["swap", "break", "add", "crash", "leave", "join"]
+        choices = ["swap", "break", "add", "crash", "leave", "join", "relink"]
         op = rng.choice(choices)
         if op == "swap" and links:
             a, b = rng.choice(links)
-            return {"op": "swap", "old": [a, b], "pick": [rng.random(), rng.random()], "lose": rng.random() < 0.5}
+            return {"op": "swap", "old": [a, b], "pick": [rng.random(), rng.random()], "lose": rng.random() < 0.5,
+                    "gap": rng.choice([0.0, 0.0, 3.0])}
+        if op == "relink":
+            roots = {b: min(net.component(b)) for b in net.brokers}
+            pairs = [[a, b] for a, b in links_broken(net) if a in roots and b in roots and roots[a] != roots[b]]
+            if pairs:
+                return {"op": "add", "link": rng.choice(pairs)}
         if op == "break" and links:
             return {"op": "break", "link": list(rng.choice(links)), "lose": rng.random() < 0.5}
         if op == "add":
@@ -91,17 +97,36 @@ def next_operation(rng: random.Random, net: Network, churn: float) -> dict:
     if roll < 0.9 and net.pending_links():
         # which link delivers next, k times: pending[choice % len(pending)] when the executor runs it
         return {"op": "deliver", "choices": [rng.randrange(1 << 16) for _ in range(rng.randint(1, 8))]}
+    if roll < 0.94 and net.pending_timers():
+        # a timer fires now, whatever its timeout: timers[choice % len(timers)]
+        return {"op": "fire", "choice": rng.randrange(1 << 16)}
+    if roll < 0.96 and any(net.head(link)[0] == "FLUSH" for link in net.pending_links()):
+        return {"op": "lose-flush", "choice": rng.randrange(1 << 16)}
     return {"op": "quiesce"}
+
+
+def links_broken(net: Network) -> list[tuple[int, int]]:
+    """Broker pairs whose link broke (from the trace of `link` records), latest first."""
+    return getattr(net, "broken_pairs", [])
 
 
 # --- executing schedules ------------------------------------------------------------------------
 
 class Run:
-    """One schedule on one network, checked after every operation."""
+    """One schedule on one network under one protocol, checked after every
+    operation; with `checked`, every broker step is also compared with the
+    model's (CLM-NET-6, CLM-RCF-4, 5, 7)."""
 
-    def __init__(self, topology: dict, seed: int) -> None:
+    def __init__(self, topology: dict, seed: int, protocol: str = "strawman", defer_timeout: float = 3000.0,
+                 sub_timeout: float = 5000.0, checked: bool = True) -> None:
+        from subsum.conformance.reconfig import checked_class
+
         self.topology = topology
-        self.net = build([tuple(e) for e in topology["links"]], topology["brokers"], seed=seed, broker_class=CheckedBroker)
+        self.protocol = protocol
+        self.net = build([tuple(e) for e in topology["links"]], topology["brokers"], seed=seed, protocol=protocol,
+                         broker_class=checked_class(protocol) if checked else None,
+                         defer_timeout=defer_timeout, sub_timeout=sub_timeout)
+        self.net.broken_pairs = []
         for broker, count in enumerate(topology["clients"]):
             for _ in range(count):
                 self.net.add_client(broker)
@@ -123,8 +148,22 @@ class Run:
                     net.deliver_from(pending[index % len(pending)])
         elif kind == "quiesce":
             net.run()
-            check_tables(net)
+            try:
+                check_tables(net)
+            except AssertionError as exc:
+                if self.protocol == "strawman":
+                    raise
+                raise AssertionError(f"CLM-RCF-1: {exc}") from None
             self.static = True
+        elif kind == "fire":
+            timers = net.pending_timers()
+            if timers:
+                net.fire(timers[op["choice"] % len(timers)])
+        elif kind == "lose-flush":
+            flushes = [link for link in net.pending_links() if net.head(link)[0] == "FLUSH"]
+            if flushes:
+                net.drop_head(flushes[op["choice"] % len(flushes)])
+                self.static = False
         else:
             self._churn(op)
             self.static = False
@@ -135,11 +174,13 @@ class Run:
         net, kind = self.net, op["op"]
         if kind == "swap":
             a, b = op["old"]
-            net.disconnect(a, b, lose_in_flight=op["lose"])
-            left, right = sorted(net.component(a)), sorted(net.component(b))
-            net.connect(left[int(op["pick"][0] * len(left))], right[int(op["pick"][1] * len(right))])
+            left, right = sorted(net.side(a, b)), sorted(net.side(b, a))
+            net.swap((a, b), (left[int(op["pick"][0] * len(left))], right[int(op["pick"][1] * len(right))]),
+                     gap=op.get("gap", 0.0), lose_in_flight=op["lose"])
+            net.broken_pairs.insert(0, (a, b))
         elif kind == "break":
             net.disconnect(*op["link"], lose_in_flight=op["lose"])
+            net.broken_pairs.insert(0, tuple(op["link"]))
         elif kind == "add":
             net.connect(*op["link"])
         elif kind in ("crash", "leave"):
@@ -170,9 +211,10 @@ def claim_of(message: str) -> str:
     return "CLM-NET-1"
 
 
-def execute(topology: dict, seed: int, schedule: list[dict]) -> Violation | None:
+def execute(topology: dict, seed: int, schedule: list[dict], protocol: str = "strawman", defer_timeout: float = 3000.0,
+            sub_timeout: float = 5000.0) -> Violation | None:
     """Run a schedule and a final quiesce; the first violation, or None."""
-    run = Run(topology, seed)
+    run = Run(topology, seed, protocol, defer_timeout, sub_timeout)
     for step, op in enumerate(schedule + [{"op": "quiesce"}]):
         try:
             run.apply(op)
@@ -212,13 +254,40 @@ def make_topology(kind: str, brokers: int, seed: int, rng: random.Random, subscr
             "links": [list(e) for e in links], "clients": clients}
 
 
+def initial_operations(rng: random.Random, net: Network) -> list[dict]:
+    """Every client subscribes to 0-2 filters of the pool, then quiesce: the
+    reconfigurations that follow have routes to move."""
+    ops = [{"op": "subscribe", "client": c, "filter": filter_text(f)}
+           for c in sorted(net.clients) for f in rng.sample(FILTERS, rng.randint(0, 2))]
+    return ops + [{"op": "quiesce"}]
+
+
+def draw_schedule(seed: int, *, topology: str = "random-tree", brokers: int = 6, subscriptions: int = 8,
+                  churn: float = 0.1, steps: int = 60) -> tuple[dict, list[dict]]:
+    """The schedule `fuzz` draws for `seed`, generated on an unchecked
+    Strawman run (to run it again under other protocols)."""
+    rng = random.Random(seed)
+    topo = make_topology(topology, brokers, seed, rng, subscriptions)
+    run = Run(topo, seed, checked=False)
+    schedule = []
+    for op in initial_operations(rng, run.net):
+        schedule.append(op)
+        run.apply(op)
+    for _ in range(steps):
+        op = next_operation(rng, run.net, churn)
+        schedule.append(op)
+        run.apply(op)
+    return topo, schedule
+
+
 def fuzz(*, topology: str = "random-tree", brokers: int = 6, subscriptions: int = 8, churn: float = 0.1, steps: int = 60,
          seed: int = 0, budget: float = 30.0, schedules: int | None = None, replay_dir: Path = Path("fuzz-replays"),
-         protocol: str = "strawman", max_violations: int = 10,
+         protocol: str = "strawman", defer_timeout: float = 3000.0, sub_timeout: float = 5000.0, max_violations: int = 10,
          progress: Callable[[FuzzResult], None] | None = None) -> FuzzResult:
     """Draw schedules (schedule i uses seed + i) until the budget is spent,
     `schedules` ran, or `max_violations` were found; save a replay file for
-    each violation."""
+    each violation. Each schedule starts with every client subscribing
+    (`initial_operations`)."""
     if protocol not in PROTOCOLS:
         raise ValueError(f"unknown protocol {protocol!r}; this version has {', '.join(PROTOCOLS)}")
     result = FuzzResult()
@@ -229,11 +298,15 @@ def fuzz(*, topology: str = "random-tree", brokers: int = 6, subscriptions: int 
         run_seed = seed + i
         rng = random.Random(run_seed)
         topo = make_topology(topology, brokers, run_seed, rng, subscriptions)
-        run = Run(topo, run_seed)
+        run = Run(topo, run_seed, protocol, defer_timeout, sub_timeout)
         schedule: list[dict] = []
         violation = None
-        for step in range(steps + 1):
-            op = next_operation(rng, run.net, churn) if step < steps else {"op": "quiesce"}
+        opening = initial_operations(rng, run.net)
+        for step in range(len(opening) + steps + 1):
+            if step < len(opening):
+                op = opening[step]
+            else:
+                op = next_operation(rng, run.net, churn) if step < len(opening) + steps else {"op": "quiesce"}
             schedule.append(op)
             try:
                 run.apply(op)
@@ -243,7 +316,8 @@ def fuzz(*, topology: str = "random-tree", brokers: int = 6, subscriptions: int 
         result.schedules += 1
         result.operations += len(schedule)
         if violation is not None:
-            result.violations.append(save_replay(replay_dir, protocol, topo, run_seed, schedule, violation))
+            result.violations.append(save_replay(replay_dir, protocol, topo, run_seed, schedule, violation,
+                                                 defer_timeout, sub_timeout))
             result.claims.append(violation.claim)
             if result.first_violation_seconds is None:
                 result.first_violation_seconds = time.perf_counter() - started
@@ -255,10 +329,12 @@ def fuzz(*, topology: str = "random-tree", brokers: int = 6, subscriptions: int 
     return result
 
 
-def save_replay(folder: Path, protocol: str, topology: dict, seed: int, schedule: list[dict], violation: Violation) -> Path:
+def save_replay(folder: Path, protocol: str, topology: dict, seed: int, schedule: list[dict], violation: Violation,
+                defer_timeout: float = 3000.0, sub_timeout: float = 5000.0) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"replay-{protocol}-seed{seed}.json"
-    doc = {"format": REPLAY_FORMAT, "version": 1, "protocol": protocol, "seed": seed, "topology": topology,
+    doc = {"format": REPLAY_FORMAT, "version": 1, "protocol": protocol, "defer_timeout": defer_timeout,
+           "sub_timeout": sub_timeout, "seed": seed, "topology": topology,
            "schedule": schedule, "violation": attrs.asdict(violation)}
     path.write_text(json.dumps(doc, indent=1) + "\n")
     return path
@@ -278,12 +354,17 @@ def load_replay(path: Path) -> dict:
             raise ReplayError(f"{path}: field '{field}': missing or not a {kind.__name__}")
     if doc["protocol"] not in PROTOCOLS:
         raise ReplayError(f"{path}: field 'protocol': unknown protocol {doc['protocol']!r}")
+    for field in ("defer_timeout", "sub_timeout"):
+        value = doc.setdefault(field, 3000.0 if field == "defer_timeout" else 5000.0)
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
+            raise ReplayError(f"{path}: field '{field}': expected a number >= 0 (ms), got {value!r}")
     return doc
 
 
 def replay(path: Path) -> Violation | None:
     doc = load_replay(path)
     try:
-        return execute(doc["topology"], doc["seed"], doc["schedule"])
+        return execute(doc["topology"], doc["seed"], doc["schedule"], doc["protocol"], float(doc["defer_timeout"]),
+                       float(doc["sub_timeout"]))
     except (KeyError, TypeError, IndexError, ValueError) as exc:
         raise ReplayError(f"{path}: field 'schedule': cannot run it: {exc!r}") from None

@@ -5,6 +5,7 @@ churn, and model properties (claims CLM-NET-*, spec/05-network.md)."""
 from __future__ import annotations
 
 from collections import Counter
+from contextlib import contextmanager
 
 import networkx as nx
 from hypothesis import settings
@@ -193,6 +194,22 @@ def run_strawman_state_machine() -> None:
 
 # --- CLM-NET-6: every impl handler equals the model's plain handler ----------------------------
 
+@contextmanager
+def patched(obj, name: str, value):
+    """Set an instance attribute for the block, then put back what was
+    there (so patches nest: a check inside a check)."""
+    had = name in obj.__dict__
+    previous = obj.__dict__.get(name)
+    setattr(obj, name, value)
+    try:
+        yield
+    finally:
+        if had:
+            setattr(obj, name, previous)
+        else:
+            delattr(obj, name)
+
+
 def model_view(broker: Broker) -> ref.BrokerState:
     return ref.BrokerState(broker.id, frozenset(broker.neighbors),
                            frozenset(m for m in broker.neighbors if m >= CLIENT_BASE), frozenset(broker.entries()))
@@ -207,11 +224,8 @@ class CheckedBroker(Broker):
         want_state, want_messages = model_step(model_view(self))
         net, sent = self.net, []
         original = net.send
-        net.send = lambda src, dst, kind, payload: (sent.append((dst, kind, payload)), original(src, dst, kind, payload))
-        try:
+        with patched(net, "send", lambda src, dst, kind, payload: (sent.append((dst, kind, payload)), original(src, dst, kind, payload))):
             run()
-        finally:
-            del net.send
         got = model_view(self)
         assert got.table == want_state.table, f"broker {self.id} {what}: table {sorted(map(repr, got.table ^ want_state.table))[:4]} differs from the model"
         assert got.neighbors == want_state.neighbors, f"broker {self.id} {what}: neighbours differ from the model"
@@ -234,11 +248,8 @@ class CheckedBroker(Broker):
         want = ref.event_targets(model_view(self), n, event)
         net, targets = self.net, set()
         original = net.route_event
-        net.route_event = lambda src, dsts, e, ev: (targets.update(dsts), original(src, dsts, e, ev))
-        try:
+        with patched(net, "route_event", lambda src, dsts, e, ev: (targets.update(dsts), original(src, dsts, e, ev))):
             Broker.event_received(self, n, eid, event)
-        finally:
-            del net.route_event
         assert targets == want, f"broker {self.id} EVENT from {n}: forwarded to {sorted(targets)}, the model to {sorted(want)}"
 
 

@@ -10,9 +10,11 @@
     subsum summary match --summary F --events F [--subscriptions F] [--output F]
     subsum summary stats --summary F [--json]
     subsum summary merge --out F SUMMARY...
-    subsum fuzz reconfig [--protocol strawman] [--topology T|FILE] [--brokers N] [--churn R] [--steps N] [--seed S] [--budget SEC]
+    subsum fuzz reconfig [--protocol strawman|timed|notified|informed] [--topology T|FILE] [--brokers N] [--churn R] [--steps N] [--seed S] [--budget SEC]
     subsum replay FILE
-    subsum simulate [--topology T|FILE] [--brokers N] [--subscriptions N] [--events N] [--swaps N] [--trace OUT]
+    subsum simulate [--protocol P] [--topology T|FILE] [--brokers N] [--subscriptions N] [--events N] [--swaps N] [--trace OUT]
+    subsum bench network [--quick] [--out DIR]
+    subsum bench reconfig [--quick] [--out DIR]
     subsum check-filter "price > 8.30 and symbol prefix \\"OT\\""
 
 Exit codes: 0 success, 1 a claim or proof failed, 2 bad input or usage.
@@ -511,9 +513,20 @@ def fuzz() -> None:
     """Fuzzers: random schedules checked against the model; violations are saved as replay files."""
 
 
+PROTOCOL_CHOICE = click.Choice(["strawman", "timed", "notified", "informed"])
+
+
+def _timeout_options(fn):
+    fn = click.option("--sub-timeout", type=click.FloatRange(0.0), default=5000.0, show_default=True,
+                      help="Informed link activation: simulated ms before held-back subscriptions are reconsidered.")(fn)
+    return click.option("--defer-timeout", type=click.FloatRange(0.0), default=3000.0, show_default=True,
+                        help="Deferred unsubscriptions: simulated ms before the waiting UNSUBs run (0 is Strawman).")(fn)
+
+
 @fuzz.command("reconfig")
-@click.option("--protocol", type=click.Choice(["strawman"]), default="strawman", show_default=True,
-              help="Reconfiguration protocol (the optimized ones come with issue 6).")
+@click.option("--protocol", type=PROTOCOL_CHOICE, default="strawman", show_default=True,
+              help="Reconfiguration protocol (spec/05 Strawman, spec/06 the optimized ones).")
+@_timeout_options
 @click.option("--topology", default="random-tree", show_default=True,
               help="random-tree, path, star, balanced, or a networkx edge-list FILE (cycles are cut to a BFS spanning tree).")
 @click.option("--brokers", type=click.IntRange(1, 10_000), default=6, show_default=True, help="Brokers per schedule (ignored for a FILE).")
@@ -527,12 +540,14 @@ def fuzz() -> None:
 @click.option("--max-violations", type=click.IntRange(1), default=10, show_default=True, help="Stop after this many violations.")
 @click.option("--replay-dir", type=click.Path(file_okay=False), default="fuzz-replays", show_default=True, help="Where replay files go.")
 @click.option("--json", "json_path", type=click.Path(dir_okay=False), help="Write the run's summary as JSON.")
-def fuzz_reconfig(protocol, topology, brokers, subscriptions, churn, steps, seed, budget, schedules, max_violations, replay_dir, json_path):
-    """Random subscribe/unsubscribe/publish/deliver/churn schedules on the
-    broker simulator. Every handler is checked against the model's
-    (CLM-NET-6), the overlay after every operation (CLM-NET-1, 4), the
-    tables after every quiesce (CLM-NET-2), and delivery in quiescent static
-    states (CLM-NET-3). Exits 1 if any violation was found."""
+def fuzz_reconfig(protocol, defer_timeout, sub_timeout, topology, brokers, subscriptions, churn, steps, seed, budget, schedules,
+                  max_violations, replay_dir, json_path):
+    """Random subscribe/unsubscribe/publish/deliver/timer/churn schedules on
+    the broker simulator. Every handler is checked against the model's
+    (CLM-NET-6, and CLM-RCF-4, 5, 7 for the optimized protocols), the
+    overlay after every operation (CLM-NET-1, 4), the tables after every
+    quiesce (CLM-NET-2, CLM-RCF-1), and delivery in quiescent static states
+    (CLM-NET-3). Exits 1 if any violation was found."""
     from pathlib import Path
 
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
@@ -553,7 +568,8 @@ def fuzz_reconfig(protocol, topology, brokers, subscriptions, churn, steps, seed
         try:
             result = fz.fuzz(topology=topology, brokers=brokers, subscriptions=subscriptions, churn=churn, steps=steps, seed=seed,
                              budget=budget, schedules=schedules, replay_dir=Path(replay_dir), protocol=protocol,
-                             max_violations=max_violations, progress=progress)
+                             defer_timeout=defer_timeout, sub_timeout=sub_timeout, max_violations=max_violations,
+                             progress=progress)
         except TopologyError as exc:
             _fail_input(str(exc))
     rate = result.schedules / result.seconds * 60 if result.seconds else 0.0
@@ -562,7 +578,7 @@ def fuzz_reconfig(protocol, topology, brokers, subscriptions, churn, steps, seed
     for path, claim in zip(result.violations, result.claims):
         out.print(f"  {claim}: {escape(str(path))}   (subsum replay {escape(str(path))})", highlight=False, soft_wrap=True)
     if json_path:
-        summary = {"protocol": protocol, "topology": topology, "brokers": brokers, "churn": churn, "steps": steps, "seed": seed,
+        summary = {"protocol": protocol, "defer_timeout": defer_timeout, "sub_timeout": sub_timeout, "topology": topology, "brokers": brokers, "churn": churn, "steps": steps, "seed": seed,
                    "schedules": result.schedules, "operations": result.operations, "seconds": round(result.seconds, 3),
                    "schedules_per_minute": round(rate, 1), "first_violation_seconds": result.first_violation_seconds,
                    "violations": [{"claim": c, "replay": str(p)} for p, c in zip(result.violations, result.claims)]}
@@ -571,18 +587,20 @@ def fuzz_reconfig(protocol, topology, brokers, subscriptions, churn, steps, seed
 
 
 @main.command("simulate")
+@click.option("--protocol", type=PROTOCOL_CHOICE, default="strawman", show_default=True, help="Reconfiguration protocol.")
+@_timeout_options
 @click.option("--topology", default="random-tree", show_default=True, help="random-tree, path, star, balanced, or a networkx edge-list FILE.")
 @click.option("--brokers", type=click.IntRange(1, 100_000), default=20, show_default=True, help="Brokers (ignored for a FILE).")
 @click.option("--subscriptions", type=click.IntRange(0), default=100, show_default=True, help="Subscriptions, two per client.")
 @click.option("--events", type=click.IntRange(0), default=100, show_default=True, help="Events published.")
-@click.option("--swaps", type=click.IntRange(0), default=0, show_default=True, help="Link swaps spread among the publications (Strawman).")
+@click.option("--swaps", type=click.IntRange(0), default=0, show_default=True, help="Link swaps spread among the publications.")
 @click.option("--gap", type=click.FloatRange(0.0), default=5.0, show_default=True, help="Simulated ms between a swap's break and its new link.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seeds the topology, the workload and the link delays.")
 @click.option("--trace", "trace_path", type=click.Path(dir_okay=False), help="Write the trace (spec/05-network.md DEF-NET-9) as JSONL.")
 @click.option("--json", "json_path", type=click.Path(dir_okay=False), help="Write the counters as JSON.")
-def simulate_cmd(topology, brokers, subscriptions, events, swaps, gap, seed, trace_path, json_path):
+def simulate_cmd(protocol, defer_timeout, sub_timeout, topology, brokers, subscriptions, events, swaps, gap, seed, trace_path, json_path):
     """Run a seeded workload on the broker simulator (subscription forwarding,
-    Strawman reconfiguration) and print the message counters."""
+    reconfiguration by the chosen protocol) and print the message counters."""
     from pathlib import Path
 
     from subsum.bench import network as bn
@@ -593,11 +611,12 @@ def simulate_cmd(topology, brokers, subscriptions, events, swaps, gap, seed, tra
         _fail_input(f"--topology {topology!r} is neither random-tree, path, star, balanced nor a file")
     started = time.perf_counter()
     try:
-        net, made = bn.simulate(topology, brokers, subscriptions, events, swaps, gap, seed, trace=trace_path is not None)
+        net, made = bn.simulate(topology, brokers, subscriptions, events, swaps, gap, seed, trace=trace_path is not None,
+                                protocol=protocol, defer_timeout=defer_timeout, sub_timeout=sub_timeout)
     except TopologyError as exc:
         _fail_input(str(exc))
     seconds = time.perf_counter() - started
-    summary = {"brokers": len(net.brokers), "clients": len(net.clients), "events": events, "swaps": made,
+    summary = {"protocol": protocol, "brokers": len(net.brokers), "clients": len(net.clients), "events": events, "swaps": made,
                "sent": dict(net.sent), "handled": dict(net.handled), "dropped": dict(net.dropped),
                "deliveries": sum(sum(c.values()) for c in net.deliveries.values()),
                "simulated_ms": round(net.now, 3), "seconds": round(seconds, 3),

@@ -75,3 +75,72 @@ def test_bad_replay_files_name_the_field(tmp_path, text, message):
     bad.write_text(text)
     result = run("replay", bad)
     assert result.exit_code == 2 and message in result.stderr and str(bad) in result.stderr, result.output
+
+
+# --- the optimized protocols (issue 6): one planted bug each ---------------------------------------
+
+from subsum.impl.network import protocols as P  # noqa: E402
+
+
+def timed_forgets_the_resubscribe_rule(self, rid):
+    """Mutant: a waiting (n', p) is unsubscribed even if n' re-subscribed meanwhile."""
+    if self.net.brokers.get(self.id) is not self:
+        return
+    timer = self.unsub_timers.pop(rid, None)
+    if timer is not None:
+        self.net.cancel(timer)
+    for n, f in self.waiting.pop(rid, []):
+        self.insert_entry(n, f)
+        self.process_unsub_from(n, f)
+
+
+def notified_flush_drops_the_waiting_unsubs(self, m, rid):
+    """Mutant: FLUSH cancels the timer but never runs the waiting UNSUBs."""
+    if rid in self.unsub_timers:
+        self.net.cancel(self.unsub_timers.pop(rid))
+        self.waiting.pop(rid, None)
+    else:
+        for k in self.neighbors:
+            if k != m and k < 1_000_000:
+                self.net.send(self.id, k, "FLUSH", rid)
+
+
+def informed_releases_everything(self, rid):
+    """Mutant: when subTimer fires, every held-back filter is sent, wanted or not."""
+    if self.net.brokers.get(self.id) is not self:
+        return
+    self.sub_timers.pop(rid, None)
+    n, tagged = self.tagged.pop(rid)
+    if n in self.neighbors:
+        for f in tagged:
+            self.net.send(self.id, n, "SUB", f)
+
+
+@pytest.mark.parametrize("protocol,cls,attribute,mutant", [
+    ("timed", P.TimedBroker, "unsub_timer_expired", timed_forgets_the_resubscribe_rule),
+    ("notified", P.NotifiedBroker, "flush_received", notified_flush_drops_the_waiting_unsubs),
+    ("informed", P.InformedBroker, "sub_timer_expired", informed_releases_everything),
+], ids=["timed-resubscribe-rule", "notified-flush-without-unsubs", "informed-release-unwanted"])
+def test_fuzz_finds_a_planted_protocol_bug(tmp_path, monkeypatch, protocol, cls, attribute, mutant):
+    original = cls.__dict__[attribute]
+    monkeypatch.setattr(cls, attribute, mutant)
+    summary = tmp_path / "fuzz.json"
+    result = run("fuzz", "reconfig", "--protocol", protocol, "--budget", 60, "--churn", 0.3, "--max-violations", 1,
+                 "--replay-dir", tmp_path / "replays", "--json", summary)
+    assert result.exit_code == 1, result.output
+    found = json.loads(summary.read_text())
+    assert found["first_violation_seconds"] < 60, found
+    (violation,) = found["violations"]
+    assert violation["claim"].startswith("CLM-RCF-"), violation
+    replayed = run("replay", violation["replay"])
+    assert replayed.exit_code == 1 and replayed.stdout.startswith(f"{violation['claim']} violated at step"), replayed.output
+    monkeypatch.setattr(cls, attribute, original)
+    fixed = run("replay", violation["replay"])
+    assert fixed.exit_code == 0 and "no violation now" in fixed.stdout, fixed.output
+
+
+@pytest.mark.parametrize("protocol", ["timed", "notified", "informed"])
+def test_fuzz_of_the_real_protocols_finds_nothing(tmp_path, protocol):
+    result = run("fuzz", "reconfig", "--protocol", protocol, "--schedules", 40, "--churn", 0.3, "--replay-dir", tmp_path / "r")
+    assert result.exit_code == 0, result.output
+    assert "40 schedules" in result.stdout and "0 violations" in result.stdout

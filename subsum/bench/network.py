@@ -163,7 +163,8 @@ def heapq_baseline(messages: int, in_flight: int = 1000, seed: int = 1, delay=(1
 
 
 def simulate(kind: str = "random-tree", brokers: int = 20, subscriptions: int = 100, events: int = 100, swaps: int = 0,
-             gap: float = 5.0, seed: int = 0, trace: bool = False, delay=(1.0, 10.0)) -> tuple[Network, int]:
+             gap: float = 5.0, seed: int = 0, trace: bool = False, delay=(1.0, 10.0), protocol: str = "strawman",
+             defer_timeout: float = 3000.0, sub_timeout: float = 5000.0) -> tuple[Network, int]:
     """`subsum simulate`: subscriptions propagate, then events are published
     one by one from random clients, a few messages apart, with up to `swaps`
     link swaps spread among them (each adds its new link `gap` ms after the
@@ -171,7 +172,8 @@ def simulate(kind: str = "random-tree", brokers: int = 20, subscriptions: int = 
     the number of swaps made."""
     rng = random.Random(seed)
     n, links = topology(kind, brokers, seed)
-    net = build(links, n, seed=seed, trace=trace, delay=delay)
+    net = build(links, n, seed=seed, trace=trace, delay=delay, protocol=protocol, defer_timeout=defer_timeout,
+                sub_timeout=sub_timeout)
     clients = populate(net, rng, subscriptions)
     net.run()
     every = max(1, events // swaps) if swaps else None
@@ -179,9 +181,8 @@ def simulate(kind: str = "random-tree", brokers: int = 20, subscriptions: int = 
     for i in range(events):
         if every and i % every == 0 and made < swaps and net.broker_links():
             a, b = rng.choice(net.broker_links())
-            net.disconnect(a, b)
-            c, d = rng.choice(sorted(net.component(a))), rng.choice(sorted(net.component(b)))
-            net.at(net.now + gap, lambda c=c, d=d: net.connect(c, d))
+            c, d = rng.choice(sorted(net.side(a, b))), rng.choice(sorted(net.side(b, a)))
+            net.swap((a, b), (c, d), gap=gap)
             made += 1
         net.publish(rng.choice(clients), random_event(rng))
         net.run(max_steps=rng.randrange(1, 20))
