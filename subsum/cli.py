@@ -508,6 +508,26 @@ def bench_network(out_dir, quick, brokers, subscriptions, events, swaps, fuzz_bu
         sys.exit(1)
 
 
+@bench.command("reconfig")
+@click.option("--out", "out_dir", type=click.Path(file_okay=False), default="benchmarks/results/reconfig", show_default=True,
+              help="Folder for reconfig.csv, control.png, lost.png, stale.png and summary.json.")
+@click.option("--quick", is_flag=True, help="Trees of 20 and 100 brokers, two densities, 5 reconfigurations each (about a minute).")
+@click.option("--seed", type=int, default=1, show_default=True, help="Seed of the trees, workloads and overlay choices.")
+def bench_reconfig(out_dir, quick, seed) -> None:
+    """Strawman, timed, notified and informed side by side on the same
+    schedules: random and balanced trees of 20, 100 and 500 brokers, sparse
+    to dense subscriptions, link swaps with a shared or disjoint endpoints,
+    broker crashes, concurrent swaps. Reports control messages per
+    reconfiguration and the reduction against Strawman, deliveries lost,
+    and stale-route event traffic."""
+    from pathlib import Path
+
+    from subsum.bench import reconfig as br
+
+    result = br.run(Path(out_dir), quick=quick, seed=seed, log=lambda m: err.print(escape(m), highlight=False, soft_wrap=True))
+    out.print(br.markdown_table(result), markup=False, highlight=False, soft_wrap=True)
+
+
 @main.group()
 def fuzz() -> None:
     """Fuzzers: random schedules checked against the model; violations are saved as replay files."""

@@ -170,8 +170,11 @@ class Network:
         self._timers: dict[int, tuple[float, Callable[[], None]]] = {}  # live timer id -> (time, callback)
         self.refused = 0  # delayed swap links that churn made impossible
         self.timers_started: Counter = Counter()  # broker -> deferred-unsubscription timers it started
-        self.rng = random.Random(seed)
+        self.rng = random.Random(seed)  # link delays
         self._random = self.rng.random
+        # the overlay's own choices (LSTree's new parents), apart from the delays: the same
+        # churn gives the same overlay whatever the protocol sends
+        self.overlay_rng = random.Random(f"overlay-{seed}")
         self.delay = delay
         self.broker_class = broker_class
         self.record_crossings = record_crossings  # per event, the broker links it crossed (for checks)
@@ -403,7 +406,7 @@ class Network:
         children = [m for m in neighbours if m != parent]
         anchor = parent if parent is not None else (children.pop(0) if children else None)
         targets = sorted(self.side(anchor, b)) if anchor is not None else []
-        repairs = [(child, self.rng.choice(targets), self.new_rid()) for child in children]
+        repairs = [(child, self.overlay_rng.choice(targets), self.new_rid()) for child in children]
         notices = {child: (rid, (child, target, True)) for child, target, rid in repairs}
         self.remove_broker(b, lose_in_flight, notices)
         for child, target, rid in repairs:
