@@ -230,6 +230,24 @@ def _parse_groups(_ctx, _param, value: str) -> list[int]:
     return groups
 
 
+PROTOCOL_CHOICE = click.Choice(["strawman", "timed", "notified", "informed"])
+
+
+def _finite_ms(_ctx, param, value: float) -> float:
+    import math
+
+    if not math.isfinite(value):
+        raise click.BadParameter(f"expected a finite number of ms >= 0, got {value}")
+    return value
+
+
+def _timeout_options(fn):
+    fn = click.option("--sub-timeout", type=click.FloatRange(0.0), default=5000.0, show_default=True, callback=_finite_ms,
+                      help="Informed link activation: simulated ms before held-back subscriptions are reconsidered.")(fn)
+    return click.option("--defer-timeout", type=click.FloatRange(0.0), default=3000.0, show_default=True, callback=_finite_ms,
+                        help="Deferred unsubscriptions: simulated ms before the waiting UNSUBs run (0 is Strawman).")(fn)
+
+
 @bench.command("matching")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), default="benchmarks/results/matching", show_default=True,
               help="Folder for matching.csv, one PNG per group, scaling.png and summary.json.")
@@ -513,7 +531,10 @@ def bench_network(out_dir, quick, brokers, subscriptions, events, swaps, fuzz_bu
               help="Folder for reconfig.csv, control.png, lost.png, stale.png and summary.json.")
 @click.option("--quick", is_flag=True, help="Trees of 20 and 100 brokers, two densities, 5 reconfigurations each (about a minute).")
 @click.option("--seed", type=int, default=1, show_default=True, help="Seed of the trees, workloads and overlay choices.")
-def bench_reconfig(out_dir, quick, seed) -> None:
+@click.option("--protocol", "protocols", type=click.Choice(["timed", "notified", "informed"]), multiple=True,
+              help="Run only these optimized protocols (repeatable); Strawman always runs, as the baseline.")
+@_timeout_options
+def bench_reconfig(out_dir, quick, seed, protocols, defer_timeout, sub_timeout) -> None:
     """Strawman, timed, notified and informed side by side on the same
     schedules: random and balanced trees of 20, 100 and 500 brokers, sparse
     to dense subscriptions, link swaps with a shared or disjoint endpoints,
@@ -524,23 +545,15 @@ def bench_reconfig(out_dir, quick, seed) -> None:
 
     from subsum.bench import reconfig as br
 
-    result = br.run(Path(out_dir), quick=quick, seed=seed, log=lambda m: err.print(escape(m), highlight=False, soft_wrap=True))
+    chosen = ("strawman", *[p for p in br.PROTOCOLS[1:] if not protocols or p in protocols])
+    result = br.run(Path(out_dir), quick=quick, seed=seed, protocols=chosen, defer_timeout=defer_timeout, sub_timeout=sub_timeout,
+                    log=lambda m: err.print(escape(m), highlight=False, soft_wrap=True))
     out.print(br.markdown_table(result), markup=False, highlight=False, soft_wrap=True)
 
 
 @main.group()
 def fuzz() -> None:
     """Fuzzers: random schedules checked against the model; violations are saved as replay files."""
-
-
-PROTOCOL_CHOICE = click.Choice(["strawman", "timed", "notified", "informed"])
-
-
-def _timeout_options(fn):
-    fn = click.option("--sub-timeout", type=click.FloatRange(0.0), default=5000.0, show_default=True,
-                      help="Informed link activation: simulated ms before held-back subscriptions are reconsidered.")(fn)
-    return click.option("--defer-timeout", type=click.FloatRange(0.0), default=3000.0, show_default=True,
-                        help="Deferred unsubscriptions: simulated ms before the waiting UNSUBs run (0 is Strawman).")(fn)
 
 
 @fuzz.command("reconfig")

@@ -141,11 +141,13 @@ class RootedForest:
         return stale, broken
 
 
-def run_protocol(protocol: str, tree: str, brokers: int, density: float, kind: str, reconfigurations: int, seed: int) -> dict:
+def run_protocol(protocol: str, tree: str, brokers: int, density: float, kind: str, reconfigurations: int, seed: int,
+                 defer_timeout: float = 3000.0, sub_timeout: float = 5000.0) -> dict:
     """One protocol through one configuration's schedule; the totals."""
     workload = random.Random(seed)  # clients, filters, publishers, events: the same for every protocol
     overlay = random.Random(seed + 1)  # which links and brokers: the same for every protocol
-    net = build(generate(tree, brokers, seed), brokers, seed=seed, protocol=protocol)
+    net = build(generate(tree, brokers, seed), brokers, seed=seed, protocol=protocol, defer_timeout=defer_timeout,
+                sub_timeout=sub_timeout)
     subscriptions = max(1, round(density * brokers))
     populate(net, workload, subscriptions)
     net.run()
@@ -170,7 +172,7 @@ def run_protocol(protocol: str, tree: str, brokers: int, density: float, kind: s
             net.crash(victim)
         clients = sorted(net.clients)
         published = []
-        for offset in EVENT_OFFSETS:
+        for offset in EVENT_OFFSETS if clients else ():  # crashes may have taken every client
             client, event = workload.choice(clients), random_event(workload)
             net.at(t0 + offset, lambda c=client, e=event: published.append((net.publish(c, e), c, e)))
         net.run()
@@ -212,8 +214,8 @@ def reconfigurations_for(brokers: int, quick: bool) -> int:
     return {20: 20, 100: 20, 500: 10}.get(brokers, 10)
 
 
-def run(out_dir, *, quick: bool = False, seed: int = 1, protocols=PROTOCOLS, configs=None,
-        log: Callable[[str], None] = print) -> dict:
+def run(out_dir, *, quick: bool = False, seed: int = 1, protocols=PROTOCOLS, configs=None, defer_timeout: float = 3000.0,
+        sub_timeout: float = 5000.0, log: Callable[[str], None] = print) -> dict:
     """The whole benchmark; writes reconfig.csv, control.png, lost.png,
     stale.png and summary.json into out_dir; returns the summary. `configs`
     (tree, brokers, density, kind) replaces the grid."""
@@ -226,7 +228,7 @@ def run(out_dir, *, quick: bool = False, seed: int = 1, protocols=PROTOCOLS, con
         k = reconfigurations_for(n, quick)
         base = None
         for protocol in protocols:
-            t = run_protocol(protocol, tree, n, density, kind, k, seed)
+            t = run_protocol(protocol, tree, n, density, kind, k, seed, defer_timeout, sub_timeout)
             r = max(1, t.get("reconfigurations", 0))
             row = {"tree": tree, "brokers": n, "density": density, "subscriptions": t["subscriptions"], "kind": kind,
                    "protocol": protocol, "reconfigurations": t.get("reconfigurations", 0), "refused": t["refused"],
@@ -255,7 +257,7 @@ def run(out_dir, *, quick: bool = False, seed: int = 1, protocols=PROTOCOLS, con
         writer.writerows(rows)
     plots = _plots(rows, out, protocols)
     summary = {"seconds": round(time.perf_counter() - started, 1), "quick": quick, "seed": seed,
-               "event_offsets_ms": list(EVENT_OFFSETS), "gap_ms": GAP, "defer_timeout_ms": 3000.0, "sub_timeout_ms": 5000.0,
+               "event_offsets_ms": list(EVENT_OFFSETS), "gap_ms": GAP, "defer_timeout_ms": defer_timeout, "sub_timeout_ms": sub_timeout,
                "by_protocol": aggregate(rows, protocols), "rows": len(rows),
                "files": [str(out / "reconfig.csv"), *map(str, plots), str(out / "summary.json")]}
     (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
@@ -317,7 +319,8 @@ def _plots(rows: list[dict], out: Path, protocols) -> list[Path]:
     for metric, label, name in (("control_per_reconf", "control messages per reconfiguration (SUB+UNSUB+FLUSH+ACTIVATE)", "control.png"),
                                 ("lost_share", "share of ideal deliveries lost", "lost.png"),
                                 ("stale_share", "share of EVENT crossings over stale routes", "stale.png")):
-        fig, axes = plt.subplots(1, len(KINDS), figsize=(4 * len(KINDS), 4), sharey=metric != "control_per_reconf")
+        fig, grid_axes = plt.subplots(2, 2, figsize=(16, 9))
+        axes = list(grid_axes.flat)
         for ax, kind in zip(axes, KINDS):
             sub = [r for r in rows if r["kind"] == kind]
             configs = sorted({(r["tree"], r["brokers"], r["density"]) for r in sub})
@@ -327,12 +330,15 @@ def _plots(rows: list[dict], out: Path, protocols) -> list[Path]:
                           for cfg in configs]
                 ax.bar([i + j * width for i in range(len(configs))], values, width, label=protocol, color=colours.get(protocol))
             ax.set_xticks([i + 0.4 - width / 2 for i in range(len(configs))])
-            ax.set_xticklabels([f"{'rnd' if t == 'random-tree' else 'bal'} {n}\nd={d}" for t, n, d in configs], fontsize=6)
+            ax.set_xticklabels([f"{'random' if t == 'random-tree' else 'balanced'} {n}, {d}/broker" for t, n, d in configs],
+                               fontsize=7, rotation=55, ha="right")
             ax.set_title(kind)
+            ax.set_ylabel({"control_per_reconf": "messages per reconfiguration", "lost_share": "share lost",
+                           "stale_share": "share of crossings"}[metric], fontsize=8)
             if metric == "control_per_reconf":
                 ax.set_yscale("log")
-        axes[0].set_ylabel(label)
-        axes[0].legend(fontsize=7)
+        axes[0].legend(fontsize=8)
+        fig.suptitle(f"{label}; bars: tree, brokers, subscriptions per broker")
         fig.tight_layout()
         path = out / name
         fig.savefig(path, dpi=110)
