@@ -226,7 +226,10 @@ def execute(topology: dict, seed: int, schedule: list[dict], protocol: str = "st
 def violation_of(exc: Exception, step: int) -> Violation:
     if isinstance(exc, AssertionError):
         message = str(exc) or "assertion failed"
-        return Violation(claim_of(message), message, step)
+        claim = claim_of(message)
+        if message.startswith(claim + ": "):
+            message = message[len(claim) + 2:]  # the claim is reported beside it
+        return Violation(claim, message, step)
     if isinstance(exc, ReplayError):
         raise exc
     return Violation("crash", f"{type(exc).__name__}: {exc}", step)
