@@ -65,18 +65,6 @@ class TimedBroker(Broker):
         elif not self.waiting[rid]:
             del self.waiting[rid]
 
-    def drop_entry(self, n: int, f: Subscription) -> None:
-        """Remove (n, f) from the table, sending nothing."""
-        subscribers = self.table[f]
-        subscribers.discard(n)
-        mine = self.by_node[n]
-        mine.discard(f)
-        if not mine:
-            del self.by_node[n]
-        if not subscribers:
-            del self.table[f]
-            self.net.filter_removed(f)
-
     def insert_entry(self, n: int, f: Subscription) -> None:
         """Put (n, f) into the table, sending nothing."""
         subscribers = self.table.get(f)

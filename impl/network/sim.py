@@ -85,7 +85,8 @@ class Broker:
         if subscribers is not None and n in subscribers:
             self.process_unsub_from(n, f)  # an unknown (n, p) is ignored
 
-    def process_unsub_from(self, n: int, f: Subscription) -> None:
+    def drop_entry(self, n: int, f: Subscription) -> set[int]:
+        """Remove (n, f) from the table, sending nothing; returns f's remaining subscribers."""
         subscribers = self.table[f]
         subscribers.discard(n)
         mine = self.by_node[n]
@@ -95,6 +96,11 @@ class Broker:
         if not subscribers:
             del self.table[f]
             self.net.filter_removed(f)
+        return subscribers
+
+    def process_unsub_from(self, n: int, f: Subscription) -> None:
+        subscribers = self.drop_entry(n, f)
+        if not subscribers:
             send = self.net.send
             for m in self.neighbors:
                 if m != n and m < CLIENT_BASE:
