@@ -57,8 +57,9 @@ def random_event(rng: random.Random) -> dict:
     return {name: value for name, value in values.items() if rng.random() < 0.8}
 
 
-def next_operation(rng: random.Random, net: Network, churn: float) -> dict:
-    """One operation drawn for the current state of `net`."""
+def next_operation(rng: random.Random, net: Network, churn: float, broken: list = ()) -> dict:
+    """One operation drawn for the current state of `net`; `broken` lists the
+    broker pairs whose link broke, latest first (candidates for a re-link)."""
     clients = sorted(net.clients)
     links = net.broker_links()
     if rng.random() < churn:
@@ -70,7 +71,7 @@ def next_operation(rng: random.Random, net: Network, churn: float) -> dict:
                     "gap": rng.choice([0.0, 0.0, 3.0])}
         if op == "relink":
             roots = {b: min(net.component(b)) for b in net.brokers}
-            pairs = [[a, b] for a, b in links_broken(net) if a in roots and b in roots and roots[a] != roots[b]]
+            pairs = [[a, b] for a, b in broken if a in roots and b in roots and roots[a] != roots[b]]
             if pairs:
                 return {"op": "add", "link": rng.choice(pairs)}
         if op == "break" and links:
@@ -105,10 +106,6 @@ def next_operation(rng: random.Random, net: Network, churn: float) -> dict:
     return {"op": "quiesce"}
 
 
-def links_broken(net: Network) -> list[tuple[int, int]]:
-    """Broker pairs whose link broke (from the trace of `link` records), latest first."""
-    return getattr(net, "broken_pairs", [])
-
 
 # --- executing schedules ------------------------------------------------------------------------
 
@@ -126,7 +123,7 @@ class Run:
         self.net = build([tuple(e) for e in topology["links"]], topology["brokers"], seed=seed, protocol=protocol,
                          broker_class=checked_class(protocol) if checked else None,
                          defer_timeout=defer_timeout, sub_timeout=sub_timeout)
-        self.net.broken_pairs = []
+        self.broken: list[tuple[int, int]] = []  # pairs whose link broke, latest first
         for broker, count in enumerate(topology["clients"]):
             for _ in range(count):
                 self.net.add_client(broker)
@@ -177,10 +174,10 @@ class Run:
             left, right = sorted(net.side(a, b)), sorted(net.side(b, a))
             net.swap((a, b), (left[int(op["pick"][0] * len(left))], right[int(op["pick"][1] * len(right))]),
                      gap=op.get("gap", 0.0), lose_in_flight=op["lose"])
-            net.broken_pairs.insert(0, (a, b))
+            self.broken.insert(0, (a, b))
         elif kind == "break":
             net.disconnect(*op["link"], lose_in_flight=op["lose"])
-            net.broken_pairs.insert(0, tuple(op["link"]))
+            self.broken.insert(0, tuple(op["link"]))
         elif kind == "add":
             net.connect(*op["link"])
         elif kind in ("crash", "leave"):
@@ -277,7 +274,7 @@ def draw_schedule(seed: int, *, topology: str = "random-tree", brokers: int = 6,
         schedule.append(op)
         run.apply(op)
     for _ in range(steps):
-        op = next_operation(rng, run.net, churn)
+        op = next_operation(rng, run.net, churn, run.broken)
         schedule.append(op)
         run.apply(op)
     return topo, schedule
@@ -309,7 +306,7 @@ def fuzz(*, topology: str = "random-tree", brokers: int = 6, subscriptions: int 
             if step < len(opening):
                 op = opening[step]
             else:
-                op = next_operation(rng, run.net, churn) if step < len(opening) + steps else {"op": "quiesce"}
+                op = next_operation(rng, run.net, churn, run.broken) if step < len(opening) + steps else {"op": "quiesce"}
             schedule.append(op)
             try:
                 run.apply(op)
