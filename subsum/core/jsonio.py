@@ -83,11 +83,17 @@ def _loads(text: str) -> object:
     return json.loads(text, object_pairs_hook=_object_pairs, parse_constant=_NonFinite)
 
 
-class _Fail(Exception):
+class RecordError(Exception):
+    """One bad record: the field at fault (None: the whole line) and why.
+    The reader adds the file and line to make an InputError."""
+
     def __init__(self, field: str | None, message: str):
         super().__init__(message)
         self.field = field
         self.message = message
+
+
+_Fail = RecordError
 
 
 def _check_keys(obj: _Object, where: str | None, required: tuple[str, ...], optional: tuple[str, ...] = ()) -> None:
@@ -206,9 +212,44 @@ def _event(obj: _Object) -> tuple[str, Event]:
     return eid, Event(tuple(attributes))
 
 
+def decode_line(line: bytes) -> _Object | None:
+    """One line of a JSONL file as a JSON object, or None for a blank line.
+    Raises RecordError (field None) for bytes that are not UTF-8, malformed
+    JSON, or JSON that is not an object."""
+    try:
+        text = line.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise RecordError(None, f"not UTF-8 (byte {exc.start + 1} of the line)") from None
+    if not text.strip():
+        return None
+    try:
+        obj = _loads(text)
+    except json.JSONDecodeError as exc:
+        raise RecordError(None, f"malformed JSON: {exc.msg} at column {exc.colno}") from None
+    except RecursionError:
+        raise RecordError(None, "malformed JSON: nested too deeply") from None
+    if not isinstance(obj, dict):
+        raise RecordError(None, f"expected a JSON object, got {_json_kind(obj)}")
+    return obj
+
+
+def parse_subscription_line(line: bytes) -> tuple[str, Subscription] | None:
+    """One JSONL line of a subscriptions file: (id, subscription), or None
+    for a blank line. Raises RecordError naming the field."""
+    obj = decode_line(line)
+    return None if obj is None else _subscription(obj)
+
+
+def parse_event_line(line: bytes) -> tuple[str, Event] | None:
+    """One JSONL line of an events file: (id, event), or None for a blank
+    line. Raises RecordError naming the field."""
+    obj = decode_line(line)
+    return None if obj is None else _event(obj)
+
+
 def _records(path: Path, kind: str) -> Iterator[tuple[int, _Object]]:
     if path.suffix == ".parquet":
-        raise InputError(str(path), None, None, "Parquet input is read by the Spark pipeline, which is not built yet; use .jsonl")
+        raise InputError(str(path), None, None, "Parquet input is read by the Spark engine; use --engine spark, or .jsonl")
     try:
         raw = path.read_bytes()
     except OSError as exc:
@@ -216,20 +257,12 @@ def _records(path: Path, kind: str) -> Iterator[tuple[int, _Object]]:
     found = False
     for number, line in enumerate(raw.split(b"\n"), start=1):
         try:
-            text = line.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise InputError(str(path), number, None, f"not UTF-8 (byte {exc.start + 1} of the line)") from None
-        if not text.strip():
+            obj = decode_line(line)
+        except RecordError as exc:
+            raise InputError(str(path), number, None, exc.message) from None
+        if obj is None:
             continue
         found = True
-        try:
-            obj = _loads(text)
-        except json.JSONDecodeError as exc:
-            raise InputError(str(path), number, None, f"malformed JSON: {exc.msg} at column {exc.colno}") from None
-        except RecursionError:
-            raise InputError(str(path), number, None, "malformed JSON: nested too deeply") from None
-        if not isinstance(obj, dict):
-            raise InputError(str(path), number, None, f"expected a JSON object, got {_json_kind(obj)}")
         yield number, obj
     if not found:
         raise InputError(str(path), None, None, f"the file is empty; expected one {kind} per line")

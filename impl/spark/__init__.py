@@ -1,0 +1,14 @@
+"""The Spark data pipeline (spec/07-pipeline.md): batch matching over large
+event logs and trace conformance checking, on PySpark.
+
+- `session`: the session factory (`local[*]` by default, `--master` /
+  `SPARK_MASTER` and `--conf` for clusters) and the Java 17+ check.
+- `io`: reading subscriptions, events and traces (JSONL or Parquet) into
+  DataFrames, validated, with errors naming the file, line and field.
+- `match`: the counting plan over distinct attributes (seed 001's redundant
+  attributes): native column expressions only, no Python UDF on the hot path.
+- `trace`: the operational correctness check of a simulator trace
+  (duplicates, spurious and missed deliveries with a grace window).
+
+Like the rest of `subsum.impl`, this package never imports `subsum.model`.
+"""

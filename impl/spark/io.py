@@ -1,0 +1,359 @@
+"""Reading subscriptions and events into Spark DataFrames, writing results
+(spec/07-pipeline.md DEF-PIPE-1, DEF-PIPE-2).
+
+Two input formats, told apart by the path's suffix:
+- JSONL (DESIGN.md's formats). Each line is decoded by the same validating
+  reader as the in-process engines (`subsum.core.jsonio`), in Python workers
+  (`mapInArrow`). This is ingestion, once per line, not the matching hot path.
+- Parquet (`.parquet`, a file or a directory). Events are read natively and
+  validated with column expressions; subscriptions carry their filter text,
+  parsed in Python workers like JSONL lines.
+
+The frames every later step uses:
+- events: `ord` (long, input order), `id`, `attributes`
+  (array<struct<name, type, int, float, string, bool>>, one value field set);
+- subscriptions: `ord`, `id`, `constraints`
+  (array<struct<name, type, op, int, float, string, bool>>, no value for `any`).
+
+Bad input raises `InputError` naming the file, the line (JSONL) or row
+(Parquet), and the field, before anything is written.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Iterable, Sequence
+
+from subsum.core.jsonio import InputError, RecordError, parse_event_line, parse_subscription_line
+from subsum.core.types import Constraint, Event, Subscription
+
+VALUE_FIELDS = ("int", "float", "string", "bool")
+ATTRIBUTE_DDL = "struct<name: string, type: string, int: bigint, float: double, string: string, bool: boolean>"
+CONSTRAINT_DDL = ("struct<name: string, type: string, op: string, int: bigint, float: double, string: string, "
+                  "bool: boolean>")
+EVENTS_DDL = f"ord bigint, id string, attributes array<{ATTRIBUTE_DDL}>"
+SUBSCRIPTIONS_DDL = f"ord bigint, id string, constraints array<{CONSTRAINT_DDL}>"
+_PARSED_TAIL = "err_field string, err_message string"
+
+
+def is_parquet(path: str) -> bool:
+    return str(path).rstrip("/").endswith(".parquet")
+
+
+def _is_uri(path: str) -> bool:
+    return "://" in str(path)
+
+
+# --- Python objects to rows (tests, and the JSONL decoder) ------------------------------
+
+def _value_slots(type_: str, value) -> tuple:
+    slots = [None, None, None, None]
+    if value is not None:
+        slots[VALUE_FIELDS.index(type_)] = value
+    return tuple(slots)
+
+
+def attribute_rows(event: Event) -> list[tuple]:
+    return [(a.name, a.type, *_value_slots(a.type, a.value)) for a in event.attributes]
+
+
+def constraint_rows(subscription: Subscription) -> list[tuple]:
+    return [(c.name, c.type, c.op, *_value_slots(c.type, c.value)) for c in subscription.constraints]
+
+
+def events_frame(spark, events: Sequence[Event], ids: Sequence[str] | None = None):
+    """A frame of in-memory events (tests and benchmarks); ids default to e0, e1, ..."""
+    ids = ids if ids is not None else [f"e{i}" for i in range(len(events))]
+    rows = [(i, ident, attribute_rows(e)) for i, (ident, e) in enumerate(zip(ids, events))]
+    return spark.createDataFrame(rows, EVENTS_DDL)
+
+
+def subscriptions_frame(spark, subscriptions: Iterable[tuple[str, Subscription]]):
+    """A frame of in-memory (id, subscription) pairs."""
+    rows = [(i, sid, constraint_rows(s)) for i, (sid, s) in enumerate(subscriptions)]
+    return spark.createDataFrame(rows, SUBSCRIPTIONS_DDL)
+
+
+# --- decoding in Python workers --------------------------------------------------------
+
+def _decode_batches(batches, kind: str):
+    """mapInArrow body: (ord, value: binary) -> parsed rows or error rows."""
+    import pyarrow as pa
+
+    from pyspark.sql.pandas.types import to_arrow_schema
+    from pyspark.sql.types import _parse_datatype_string
+
+    ddl = (EVENTS_DDL if kind == "event" else SUBSCRIPTIONS_DDL) + ", " + _PARSED_TAIL
+    schema = to_arrow_schema(_parse_datatype_string(ddl))
+    for batch in batches:
+        ords = batch.column("ord").to_pylist()
+        if "value" in batch.schema.names:
+            lines = batch.column("value").to_pylist()
+        else:  # Parquet subscriptions: id and filter columns
+            lines = [None] * len(ords)
+            ids, filters = batch.column("id").to_pylist(), batch.column("filter").to_pylist()
+        out = {name: [] for name in schema.names}
+        for k, ord_ in enumerate(ords):
+            try:
+                if lines[k] is not None:
+                    parsed = (parse_event_line if kind == "event" else parse_subscription_line)(lines[k])
+                    if parsed is None:
+                        continue  # a blank line
+                else:
+                    parsed = _parquet_subscription(ids[k], filters[k])
+                ident, value = parsed
+                rows = attribute_rows(value) if kind == "event" else constraint_rows(value)
+                field = "attributes" if kind == "event" else "constraints"
+                keys = ("name", "type", "op", *VALUE_FIELDS) if kind != "event" else ("name", "type", *VALUE_FIELDS)
+                out["ord"].append(ord_)
+                out["id"].append(ident)
+                out[field].append([dict(zip(keys, r)) for r in rows])
+                out["err_field"].append(None)
+                out["err_message"].append(None)
+            except RecordError as exc:
+                out["ord"].append(ord_)
+                out["id"].append(None)
+                out["attributes" if kind == "event" else "constraints"].append(None)
+                out["err_field"].append(exc.field)
+                out["err_message"].append(exc.message)
+        yield pa.RecordBatch.from_pydict(out, schema=schema)
+
+
+def _parquet_subscription(ident, text) -> tuple[str, Subscription]:
+    from subsum.core.jsonio import _subscription, _loads  # one validator for every format
+    import json
+
+    obj = _loads(json.dumps({"id": ident, "filter": text}))
+    if ident is None:
+        raise RecordError("id", "missing (null)")
+    if text is None:
+        raise RecordError("filter", "missing (null)")
+    return _subscription(obj)
+
+
+def _decode_events(batches):
+    return _decode_batches(batches, "event")
+
+
+def _decode_subscriptions(batches):
+    return _decode_batches(batches, "subscription")
+
+
+# --- reading ---------------------------------------------------------------------------
+
+def _check_exists(path: str) -> None:
+    if not _is_uri(path) and not os.path.exists(path):
+        raise InputError(path, None, None, "cannot read: No such file or directory")
+
+
+def _numbered_text(spark, path: str):
+    from pyspark.sql import functions as F
+
+    try:
+        text = spark.read.format("text").option("lineSep", "\n").load(path)
+    except Exception as exc:  # AnalysisException and friends
+        raise InputError(path, None, None, f"cannot read: {str(exc).splitlines()[0]}") from None
+    # monotonically_increasing_id grows with the line order of one file read in order.
+    return text.select(F.monotonically_increasing_id().alias("ord"), F.col("value").cast("binary").alias("value"))
+
+
+def _line_of(numbered, ord_: int) -> int:
+    """The 1-based line (or row) number of the record with `ord` (error path only)."""
+    from pyspark.sql import functions as F
+
+    return numbered.where(F.col("ord") < ord_).count() + 1
+
+
+def _raise_first_error(parsed, numbered, path: str, unit: str) -> None:
+    from pyspark.sql import functions as F
+
+    bad = parsed.where(F.col("err_message").isNotNull()).orderBy("ord").limit(1).collect()
+    if bad:
+        row = bad[0]
+        line = _line_of(numbered, row["ord"])
+        raise InputError(path, line if unit == "line" else None, row["err_field"],
+                         row["err_message"] if unit == "line" else f"row {line}: {row['err_message']}")
+
+
+def _raise_duplicate(frame, numbered, path: str, kind: str, unit: str) -> None:
+    from pyspark.sql import functions as F
+
+    dups = frame.groupBy("id").count().where(F.col("count") > 1)
+    if not dups.limit(1).count():
+        return
+    first = (frame.join(dups.select("id"), "id").groupBy("id")
+             .agg(F.sort_array(F.collect_list("ord")).alias("ords"))
+             .orderBy(F.element_at("ords", 2)).limit(1).collect()[0])
+    second, original = _line_of(numbered, first["ords"][1]), _line_of(numbered, first["ords"][0])
+    message = f"duplicate {kind} id {first['id']!r} (first on {unit} {original})"
+    if unit == "line":
+        raise InputError(path, second, "id", message)
+    raise InputError(path, None, "id", f"row {second}: {message}")
+
+
+def _raise_if_empty(frame, path: str, kind: str) -> None:
+    if not frame.limit(1).count():
+        raise InputError(path, None, None, f"the file is empty; expected one {kind} per line")
+
+
+def read_events(spark, path: str, cache: bool = True):
+    """The events of a JSONL or Parquet file as a validated frame (ord, id, attributes)."""
+    path = str(path)
+    _check_exists(path)
+    if is_parquet(path):
+        frame, numbered = _read_parquet_events(spark, path)
+        unit = "row"
+    else:
+        numbered = _numbered_text(spark, path)
+        parsed = numbered.mapInArrow(_decode_events, f"{EVENTS_DDL}, {_PARSED_TAIL}")
+        if cache:
+            parsed = parsed.cache()
+        _raise_first_error(parsed, numbered, path, "line")
+        frame = parsed.select("ord", "id", "attributes")
+        unit = "line"
+    _raise_if_empty(frame, path, "event")
+    _raise_duplicate(frame, numbered, path, "event", unit)
+    return frame
+
+
+def read_subscriptions(spark, path: str, cache: bool = True):
+    """The subscriptions of a JSONL or Parquet file as a validated frame (ord, id, constraints)."""
+    from pyspark.sql import functions as F
+
+    path = str(path)
+    _check_exists(path)
+    if is_parquet(path):
+        source = _read_parquet(spark, path)
+        _require_columns(source, path, {"id": "string", "filter": "string"})
+        numbered = source.select(F.monotonically_increasing_id().alias("ord"), "id", "filter")
+        unit = "row"
+    else:
+        numbered = _numbered_text(spark, path)
+        unit = "line"
+    parsed = numbered.mapInArrow(_decode_subscriptions, f"{SUBSCRIPTIONS_DDL}, {_PARSED_TAIL}")
+    if cache:
+        parsed = parsed.cache()
+    _raise_first_error(parsed, numbered, path, unit)
+    frame = parsed.select("ord", "id", "constraints")
+    _raise_if_empty(frame, path, "subscription")
+    _raise_duplicate(frame, numbered, path, "subscription", unit)
+    return frame
+
+
+def _read_parquet(spark, path: str):
+    try:
+        return spark.read.parquet(path)
+    except Exception as exc:
+        raise InputError(path, None, None, f"cannot read as Parquet: {str(exc).splitlines()[0]}") from None
+
+
+def _require_columns(frame, path: str, wanted: dict[str, str]) -> None:
+    have = {f.name: f.dataType.simpleString() for f in frame.schema.fields}
+    for name, ddl in wanted.items():
+        if name not in have:
+            raise InputError(path, None, name, f"missing column; expected {ddl}")
+        if have[name] != ddl.replace(" ", ""):
+            raise InputError(path, None, name, f"column has type {have[name]}; expected {ddl}")
+
+
+def _read_parquet_events(spark, path: str):
+    """Native validation of a Parquet events file: DEF-PIPE-1's rules, as column expressions."""
+    from pyspark.sql import functions as F
+
+    source = _read_parquet(spark, path)
+    _require_columns(source, path, {"id": "string", "attributes": f"array<{ATTRIBUTE_DDL}>"})
+    numbered = source.select(F.monotonically_increasing_id().alias("ord"), "id", "attributes")
+
+    def attribute_problem(a):
+        present = [a[v].isNotNull() for v in VALUE_FIELDS]
+        set_count = sum(F.when(p, 1).otherwise(0) for p in present)
+        right_slot = F.coalesce(*[F.when(a["type"] == t, present[k]) for k, t in enumerate(VALUE_FIELDS)],
+                                F.lit(False))
+        return (F.when(a["name"].isNull() | (a["name"] == ""), F.lit("name: must be a non-empty string"))
+                .when(~a["type"].isin(*VALUE_FIELDS) | a["type"].isNull(),
+                      F.concat(F.lit("type: unknown type "), F.coalesce(a["type"], F.lit("null")),
+                               F.lit("; expected one of int, float, string, bool")))
+                .when((set_count != 1) | ~right_slot,
+                      F.concat(F.lit("value: exactly the '"), a["type"], F.lit("' value field must be set")))
+                .when(F.isnan(a["float"]), F.lit("value: float value is NaN; NaN is not allowed"))
+                .when(F.abs(a["float"]) == float("inf"), F.lit("value: infinities are not allowed")))
+
+    def described(a):
+        problem = attribute_problem(a)
+        return F.when(problem.isNotNull(), F.concat(F.lit("attributes."), F.coalesce(a["name"], F.lit("?")),
+                                                    F.lit("."), problem))
+
+    problems = F.filter(F.transform("attributes", described), lambda p: p.isNotNull())
+    names = F.transform("attributes", lambda a: a["name"])
+    checked = numbered.select(
+        "ord", "id", "attributes",
+        F.when(F.col("id").isNull() | (F.col("id") == ""), F.lit("id\tmust be a non-empty string"))
+        .when(F.col("attributes").isNull(), F.lit("attributes\tmissing (null)"))
+        .when(F.size(problems) > 0, F.regexp_replace(problems[0], r"\.(name|type|value): ", "\t"))
+        .when(F.size(F.array_distinct(names)) != F.size(names),
+              F.lit("attributes\tduplicate attribute name; an event holds each name at most once"))
+        .alias("problem"))
+    bad = checked.where(F.col("problem").isNotNull()).orderBy("ord").limit(1).collect()
+    if bad:
+        field, _, message = bad[0]["problem"].partition("\t")
+        raise InputError(path, None, field, f"row {_line_of(numbered, bad[0]['ord'])}: {message}")
+    # DEF-DATA-2: -0.0 and +0.0 are one float value, stored as +0.0.
+    normal = F.transform("attributes", lambda a: a.withField(
+        "float", F.when(a["float"] == 0.0, F.lit(0.0)).otherwise(a["float"])))
+    return numbered.select("ord", "id", normal.alias("attributes")), numbered
+
+
+# --- writing ---------------------------------------------------------------------------
+
+def result_lines(results):
+    """DESIGN.md's match-result lines, as Python's json.dumps writes them:
+    {"event": "e1", "subscriptions": ["s1", "s7"]}."""
+    from pyspark.sql import functions as F
+
+    event = F.expr("substring(to_json(array(event)), 2, length(to_json(array(event))) - 2)")
+    subs = F.regexp_replace(F.to_json("subscriptions"), '","', '", "')
+    return results.select("ord", F.concat(F.lit('{"event": '), event, F.lit(', "subscriptions": '), subs,
+                                          F.lit("}")).alias("value"))
+
+
+def write_results(results, path: str) -> None:
+    """Write match results (ord, event, subscriptions) in input order: Parquet
+    for a `.parquet` path, else one JSONL file. A local target appears only
+    when complete (written beside it, then renamed)."""
+    path = str(path)
+    if is_parquet(path):
+        ordered = results.orderBy("ord").select("event", "subscriptions")
+        if _is_uri(path):
+            ordered.write.mode("overwrite").parquet(path)
+            return
+        target = Path(path)
+        tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent if str(target.parent) else "."))
+        try:
+            ordered.write.mode("overwrite").parquet(str(tmp / "out"))
+            if target.is_dir():
+                shutil.rmtree(target)
+            elif target.exists():
+                target.unlink()
+            os.replace(tmp / "out", target)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+        return
+    lines = result_lines(results).orderBy("ord").select("value")
+    if _is_uri(path):
+        lines.write.mode("overwrite").text(path)
+        return
+    target = Path(path)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent if str(target.parent) else "."))
+    try:
+        lines.write.mode("overwrite").text(str(tmp / "parts"))
+        parts = sorted((tmp / "parts").glob("part-*"))
+        with open(tmp / "joined", "wb") as joined:
+            for part in parts:
+                with open(part, "rb") as handle:
+                    shutil.copyfileobj(handle, joined)
+        os.replace(tmp / "joined", target)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)

@@ -1,0 +1,136 @@
+"""The Spark session factory.
+
+`local[*]` by default, with the UI off, errors-only logging, and few shuffle
+partitions (a laptop has a handful of cores, not 200 reducers). A cluster is
+named by `master` or the `SPARK_MASTER` environment variable; every
+`--conf key=value` is passed through unchanged, and wins over the defaults.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from importlib import resources
+from typing import Iterable, Mapping
+
+DEFAULT_MASTER = "local[*]"
+MIN_JAVA = 17
+
+
+class SparkUnavailable(RuntimeError):
+    """Spark cannot start here: no Java 17+, no pyspark, or a bad setting.
+    The message says what is missing and how to get it."""
+
+
+def java_executable() -> str | None:
+    home = os.environ.get("JAVA_HOME")
+    if home and os.access(os.path.join(home, "bin", "java"), os.X_OK):
+        return os.path.join(home, "bin", "java")
+    return shutil.which("java")
+
+
+def java_version(java: str) -> int | None:
+    """The major version `java -version` reports (8 for "1.8.0_x"), or None."""
+    try:
+        done = subprocess.run([java, "-version"], capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    found = re.search(r'version "(\d+)(?:\.(\d+))?', done.stderr + done.stdout)
+    if not found:
+        return None
+    major = int(found.group(1))
+    return int(found.group(2) or 0) if major == 1 else major
+
+
+def check_java() -> None:
+    """Raise SparkUnavailable unless a Java 17+ runtime is on JAVA_HOME or PATH."""
+    java = java_executable()
+    if java is None:
+        raise SparkUnavailable(
+            "no Java runtime found; subsum's Spark pipeline (PySpark) needs Java 17 or newer. "
+            "Install one (Debian/Ubuntu: apt-get install openjdk-17-jre-headless) or set JAVA_HOME.")
+    version = java_version(java)
+    if version is None:
+        raise SparkUnavailable(f"could not read the Java version from '{java} -version'; PySpark needs Java 17 or newer")
+    if version < MIN_JAVA:
+        raise SparkUnavailable(f"Java {version} found at {java}, but PySpark needs Java {MIN_JAVA} or newer; "
+                               "install a newer JDK/JRE or point JAVA_HOME at one")
+
+
+def parse_conf(items: Iterable[str]) -> dict[str, str]:
+    """`--conf key=value` strings as a dict; raise ValueError naming a bad one."""
+    conf: dict[str, str] = {}
+    for item in items:
+        key, eq, value = item.partition("=")
+        if not eq or not key.strip():
+            raise ValueError(f"--conf {item!r}: expected key=value, e.g. spark.executor.memory=4g")
+        conf[key.strip()] = value
+    return conf
+
+
+def resolve_master(master: str | None) -> str:
+    return master or os.environ.get("SPARK_MASTER") or DEFAULT_MASTER
+
+
+def local_cores(master: str) -> int | None:
+    """The cores a local master uses (local, local[4], local[*]), or None for a cluster."""
+    if master == "local":
+        return 1
+    found = re.fullmatch(r"local\[(\d+|\*)(?:,\s*\d+)?\]", master)
+    if not found:
+        return None
+    return os.cpu_count() or 1 if found.group(1) == "*" else int(found.group(1))
+
+
+def default_conf(master: str, progress: bool = False) -> dict[str, str]:
+    """subsum's defaults; a user's --conf overrides any of them."""
+    conf = {
+        "spark.ui.enabled": "false",
+        "spark.ui.showConsoleProgress": "true" if progress else "false",
+        "spark.sql.session.timeZone": "UTC",
+    }
+    cores = local_cores(master)
+    if cores is not None:
+        # Two shuffle partitions per core; adaptive execution coalesces further.
+        conf["spark.sql.shuffle.partitions"] = str(max(2, 2 * cores))
+        conf["spark.default.parallelism"] = str(max(2, 2 * cores))
+        log4j = resources.files("subsum.impl.spark").joinpath("log4j2.properties")
+        conf["spark.driver.extraJavaOptions"] = f"-Dlog4j2.configurationFile=file:{log4j}"
+    return conf
+
+
+def get_session(master: str | None = None, conf: Mapping[str, str] | None = None, app_name: str = "subsum",
+                progress: bool = False):
+    """The SparkSession for this process: started on first use, reused after.
+
+    `master`: a Spark master URL; default $SPARK_MASTER, else local[*].
+    `conf`: Spark settings passed through (they win over subsum's defaults).
+    A session already running is reused; its master and settings stay as
+    they were (Spark fixes them at start)."""
+    try:
+        from pyspark.sql import SparkSession
+    except ImportError:  # pragma: no cover - pyspark is a dependency
+        raise SparkUnavailable("pyspark is not installed; pip install 'pyspark>=4.0'") from None
+    active = SparkSession.getActiveSession()
+    if active is not None:
+        return active
+    check_java()
+    master = resolve_master(master)
+    settings = default_conf(master, progress)
+    settings.update(conf or {})
+    if local_cores(master) is not None:
+        # Python workers run the interpreter running subsum, and the driver binds to loopback.
+        os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+        os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    builder = SparkSession.builder.master(master).appName(app_name)
+    for key, value in settings.items():
+        builder = builder.config(key, value)
+    try:
+        session = builder.getOrCreate()
+    except Exception as exc:  # py4j and the JVM raise many kinds
+        raise SparkUnavailable(f"Spark did not start (master {master}): {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}") from exc
+    session.sparkContext.setLogLevel("ERROR")
+    return session
