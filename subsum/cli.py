@@ -157,22 +157,54 @@ def prove(as_json: bool, negative: bool) -> None:
     sys.exit(1 if bad else 0)
 
 
-ENGINE_NAMES = ("vectorized", "rab", "indexed", "counting", "brute", "model")
+ENGINE_NAMES = ("vectorized", "rab", "indexed", "counting", "brute", "model", "spark")
+
+
+def _spark_options(fn):
+    """--master and --conf, shared by every command that runs Spark."""
+    fn = click.option("--conf", "spark_conf", multiple=True, metavar="KEY=VALUE",
+                      help="A Spark setting, passed through (repeatable), e.g. spark.driver.memory=4g.")(fn)
+    return click.option("--master", default=None, metavar="URL",
+                        help="Spark master URL (default: $SPARK_MASTER, else local[*]).")(fn)
+
+
+def _spark_session(master: str | None, spark_conf: tuple[str, ...], progress: bool = False):
+    """Start (or reuse) the Spark session, or exit 2 saying what is missing."""
+    from subsum.impl.spark.session import SparkUnavailable, get_session, parse_conf
+
+    try:
+        return get_session(master, parse_conf(spark_conf), progress=progress)
+    except (SparkUnavailable, ValueError) as exc:
+        _fail_input(str(exc))
 
 
 @main.command()
-@click.option("--subscriptions", "subs_path", required=True, type=click.Path(), help="JSONL file of subscriptions.")
-@click.option("--events", "events_path", required=True, type=click.Path(), help="JSONL file of events.")
+@click.option("--subscriptions", "subs_path", required=True, type=click.Path(),
+              help="Subscriptions: JSONL (.parquet with --engine spark).")
+@click.option("--events", "events_path", required=True, type=click.Path(),
+              help="Events: JSONL (.parquet with --engine spark).")
 @click.option("--engine", type=click.Choice(ENGINE_NAMES), default="vectorized", show_default=True,
-              help="Matching engine (spec/03-matching.md). All give the same lines; 'model' is the slow reference.")
-@click.option("--output", "output_path", type=click.Path(dir_okay=False), help="Write results here (default: standard output).")
+              help="Matching engine (spec/03-matching.md, spec/07-pipeline.md). All give the same lines; "
+                   "'model' is the slow reference; 'spark' runs on PySpark.")
+@click.option("--output", "output_path", type=click.Path(),
+              help="Write results here (default: standard output). With --engine spark, a .parquet path writes Parquet.")
 @click.option("--stats", "show_stats", is_flag=True, help="Print the engine's work counters and timings to standard error.")
 @click.option("--stats-json", "stats_path", type=click.Path(dir_okay=False), help="Write the counters and timings as JSON.")
-def match(subs_path: str, events_path: str, engine: str, output_path: str | None, show_stats: bool, stats_path: str | None) -> None:
+@_spark_options
+def match(subs_path: str, events_path: str, engine: str, output_path: str | None, show_stats: bool, stats_path: str | None,
+          master: str | None, spark_conf: tuple[str, ...]) -> None:
     """Match events against subscriptions: one result line per event.
 
     Each line is {"event": ID, "subscriptions": [IDs, sorted]}, in input order.
     """
+    if engine == "spark":
+        stats = _match_spark(subs_path, events_path, output_path, master, spark_conf)
+        _report_match_stats(stats, engine, show_stats, stats_path)
+        return
+    if master or spark_conf:
+        _fail_input("--master and --conf apply only to --engine spark")
+    if output_path and output_path.rstrip("/").endswith(".parquet"):
+        _fail_input(f"--output {output_path}: Parquet output needs --engine spark; the in-process engines write JSONL")
     try:
         subscriptions = read_subscriptions(subs_path)
         events = read_events(events_path)
@@ -204,6 +236,36 @@ def match(subs_path: str, events_path: str, engine: str, output_path: str | None
             click.echo(line)
     stats = {"engine": engine, "subscriptions": len(pairs), "build_seconds": round(built - started, 6),
              "match_seconds": round(finished - built, 6), **counters}
+    _report_match_stats(stats, engine, show_stats, stats_path)
+
+
+def _match_spark(subs_path, events_path, output_path, master, spark_conf) -> dict:
+    """`subsum match --engine spark`: read, validate, match, write (spec/07-pipeline.md)."""
+    from subsum.impl.spark import io as sio
+    from subsum.impl.spark.match import match as spark_match
+
+    started = time.perf_counter()
+    spark = _spark_session(master, spark_conf, progress=err.is_terminal)
+    ready = time.perf_counter()
+    try:
+        subscriptions = sio.read_subscriptions(spark, subs_path)
+        events = sio.read_events(spark, events_path)
+    except InputError as exc:
+        _fail_input(str(exc))
+    read = time.perf_counter()
+    results = spark_match(subscriptions, events)
+    if output_path:
+        sio.write_results(results, output_path)
+        err.print(f"results -> {escape(output_path)}")
+    else:
+        for row in sio.result_lines(results).orderBy("ord").select("value").toLocalIterator():
+            click.echo(row["value"])
+    finished = time.perf_counter()
+    return {"engine": "spark", "master": spark.sparkContext.master, "session_seconds": round(ready - started, 3),
+            "read_seconds": round(read - ready, 3), "match_seconds": round(finished - read, 3)}
+
+
+def _report_match_stats(stats: dict, engine: str, show_stats: bool, stats_path: str | None) -> None:
     if stats_path:
         write_lines_atomically(stats_path, [json.dumps(stats, indent=2)])
     if show_stats:
@@ -652,6 +714,7 @@ def simulate_cmd(protocol, defer_timeout, sub_timeout, topology, brokers, subscr
     summary = {"protocol": protocol, "brokers": len(net.brokers), "clients": len(net.clients), "events": events, "swaps": made,
                "sent": dict(net.sent), "handled": dict(net.handled), "dropped": dict(net.dropped),
                "deliveries": sum(sum(c.values()) for c in net.deliveries.values()),
+               **bn.delivery_audit(net, net.published),
                "simulated_ms": round(net.now, 3), "seconds": round(seconds, 3),
                "handled_per_second": round(sum(net.handled.values()) / seconds) if seconds else None}
     if trace_path:

@@ -83,11 +83,7 @@ def _decode_batches(batches, kind: str):
     """mapInArrow body: (ord, value: binary) -> parsed rows or error rows."""
     import pyarrow as pa
 
-    from pyspark.sql.pandas.types import to_arrow_schema
-    from pyspark.sql.types import _parse_datatype_string
-
-    ddl = (EVENTS_DDL if kind == "event" else SUBSCRIPTIONS_DDL) + ", " + _PARSED_TAIL
-    schema = to_arrow_schema(_parse_datatype_string(ddl))
+    schema = _arrow_schema(kind)
     for batch in batches:
         ords = batch.column("ord").to_pylist()
         if "value" in batch.schema.names:
@@ -120,6 +116,22 @@ def _decode_batches(batches, kind: str):
                 out["err_field"].append(exc.field)
                 out["err_message"].append(exc.message)
         yield pa.RecordBatch.from_pydict(out, schema=schema)
+
+
+def _arrow_schema(kind: str):
+    """The Arrow twin of EVENTS_DDL / SUBSCRIPTIONS_DDL plus the error columns
+    (built by hand: DDL parsing needs the JVM, which workers do not have)."""
+    import pyarrow as pa
+
+    values = [pa.field("int", pa.int64()), pa.field("float", pa.float64()), pa.field("string", pa.string()),
+              pa.field("bool", pa.bool_())]
+    head = [pa.field("name", pa.string()), pa.field("type", pa.string())]
+    if kind == "event":
+        items = ("attributes", pa.struct(head + values))
+    else:
+        items = ("constraints", pa.struct(head + [pa.field("op", pa.string())] + values))
+    return pa.schema([pa.field("ord", pa.int64()), pa.field("id", pa.string()), pa.field(items[0], pa.list_(items[1])),
+                      pa.field("err_field", pa.string()), pa.field("err_message", pa.string())])
 
 
 def _parquet_subscription(ident, text) -> tuple[str, Subscription]:

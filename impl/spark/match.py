@@ -97,6 +97,13 @@ def matching_pairs(subscriptions: DataFrame, events: DataFrame) -> DataFrame:
     return counted.where(F.col("count") == F.col("n")).select("ord", "sid")
 
 
+def all_matching_pairs(subscriptions: DataFrame, events: DataFrame) -> DataFrame:
+    """Every (ord, sid) pair with event `ord` matching subscription `sid`,
+    empty subscriptions included (each pairs with every event)."""
+    empty = subscriptions.where(F.size("constraints") == 0).select(F.col("id").alias("sid"))
+    return matching_pairs(subscriptions, events).unionByName(events.select("ord").crossJoin(F.broadcast(empty)))
+
+
 def match(subscriptions: DataFrame, events: DataFrame) -> DataFrame:
     """DEF-MATCH-6 on Spark: one row per input event, (ord, event, subscriptions)
     with the matching subscription IDs sorted, events with no match included."""

@@ -178,16 +178,52 @@ def simulate(kind: str = "random-tree", brokers: int = 20, subscriptions: int = 
     net.run()
     every = max(1, events // swaps) if swaps else None
     made = 0
+    net.published = []  # (event id, publisher, event): the delivery audit's input
     for i in range(events):
         if every and i % every == 0 and made < swaps and net.broker_links():
             a, b = rng.choice(net.broker_links())
             c, d = rng.choice(sorted(net.side(a, b))), rng.choice(sorted(net.side(b, a)))
             net.swap((a, b), (c, d), gap=gap)
             made += 1
-        net.publish(rng.choice(clients), random_event(rng))
+        client, event = rng.choice(clients), random_event(rng)
+        net.published.append((net.publish(client, event), client, event))
         net.run(max_steps=rng.randrange(1, 20))
     net.run()
     return net, made
+
+
+def delivery_audit(net: Network, published) -> dict:
+    """The simulator's own count of what went wrong in delivery, for a run
+    whose subscriptions do not change while events are published (as in
+    `simulate`): per published event, the clients owed it are every client
+    other than the publisher with a filter it matches (the impl's indexed
+    engine decides); `lost` counts owed clients that never got it,
+    `duplicates` copies beyond the first, `unowed` deliveries to clients
+    not owed it."""
+    from subsum.impl.matching.indexed import IndexedEngine
+
+    holders: dict[str, int] = {}
+    pairs = []
+    for client, filters in net.client_filters.items():
+        for k, f in enumerate(sorted(filters, key=repr)):
+            sid = f"{client}/{k}"
+            holders[sid] = client
+            pairs.append((sid, f))
+    engine = IndexedEngine(pairs)
+    engine.prepare()
+    matched = engine.match_batch([event for _, _, event in published])
+    owed_total = lost = duplicates = unjustified = to_publisher = 0
+    for (eid, publisher, _), sids in zip(published, matched):
+        holding = {holders[s] for s in sids}
+        owed = holding - {publisher}
+        got = net.deliveries[eid]
+        owed_total += len(owed)
+        lost += len(owed - set(got))
+        duplicates += sum(v - 1 for v in got.values() if v > 1)
+        unjustified += sum(v for c, v in got.items() if c not in holding)
+        to_publisher += got.get(publisher, 0)
+    return {"owed": owed_total, "lost": lost, "duplicates": duplicates, "unjustified": unjustified,
+            "to_publisher": to_publisher}
 
 
 # --- `subsum bench network` ----------------------------------------------------------------

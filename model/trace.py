@@ -1,0 +1,133 @@
+"""Operational correctness of a trace (spec/07-pipeline.md DEF-TRACE-1 ..
+DEF-TRACE-4): safety, liveness with a grace window, and no duplicates,
+after Mühl's definition of pub/sub correctness.
+
+Constructed for ease of understanding rather than for speed: every function
+is a direct transcription of the definition it cites. The Spark checker
+(`subsum.impl.spark.trace`) must reach the same verdicts on every trace.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Sequence
+
+import attrs
+
+from subsum.core.tracefile import TraceRecord
+from subsum.core.types import Event, Subscription
+from subsum.model.semantics import matches
+
+
+@attrs.frozen
+class Interval:
+    """DEF-TRACE-1: client `client` held filter `filter` from `start` until `end` (inf: never cancelled)."""
+
+    client: int
+    filter_text: str
+    filter: Subscription
+    start: float
+    end: float
+
+
+@attrs.frozen
+class Publication:
+    event: int
+    client: int
+    time: float
+    attributes: Event
+
+
+@attrs.frozen
+class Violation:
+    """DEF-TRACE-3: one violation. `time` is the delivery's time (duplicate,
+    spurious) or the publication's (missed)."""
+
+    cause: str  # "duplicate" | "spurious" | "missed"
+    event: int
+    client: int
+    time: float
+
+
+def subscription_intervals(records: Sequence[TraceRecord]) -> list[Interval]:
+    """DEF-TRACE-1: each subscribe record opens an interval that ends at the
+    first later unsubscribe record (in file order) of the same client and
+    filter, or never."""
+    intervals = []
+    for k, record in enumerate(records):
+        if record.kind != "subscribe":
+            continue
+        end = math.inf
+        for later in records[k + 1:]:
+            if later.kind == "unsubscribe" and later.client == record.client and later.filter_text == record.filter_text:
+                end = later.time
+                break
+        intervals.append(Interval(record.client, record.filter_text, record.filter, record.time, end))
+    return intervals
+
+
+def publications(records: Sequence[TraceRecord]) -> dict[int, Publication]:
+    return {r.event: Publication(r.event, r.client, r.time, r.attributes) for r in records if r.kind == "publish"}
+
+
+def active_within(interval: Interval, t: float, grace: float) -> bool:
+    """DEF-TRACE-2: the interval meets the window [t - grace, t + grace]."""
+    return interval.start <= t + grace and interval.end >= t - grace
+
+
+def stable_over(interval: Interval, t: float, grace: float) -> bool:
+    """DEF-TRACE-2: the interval covers the whole window [t - grace, t + grace]."""
+    return interval.start <= t - grace and interval.end >= t + grace
+
+
+def justified(client: int, publication: Publication | None, intervals: Sequence[Interval], grace: float) -> bool:
+    """DEF-TRACE-3 (safety): a delivery of the publication to `client` is
+    justified iff the client held a filter the event matches, active within
+    the grace window around the publication time."""
+    if publication is None:
+        return False
+    return any(i.client == client and active_within(i, publication.time, grace)
+               and matches(i.filter, publication.attributes) for i in intervals)
+
+
+def owed(publication: Publication, intervals: Sequence[Interval], grace: float) -> set[int]:
+    """DEF-TRACE-3 (liveness): the clients owed the publication: every client
+    other than the publisher holding a filter the event matches, stable over
+    the grace window around the publication time."""
+    return {i.client for i in intervals
+            if i.client != publication.client and stable_over(i, publication.time, grace)
+            and matches(i.filter, publication.attributes)}
+
+
+def check_trace(records: Sequence[TraceRecord], grace: float) -> list[Violation]:
+    """DEF-TRACE-3: every violation of the trace, sorted by (cause, event, client, time).
+
+    - duplicate: each delivery of an event to a client after the first;
+    - spurious: each delivery that is not justified;
+    - missed: each (publication, owed client) with no delivery at all."""
+    assert grace >= 0
+    intervals = subscription_intervals(records)
+    published = publications(records)
+    found: list[Violation] = []
+    delivered: set[tuple[int, int]] = set()
+    for record in records:
+        if record.kind != "deliver":
+            continue
+        pair = (record.event, record.client)
+        if pair in delivered:
+            found.append(Violation("duplicate", record.event, record.client, record.time))
+        delivered.add(pair)
+        if not justified(record.client, published.get(record.event), intervals, grace):
+            found.append(Violation("spurious", record.event, record.client, record.time))
+    for publication in published.values():
+        for client in owed(publication, intervals, grace):
+            if (publication.event, client) not in delivered:
+                found.append(Violation("missed", publication.event, client, publication.time))
+    return sorted(found, key=lambda v: (v.cause, v.event, v.client, v.time))
+
+
+def count_by_cause(violations: Sequence[Violation]) -> dict[str, int]:
+    counts = {"duplicate": 0, "spurious": 0, "missed": 0}
+    for v in violations:
+        counts[v.cause] += 1
+    return counts

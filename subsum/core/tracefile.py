@@ -1,0 +1,117 @@
+"""Reading the simulator's trace file (spec/05-network.md DEF-NET-9).
+
+Shared by the reference trace checker (`subsum.model.trace`) and the Spark
+one (`subsum.impl.spark.trace`), as the value types are: one parser, so the
+two checkers can only differ in what they conclude, never in what they read.
+
+`parse_trace_line(line)` returns a `TraceRecord`, or None for a blank line,
+and raises `RecordError` naming the field.
+"""
+
+from __future__ import annotations
+
+import math
+import attrs
+
+from subsum.core.filters import FilterError, format_filter, parse_filter
+from subsum.core.jsonio import InputError, RecordError, _check_keys, _event, _json_kind, _Object, decode_line
+from subsum.core.types import Event, Subscription
+
+#: The fields of each kind of record, after "time" and "kind" (DEF-NET-9).
+FIELDS: dict[str, tuple[str, ...]] = {
+    "subscribe": ("client", "broker", "filter"),
+    "unsubscribe": ("client", "broker", "filter"),
+    "publish": ("event", "client", "broker", "attributes"),
+    "deliver": ("event", "client", "broker"),
+    "link": ("a", "b", "up"),
+    "crash": ("broker",),
+    "leave": ("broker",),
+    "join": ("broker",),
+}
+
+
+@attrs.frozen
+class TraceRecord:
+    time: float
+    kind: str
+    client: int | None = None
+    broker: int | None = None
+    event: int | None = None
+    filter: Subscription | None = None  # subscribe / unsubscribe
+    filter_text: str | None = None  # its normal form ("" for the empty filter): the filter's identity
+    attributes: Event | None = None  # publish
+
+
+def _int(obj: dict, field: str) -> int:
+    value = obj[field]
+    if type(value) is not int:
+        raise RecordError(field, f"must be an integer, got {_json_kind(value)}")
+    if not -(2**63) <= value < 2**63:
+        raise RecordError(field, f"{value} is outside the 64-bit range")
+    return value
+
+
+def _filter(text: object) -> tuple[Subscription, str]:
+    if type(text) is not str:
+        raise RecordError("filter", f"must be a string, got {_json_kind(text)}")
+    if text.strip() == "":
+        return Subscription(), ""
+    try:
+        subscription = parse_filter(text)
+    except FilterError as exc:
+        raise RecordError("filter", str(exc)) from None
+    return subscription, format_filter(subscription)
+
+
+def parse_trace_line(line: bytes) -> TraceRecord | None:
+    """DEF-NET-9: one line of a trace file, validated."""
+    obj = decode_line(line)
+    if obj is None:
+        return None
+    if "kind" not in obj:
+        raise RecordError("kind", "missing")
+    kind = obj["kind"]
+    if kind not in FIELDS:
+        raise RecordError("kind", f"unknown kind {kind!r}; expected one of {', '.join(FIELDS)}")
+    _check_keys(obj, None, ("time", "kind", *FIELDS[kind]))
+    time = obj["time"]
+    if type(time) not in (int, float) or not math.isfinite(time) or time < 0:
+        raise RecordError("time", f"must be a finite number >= 0, got {_json_kind(time) if type(time) not in (int, float) else time}")
+    fields: dict = {"time": float(time), "kind": kind}
+    for name in ("client", "broker", "event"):
+        if name in FIELDS[kind]:
+            fields[name] = _int(obj, name)
+    if kind in ("subscribe", "unsubscribe"):
+        fields["filter"], fields["filter_text"] = _filter(obj["filter"])
+    elif kind == "publish":
+        if not isinstance(obj["attributes"], dict):
+            raise RecordError("attributes", f"must be an object, got {_json_kind(obj['attributes'])}")
+        wrapper = _Object(id="-", attributes=obj["attributes"])
+        fields["attributes"] = _event(wrapper)[1]
+    elif kind == "link":
+        _int(obj, "a"), _int(obj, "b")
+        if type(obj["up"]) is not bool:
+            raise RecordError("up", f"must be true or false, got {_json_kind(obj['up'])}")
+    return TraceRecord(**fields)
+
+
+def read_trace(path) -> list[TraceRecord]:
+    """A whole trace file, in file order; InputError names the file, line and field."""
+    from pathlib import Path
+
+    path = Path(path)
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise InputError(str(path), None, None, f"cannot read: {exc.strerror}") from None
+    records = []
+    for number, line in enumerate(raw.split(b"\n"), start=1):
+        try:
+            record = parse_trace_line(line)
+        except RecordError as exc:
+            raise InputError(str(path), number, exc.field, exc.message) from None
+        if record is not None:
+            records.append(record)
+    if not records:
+        raise InputError(str(path), None, None, "the file is empty; expected one trace record per line")
+    return records
