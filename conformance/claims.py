@@ -14,7 +14,7 @@ from typing import Callable
 
 import attrs
 
-from subsum.conformance import engines, examples, network, properties, reconfig, summaries
+from subsum.conformance import engines, examples, network, properties, reconfig, spark, summaries
 from subsum.conformance.proofs import prove_all, rules_of
 
 KINDS = ("proof", "property", "stateful", "example")
@@ -277,6 +277,45 @@ RECONFIG_CLAIMS: tuple[Claim, ...] = (
 )
 
 CLAIMS = CLAIMS + RECONFIG_CLAIMS
+
+
+SP = "subsum.impl.spark."
+
+
+def _spark_property(fn) -> Check:
+    return Check("property", f"conformance.spark.{fn.__name__}", lambda: properties.run_property(fn))
+
+
+PIPELINE_CLAIMS: tuple[Claim, ...] = (
+    Claim("CLM-PIPE-1", "The Spark engine gives every input event exactly the model's set of matching subscriptions "
+          "(empty subscription, !=, any, several constraints on one name, boundary values included).",
+          "derived (seed 001 §2)", "spec/07-pipeline.md#clm-pipe-1", (M + "semantics.match_batch",),
+          (SP + "match.match", SP + "match.matching_pairs", SP + "io.read_events", SP + "io.read_subscriptions",
+           SP + "io.write_results"),
+          (_spark_property(spark.spark_engine_equals_model), _example(spark.seed000_files_through_every_reader))),
+    Claim("CLM-PIPE-2", "Counting rows per (event, subscription) counts distinct satisfied constraints because events are Maps; "
+          "the Parquet reader refuses an event with a repeated name, and every other bad events file, naming row and field.",
+          "seed 001 §2", "spec/07-pipeline.md#clm-pipe-2", (M + "semantics.satisfied_pair_count",),
+          (SP + "io.read_events",), (_example(spark.parquet_rejects_bad_events),)),
+    Claim("CLM-PIPE-3", "The Spark readers refuse exactly the JSONL input the in-process readers refuse, with the same file, line, field and message.",
+          "derived (DESIGN.md bad input)", "spec/07-pipeline.md#clm-pipe-3", (),
+          (SP + "io.read_events", SP + "io.read_subscriptions"), (_example(spark.jsonl_errors_agree),)),
+    Claim("CLM-TRACE-1", "The Spark trace checker and the reference checker report the same violations on every trace.",
+          "derived", "spec/07-pipeline.md#clm-trace-1", (M + "trace.check_trace",), (SP + "trace.check",),
+          (_spark_property(spark.trace_check_equals_model),)),
+    Claim("CLM-TRACE-2", "On a simulated run without churn the trace checker reports no violation.",
+          "seed 002 §2.3", "spec/07-pipeline.md#clm-trace-2", (M + "trace.check_trace",), (SP + "trace.check",),
+          (_example(spark.static_run_is_clean),)),
+    Claim("CLM-TRACE-3", "The trace checker reports exactly the planted violations: a dropped delivery (missed), a repeated one (duplicate), "
+          "one to a client with no matching filter (spurious).",
+          "derived", "spec/07-pipeline.md#clm-trace-3", (M + "trace.check_trace",), (SP + "trace.check",),
+          (_example(spark.planted_violations),)),
+    Claim("CLM-TRACE-4", "On Strawman runs with link swaps, missed, duplicate and spurious counts equal the simulator's own audit.",
+          "seed 002 §3.3", "spec/07-pipeline.md#clm-trace-4", (M + "trace.check_trace",),
+          (SP + "trace.check", "subsum.bench.network.delivery_audit"), (_example(spark.churn_losses_match_audit),)),
+)
+
+CLAIMS = CLAIMS + PIPELINE_CLAIMS
 
 
 @attrs.frozen

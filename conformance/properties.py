@@ -46,7 +46,10 @@ def run_property(fn) -> None:
     def test(*args, **kwargs):
         return fn(*args, **kwargs)
 
-    given(*fn.strategies)(test)()
+    run = given(*fn.strategies)(test)
+    if hasattr(fn, "settings"):  # a property that caps its examples (each may be a Spark job)
+        run = fn.settings()(run)
+    run()
 
 
 @st.composite

@@ -280,22 +280,23 @@ def _read_parquet_events(spark, path: str):
     numbered = source.select(F.monotonically_increasing_id().alias("ord"), "id", "attributes")
 
     def attribute_problem(a):
+        """"part<TAB>message" for the first thing wrong with attribute a, else null."""
         present = [a[v].isNotNull() for v in VALUE_FIELDS]
         set_count = sum(F.when(p, 1).otherwise(0) for p in present)
         right_slot = F.coalesce(*[F.when(a["type"] == t, present[k]) for k, t in enumerate(VALUE_FIELDS)],
                                 F.lit(False))
-        return (F.when(a["name"].isNull() | (a["name"] == ""), F.lit("name: must be a non-empty string"))
+        return (F.when(a["name"].isNull() | (a["name"] == ""), F.lit("name\tmust be a non-empty string"))
                 .when(~a["type"].isin(*VALUE_FIELDS) | a["type"].isNull(),
-                      F.concat(F.lit("type: unknown type "), F.coalesce(a["type"], F.lit("null")),
+                      F.concat(F.lit("type\tunknown type "), F.coalesce(a["type"], F.lit("null")),
                                F.lit("; expected one of int, float, string, bool")))
                 .when((set_count != 1) | ~right_slot,
-                      F.concat(F.lit("value: exactly the '"), a["type"], F.lit("' value field must be set")))
-                .when(F.isnan(a["float"]), F.lit("value: float value is NaN; NaN is not allowed"))
-                .when(F.abs(a["float"]) == float("inf"), F.lit("value: infinities are not allowed")))
+                      F.concat(F.lit("value\texactly the '"), a["type"], F.lit("' value field must be set")))
+                .when(F.isnan(a["float"]), F.lit("value\tfloat value is NaN; NaN is not allowed"))
+                .when(F.abs(a["float"]) == float("inf"), F.lit("value\tinfinities are not allowed")))
 
     def described(a):
         problem = attribute_problem(a)
-        return F.when(problem.isNotNull(), F.concat(F.lit("attributes."), F.coalesce(a["name"], F.lit("?")),
+        return F.when(problem.isNotNull(), F.concat(F.lit("attributes."), F.coalesce(a["name"], F.lit("")),
                                                     F.lit("."), problem))
 
     problems = F.filter(F.transform("attributes", described), lambda p: p.isNotNull())
@@ -304,13 +305,13 @@ def _read_parquet_events(spark, path: str):
         "ord", "id", "attributes",
         F.when(F.col("id").isNull() | (F.col("id") == ""), F.lit("id\tmust be a non-empty string"))
         .when(F.col("attributes").isNull(), F.lit("attributes\tmissing (null)"))
-        .when(F.size(problems) > 0, F.regexp_replace(problems[0], r"\.(name|type|value): ", "\t"))
+        .when(F.size(problems) > 0, problems[0])
         .when(F.size(F.array_distinct(names)) != F.size(names),
               F.lit("attributes\tduplicate attribute name; an event holds each name at most once"))
         .alias("problem"))
     bad = checked.where(F.col("problem").isNotNull()).orderBy("ord").limit(1).collect()
     if bad:
-        field, _, message = bad[0]["problem"].partition("\t")
+        field, _, message = bad[0]["problem"].rpartition("\t")  # messages hold no tab; names might
         raise InputError(path, None, field, f"row {_line_of(numbered, bad[0]['ord'])}: {message}")
     # DEF-DATA-2: -0.0 and +0.0 are one float value, stored as +0.0.
     normal = F.transform("attributes", lambda a: a.withField(

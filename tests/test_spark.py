@@ -1,0 +1,153 @@
+"""The Spark pipeline through the CLI: `subsum match --engine spark`,
+`subsum trace-check`, and the session factory's errors. The claims' checks
+(conformance/spark.py) run in test_claims.py; these cover what a user types.
+All tests share the process's one SparkSession."""
+
+import json
+import os
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+from click.testing import CliRunner
+
+from subsum.cli import main
+from subsum.impl.spark import session as sess
+
+ROOT = Path(__file__).resolve().parents[1]
+EX = ROOT / "examples" / "seed000"
+
+
+def run(*args):
+    return CliRunner().invoke(main, [str(a) for a in args])
+
+
+def test_spark_engine_writes_the_in_process_engines_bytes(tmp_path):
+    from subsum.bench.workload import Params, generate
+    from subsum.core.filters import format_filter
+
+    work = generate(Params(events=60, attrs_low=2, attrs_high=4, names=6, subscriptions=40, cons_low=1, cons_high=2,
+                           planted_rate=0.5, seed=3))
+    subs = tmp_path / "s.jsonl"
+    subs.write_text("".join(json.dumps({"id": sid, "filter": format_filter(s)}) + "\n" for sid, s in work.subscriptions))
+    events = tmp_path / "e.jsonl"
+    events.write_text("".join(json.dumps({"id": f"e{i}", "attributes": {
+        a.name: ({"type": "float", "value": a.value} if a.type == "float" else a.value) for a in e.attributes}}) + "\n"
+        for i, e in enumerate(work.events())))
+    local = run("match", "--subscriptions", subs, "--events", events, "--output", tmp_path / "local.jsonl")
+    spark = run("match", "--engine", "spark", "--subscriptions", subs, "--events", events, "--output", tmp_path / "spark.jsonl")
+    assert local.exit_code == 0 and spark.exit_code == 0, spark.output
+    expected = (tmp_path / "local.jsonl").read_bytes()
+    assert sum(1 for line in expected.splitlines() if b'[]' not in line) > 10  # not a vacuous comparison
+    assert (tmp_path / "spark.jsonl").read_bytes() == expected
+
+
+def test_spark_engine_to_stdout_and_parquet(tmp_path):
+    stdout = run("match", "--engine", "spark", "--subscriptions", EX / "subscriptions.jsonl", "--events", EX / "events.jsonl")
+    assert stdout.exit_code == 0, stdout.output
+    assert stdout.stdout.splitlines() == ['{"event": "fig-2-2", "subscriptions": ["S1"]}']
+    out = tmp_path / "r.parquet"
+    done = run("match", "--engine", "spark", "--subscriptions", EX / "fig-4-5-subscriptions.jsonl",
+               "--events", EX / "fig-4-5-events.jsonl", "--output", out)
+    assert done.exit_code == 0, done.output
+    rows = pq.read_table(out).to_pylist()
+    local = run("match", "--subscriptions", EX / "fig-4-5-subscriptions.jsonl", "--events", EX / "fig-4-5-events.jsonl")
+    assert rows == [json.loads(line) for line in local.stdout.splitlines()]
+    assert len(rows) == 4
+
+
+def test_bad_input_names_file_line_and_field_and_writes_nothing(tmp_path):
+    (tmp_path / "s.jsonl").write_text('{"id": "s1", "filter": "x > 1"}\n\n{"id": "s2", "filter": "x >> 1"}\n')
+    out = tmp_path / "out.jsonl"
+    result = run("match", "--engine", "spark", "--subscriptions", tmp_path / "s.jsonl", "--events", EX / "events.jsonl",
+                 "--output", out)
+    assert result.exit_code == 2
+    assert f"{tmp_path / 's.jsonl'}:3: field 'filter':" in " ".join(result.stderr.split())
+    assert not out.exists() and not list(tmp_path.glob(".out.jsonl*"))
+
+
+def test_missing_file_and_spark_only_options(tmp_path):
+    missing = run("match", "--engine", "spark", "--subscriptions", tmp_path / "nope.jsonl", "--events", EX / "events.jsonl")
+    assert missing.exit_code == 2 and "No such file" in missing.stderr
+    local = run("match", "--subscriptions", EX / "subscriptions.jsonl", "--events", EX / "events.jsonl", "--master", "local[1]")
+    assert local.exit_code == 2 and "only to --engine spark" in local.stderr
+    parquet = run("match", "--subscriptions", EX / "subscriptions.jsonl", "--events", EX / "events.jsonl",
+                  "--output", tmp_path / "x.parquet")
+    assert parquet.exit_code == 2 and "needs --engine spark" in parquet.stderr
+    conf = run("match", "--engine", "spark", "--subscriptions", EX / "subscriptions.jsonl", "--events",
+               EX / "events.jsonl", "--conf", "spark.executor.memory")
+    assert conf.exit_code == 2 and "expected key=value" in conf.stderr
+
+
+def _trace(tmp_path, swaps: int, seed: int = 4) -> Path:
+    path = tmp_path / f"trace-{swaps}.jsonl"
+    result = run("simulate", "--brokers", 15, "--subscriptions", 60, "--events", 80, "--swaps", swaps, "--seed", seed,
+                 "--trace", path, "--json", tmp_path / f"sim-{swaps}.json")
+    assert result.exit_code == 0, result.output
+    return path
+
+
+def test_trace_check_clean_run_exits_zero(tmp_path):
+    result = run("trace-check", _trace(tmp_path, 0), "--grace", "0.01", "--out", tmp_path / "out")
+    assert result.exit_code == 0, result.output
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text())
+    assert summary["ok"] and summary["violations"] == {"duplicate": 0, "spurious": 0, "missed": 0}
+    assert summary["publications"] == 80 and summary["deliveries"] > 0
+
+
+def test_trace_check_churn_run_reports_the_simulators_losses(tmp_path):
+    trace = _trace(tmp_path, 6)
+    audit = json.loads((tmp_path / "sim-6.json").read_text())
+    assert audit["lost"] > 0
+    result = run("trace-check", trace, "--grace", "0", "--window", "0.02", "--out", tmp_path / "out")
+    assert result.exit_code == 1, result.output
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text())
+    assert summary["violations"] == {"duplicate": audit["duplicates"], "spurious": audit["unjustified"],
+                                     "missed": audit["lost"]}
+    assert sum(w["missed"] for w in summary["windows"]) == audit["lost"]
+    rows = pq.read_table(tmp_path / "out" / "violations.parquet").to_pylist()
+    assert len(rows) == sum(summary["violations"].values())
+    assert {r["cause"] for r in rows} >= {"missed"}
+    assert all(r["window_start"] == (r["time"] // 20.0) * 20.0 for r in rows)
+
+
+def test_trace_check_bad_input(tmp_path):
+    trace = tmp_path / "t.jsonl"
+    trace.write_text('{"time": 0, "kind": "subscribe", "client": 1000000, "broker": 0, "filter": "x > 1"}\n'
+                     '{"time": 1, "kind": "deliver", "event": "e1", "client": 1000000, "broker": 0}\n')
+    result = run("trace-check", trace, "--grace", "0")
+    assert result.exit_code == 2
+    assert f"{trace}:2: field 'event': must be an integer" in " ".join(result.stderr.split())
+    negative = run("trace-check", trace, "--grace", "-1")
+    assert negative.exit_code == 2 and "--grace must be a finite number >= 0" in negative.stderr
+    nan = run("trace-check", trace, "--grace", "nan")
+    assert nan.exit_code == 2
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("\n")
+    assert run("trace-check", empty, "--grace", "0").exit_code == 2
+
+
+def test_java_check_says_what_is_missing(monkeypatch, tmp_path):
+    monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.delenv("JAVA_HOME", raising=False)
+    with pytest.raises(sess.SparkUnavailable, match="no Java runtime found.*Java 17"):
+        sess.check_java()
+    old = tmp_path / "java"
+    old.write_text('#!/bin/sh\necho \'openjdk version "1.8.0_292"\' >&2\n')
+    old.chmod(0o755)
+    with pytest.raises(sess.SparkUnavailable, match="Java 8 found.*Java 17 or newer"):
+        sess.check_java()
+
+
+def test_master_and_conf_resolution(monkeypatch):
+    monkeypatch.delenv("SPARK_MASTER", raising=False)
+    assert sess.resolve_master(None) == "local[*]"
+    monkeypatch.setenv("SPARK_MASTER", "spark://head:7077")
+    assert sess.resolve_master(None) == "spark://head:7077"
+    assert sess.resolve_master("local[2]") == "local[2]"
+    assert sess.local_cores("local[3]") == 3 and sess.local_cores("spark://head:7077") is None
+    assert sess.parse_conf(["a.b=1", "c=x=y"]) == {"a.b": "1", "c": "x=y"}
+    defaults = sess.default_conf("local[2]")
+    assert defaults["spark.ui.enabled"] == "false" and defaults["spark.sql.shuffle.partitions"] == "4"
+    assert "spark.sql.shuffle.partitions" not in sess.default_conf("yarn")
+    assert os.path.exists(defaults["spark.driver.extraJavaOptions"].split("file:", 1)[1])
