@@ -292,7 +292,8 @@ PIPELINE_CLAIMS: tuple[Claim, ...] = (
           "derived (seed 001 §2)", "spec/07-pipeline.md#clm-pipe-1", (M + "semantics.match_batch",),
           (SP + "match.match", SP + "match.matching_pairs", SP + "io.read_events", SP + "io.read_subscriptions",
            SP + "io.write_results"),
-          (_spark_property(spark.spark_engine_equals_model), _example(spark.seed000_files_through_every_reader))),
+          (_spark_property(spark.spark_engine_equals_model), _example(spark.operator_boundaries),
+           _example(spark.seed000_files_through_every_reader))),
     Claim("CLM-PIPE-2", "Counting rows per (event, subscription) counts distinct satisfied constraints because events are Maps; "
           "the Parquet reader refuses an event with a repeated name, and every other bad events file, naming row and field.",
           "seed 001 §2", "spec/07-pipeline.md#clm-pipe-2", (M + "semantics.satisfied_pair_count",),

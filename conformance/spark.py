@@ -96,6 +96,49 @@ def spark_engine_equals_model(workloads):
 spark_engine_equals_model.settings = _examples_cap
 
 
+def _boundary_cases() -> list[tuple[str, str, object, object]]:
+    """(type, op, attribute value v, constraint value w): every operator of
+    every type at, just below and just above its boundary."""
+    import math
+
+    from subsum.core.types import INT_MAX, INT_MIN, OPS_BY_TYPE
+
+    cases = []
+    for w in (INT_MIN, -1, 0, 1, INT_MAX):
+        for v in (w - 1, w, w + 1):
+            if INT_MIN <= v <= INT_MAX:
+                cases += [("int", op, v, w) for op in OPS_BY_TYPE["int"]]
+    for w in (0.0, -1.5, 5e-324, 8.3, 1.7976931348623157e308):
+        for v in (math.nextafter(w, -math.inf), w, math.nextafter(w, math.inf), -0.0):
+            if math.isfinite(v):
+                cases += [("float", op, v, w) for op in OPS_BY_TYPE["float"]]
+    strings = ("", "a", "ab", "ba", "aba", "é", "aé", "éa")
+    for w in strings:
+        for v in strings:
+            cases += [("string", op, v, w) for op in ("=", "!=", "prefix", "suffix", "contains", "any")]
+    for w in ("*", "a*", "*a", "a*a", "ab*ba", "é*"):
+        cases += [("string", "wildcard", v, w) for v in strings + ("abba", "aba", "a")]
+    cases += [("bool", op, v, w) for op in OPS_BY_TYPE["bool"] for v in (False, True) for w in (False, True)]
+    return cases
+
+
+def operator_boundaries() -> str:
+    """CLM-PIPE-1 (example): every operator of every type at its boundaries,
+    as one subscription and one event per case (names kept apart), in one job."""
+    subs, events = [], []
+    for k, (type_, op, v, w) in enumerate(_boundary_cases()):
+        name = f"c{k}"
+        subs.append((f"s{k}", Subscription(frozenset({Constraint(name, type_, op, None if op == "any" else w)}))))
+        events.append(Event((Attribute(name, type_, v),)))
+    want = semantics.match_batch(subs, events)
+    got = spark_match_sets(subs, events)
+    wrong = [(_boundary_cases()[i], sorted(w), sorted(g)) for i, (w, g) in enumerate(zip(want, got)) if w != g]
+    assert not wrong, f"{len(wrong)} cases differ, e.g. (type, op, v, w), model, spark: {wrong[:3]}"
+    held = sum(1 for w in want if w)
+    assert 0 < held < len(want)
+    return f"{len(want)} boundary cases, {held} hold"
+
+
 SEED000_SUBSCRIPTIONS = [
     '{"id": "S1", "filter": "symbol = \\"OTE\\" and price = 8.50"}',
     '{"id": "S2", "filter": "symbol = \\"OTER\\" and price = 8.55"}',

@@ -200,7 +200,8 @@ def match(subs_path: str, events_path: str, engine: str, output_path: str | None
     Each line is {"event": ID, "subscriptions": [IDs, sorted]}, in input order.
     """
     if engine == "spark":
-        stats = _match_spark(subs_path, events_path, output_path, master, spark_conf)
+        stats = _match_spark(subs_path, events_path, output_path, master, spark_conf,
+                             counters=show_stats or stats_path is not None)
         _report_match_stats(stats, engine, show_stats, stats_path)
         return
     if master or spark_conf:
@@ -241,8 +242,9 @@ def match(subs_path: str, events_path: str, engine: str, output_path: str | None
     _report_match_stats(stats, engine, show_stats, stats_path)
 
 
-def _match_spark(subs_path, events_path, output_path, master, spark_conf) -> dict:
-    """`subsum match --engine spark`: read, validate, match, write (spec/07-pipeline.md)."""
+def _match_spark(subs_path, events_path, output_path, master, spark_conf, counters: bool = False) -> dict:
+    """`subsum match --engine spark`: read, validate, match, write (spec/07-pipeline.md).
+    With `counters`, the results are cached and counted after writing (extra jobs)."""
     from subsum.impl.spark import io as sio
     from subsum.impl.spark.match import match as spark_match
 
@@ -256,6 +258,8 @@ def _match_spark(subs_path, events_path, output_path, master, spark_conf) -> dic
         _fail_input(str(exc))
     read = time.perf_counter()
     results = spark_match(subscriptions, events)
+    if counters:
+        results = results.cache()
     if output_path:
         sio.write_results(results, output_path)
         err.print(f"results -> {escape(output_path)}")
@@ -263,8 +267,19 @@ def _match_spark(subs_path, events_path, output_path, master, spark_conf) -> dic
         for row in sio.result_lines(results).orderBy("ord").select("value").toLocalIterator():
             click.echo(row["value"])
     finished = time.perf_counter()
-    return {"engine": "spark", "master": spark.sparkContext.master, "session_seconds": round(ready - started, 3),
-            "read_seconds": round(read - ready, 3), "match_seconds": round(finished - read, 3)}
+    stats = {"engine": "spark", "master": spark.sparkContext.master, "session_seconds": round(ready - started, 3),
+             "read_seconds": round(read - ready, 3), "match_seconds": round(finished - read, 3)}
+    if counters:
+        from pyspark.sql import functions as F
+
+        from subsum.impl.spark.match import attributes_of
+
+        attributes = attributes_of(events)
+        stats.update(subscriptions=subscriptions.count(), events=results.count(),
+                     matches=results.agg(F.sum(F.size("subscriptions"))).first()[0] or 0,
+                     attributes=attributes.count(),
+                     distinct_attributes=attributes.select("name", "type", "i", "f", "s", "b").distinct().count())
+    return stats
 
 
 def _report_match_stats(stats: dict, engine: str, show_stats: bool, stats_path: str | None) -> None:
