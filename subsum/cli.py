@@ -17,6 +17,7 @@
     subsum simulate [--protocol P] [--topology T|FILE] [--brokers N] [--subscriptions N] [--events N] [--swaps N] [--trace OUT]
     subsum bench network [--quick] [--out DIR]
     subsum bench reconfig [--quick] [--out DIR]
+    subsum bench spark [--quick] [--out DIR] [--max-events N]
     subsum check-filter "price > 8.30 and symbol prefix \\"OT\\""
 
 Exit codes: 0 success, 1 a claim or proof failed, 2 bad input or usage.
@@ -628,6 +629,31 @@ def bench_reconfig(out_dir, quick, seed, protocols, defer_timeout, sub_timeout) 
     result = br.run(Path(out_dir), quick=quick, seed=seed, protocols=chosen, defer_timeout=defer_timeout, sub_timeout=sub_timeout,
                     log=lambda m: err.print(escape(m), highlight=False, soft_wrap=True))
     out.print(br.markdown_table(result), markup=False, highlight=False, soft_wrap=True)
+
+
+@bench.command("spark")
+@click.option("--out", "out_dir", type=click.Path(file_okay=False), default="benchmarks/results/spark", show_default=True,
+              help="Where spark.csv, spark.png and summary.json go.")
+@click.option("--quick", is_flag=True, help="E up to 10^5, S up to 10^4 (a few minutes).")
+@click.option("--max-events", type=click.IntRange(10_000), default=10_000_000, show_default=True,
+              help="Largest point of the events series.")
+@click.option("--in-process-max-events", type=click.IntRange(0), default=10_000_000, show_default=True,
+              help="Skip the in-process engines above this many events.")
+@click.option("--seed", type=int, default=1, show_default=True, help="Seed of the workload generator.")
+def bench_spark(out_dir, quick, max_events, in_process_max_events, seed) -> None:
+    """Spark (local[*], and local[1] at one point) beside the vectorized engine
+    and DuckDB, E from 10^4 to 10^7 and S from 10^3 to 10^5 (benchmarks/README.md)."""
+    from subsum.bench import spark as bs
+    from subsum.impl.spark.session import SparkUnavailable, check_java
+
+    try:
+        check_java()
+    except SparkUnavailable as exc:
+        _fail_input(str(exc))
+    summary = bs.run(out_dir, quick=quick, seed=seed, max_events=max_events, in_process_max_events=in_process_max_events,
+                     log=lambda line: err.print(escape(line), highlight=False))
+    out.print(bs.markdown_table(summary["rows"]), highlight=False, soft_wrap=True)
+    out.print(f"{summary['crossover']}; {summary['seconds']} s; results in {escape(out_dir)}", highlight=False)
 
 
 @main.group()
