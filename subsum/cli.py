@@ -262,7 +262,9 @@ def _match_spark(subs_path, events_path, output_path, master, spark_conf, counte
     if counters:
         results = results.cache()
     if output_path:
-        sio.write_results(results, output_path)
+        from subsum.impl.spark.session import local_cores
+
+        sio.write_results(results, output_path, stream_to_driver=local_cores(spark.sparkContext.master) is None)
         err.print(f"results -> {escape(output_path)}")
     else:
         for row in sio.result_lines(results).orderBy("ord").select("value").toLocalIterator():

@@ -332,11 +332,27 @@ def result_lines(results):
                                           F.lit("}")).alias("value"))
 
 
-def write_results(results, path: str) -> None:
+def write_results(results, path: str, stream_to_driver: bool = False) -> None:
     """Write match results (ord, event, subscriptions) in input order: Parquet
     for a `.parquet` path, else one JSONL file. A local target appears only
-    when complete (written beside it, then renamed)."""
+    when complete (written beside it, then renamed).
+
+    `stream_to_driver` (a cluster, whose executors cannot see the driver's
+    disk): a local JSONL target is filled from `toLocalIterator`, one
+    partition at a time, so the driver never holds more than one partition."""
     path = str(path)
+    if stream_to_driver and not is_parquet(path) and not _is_uri(path):
+        target = Path(path)
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent if str(target.parent) else ".")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                for row in result_lines(results).orderBy("ord").select("value").toLocalIterator():
+                    handle.write(row["value"] + "\n")
+            os.replace(tmp, target)
+        except BaseException:
+            os.unlink(tmp)
+            raise
+        return
     if is_parquet(path):
         ordered = results.orderBy("ord").select("event", "subscriptions")
         if _is_uri(path):

@@ -118,14 +118,17 @@ def get_session(master: str | None = None, conf: Mapping[str, str] | None = None
     if active is not None:
         return active
     check_java()
+    submitted = master is None and "PYSPARK_GATEWAY_PORT" in os.environ  # under spark-submit: its --master rules
     master = resolve_master(master)
-    settings = default_conf(master, progress)
+    settings = default_conf(master, progress) if not submitted else {}
     settings.update(conf or {})
     if local_cores(master) is not None:
         # Python workers run the interpreter running subsum, and the driver binds to loopback.
         os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
         os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
-    builder = SparkSession.builder.master(master).appName(app_name)
+    builder = SparkSession.builder.appName(app_name)
+    if not submitted:
+        builder = builder.master(master)
     for key, value in settings.items():
         builder = builder.config(key, value)
     try:
