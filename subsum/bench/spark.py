@@ -26,7 +26,6 @@ import csv
 import json
 import multiprocessing
 import os
-import resource
 import shutil
 import tempfile
 import time
@@ -148,6 +147,19 @@ def _jvm_peak_mib(spark) -> float | None:
     return None
 
 
+def _own_peak_mib() -> float | None:
+    """This process's peak RSS since exec (VmHWM). Not ru_maxrss: on Linux that
+    carries the forked parent's high-water mark across exec, which inflated it."""
+    try:
+        with open("/proc/self/status") as handle:
+            for line in handle:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        return None
+    return None
+
+
 def _spark_child(master: str, conf: dict, events_path: str, subs_path: str, out_path: str, conn) -> None:
     try:
         from pyspark.sql import functions as F
@@ -166,7 +178,7 @@ def _spark_child(master: str, conf: dict, events_path: str, subs_path: str, out_
         matches = written.agg(F.sum(F.size("subscriptions"))).first()[0] or 0
         conn.send({"session_s": t1 - t0, "seconds": t2 - t1, "matches": int(matches),
                    "jvm_peak_mib": _jvm_peak_mib(spark),
-                   "driver_python_peak_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024})
+                   "driver_python_peak_mib": _own_peak_mib()})
         spark.stop()
     except BaseException as exc:
         conn.send({"error": f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"})
