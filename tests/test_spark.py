@@ -151,3 +151,20 @@ def test_master_and_conf_resolution(monkeypatch):
     assert defaults["spark.ui.enabled"] == "false" and defaults["spark.sql.shuffle.partitions"] == "4"
     assert "spark.sql.shuffle.partitions" not in sess.default_conf("yarn")
     assert os.path.exists(defaults["spark.driver.extraJavaOptions"].split("file:", 1)[1])
+
+
+def test_streamed_jsonl_equals_the_written_one(tmp_path):
+    """A cluster's local JSONL target is streamed to the driver; same bytes, no staging left behind."""
+    from subsum.conformance import spark as cs
+    from subsum.impl.spark import io as sio
+    from subsum.impl.spark.match import match
+
+    spark = cs.session()
+    subs = cs._write(tmp_path, "s.jsonl", cs.SEED000_SUBSCRIPTIONS)
+    events = cs._write(tmp_path, "e.jsonl", cs.SEED000_EVENTS)
+    results = match(sio.read_subscriptions(spark, str(subs)), sio.read_events(spark, str(events)))
+    sio.write_results(results, str(tmp_path / "a.jsonl"))
+    sio.write_results(results, str(tmp_path / "b.jsonl"), stream_to_driver=True)
+    assert (tmp_path / "a.jsonl").read_bytes() == (tmp_path / "b.jsonl").read_bytes()
+    assert len((tmp_path / "a.jsonl").read_bytes().splitlines()) == 6
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.jsonl", "b.jsonl", "e.jsonl", "s.jsonl"]

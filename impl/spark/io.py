@@ -21,6 +21,7 @@ Bad input raises `InputError` naming the file, the line (JSONL) or row
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import tempfile
@@ -341,48 +342,41 @@ def write_results(results, path: str, stream_to_driver: bool = False) -> None:
     disk): a local JSONL target is filled from `toLocalIterator`, one
     partition at a time, so the driver never holds more than one partition."""
     path = str(path)
-    if stream_to_driver and not is_parquet(path) and not _is_uri(path):
-        target = Path(path)
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent if str(target.parent) else ".")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                for row in result_lines(results).orderBy("ord").select("value").toLocalIterator():
-                    handle.write(row["value"] + "\n")
-            os.replace(tmp, target)
-        except BaseException:
-            os.unlink(tmp)
-            raise
+    ordered = results.orderBy("ord")
+    lines = result_lines(results).orderBy("ord").select("value")
+    if _is_uri(path):  # shared storage: the executors write it
+        if is_parquet(path):
+            ordered.select("event", "subscriptions").write.mode("overwrite").parquet(path)
+        else:
+            lines.write.mode("overwrite").text(path)
         return
-    if is_parquet(path):
-        ordered = results.orderBy("ord").select("event", "subscriptions")
-        if _is_uri(path):
-            ordered.write.mode("overwrite").parquet(path)
-            return
-        target = Path(path)
-        tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent if str(target.parent) else "."))
-        try:
-            ordered.write.mode("overwrite").parquet(str(tmp / "out"))
+    target = Path(path)
+    with _staging(target) as tmp:
+        if is_parquet(path):
+            ordered.select("event", "subscriptions").write.mode("overwrite").parquet(str(tmp / "out"))
             if target.is_dir():
                 shutil.rmtree(target)
             elif target.exists():
                 target.unlink()
-            os.replace(tmp / "out", target)
-        finally:
-            shutil.rmtree(tmp, ignore_errors=True)
-        return
-    lines = result_lines(results).orderBy("ord").select("value")
-    if _is_uri(path):
-        lines.write.mode("overwrite").text(path)
-        return
-    target = Path(path)
+        elif stream_to_driver:
+            with open(tmp / "out", "w", encoding="utf-8") as handle:
+                for row in lines.toLocalIterator():
+                    handle.write(row["value"] + "\n")
+        else:
+            lines.write.mode("overwrite").text(str(tmp / "parts"))
+            with open(tmp / "out", "wb") as joined:
+                for part in sorted((tmp / "parts").glob("part-*")):
+                    with open(part, "rb") as handle:
+                        shutil.copyfileobj(handle, joined)
+        os.replace(tmp / "out", target)
+
+
+@contextlib.contextmanager
+def _staging(target: Path):
+    """A temporary directory beside `target` (same filesystem, so the final
+    os.replace is atomic), removed afterwards whatever happens."""
     tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent if str(target.parent) else "."))
     try:
-        lines.write.mode("overwrite").text(str(tmp / "parts"))
-        parts = sorted((tmp / "parts").glob("part-*"))
-        with open(tmp / "joined", "wb") as joined:
-            for part in parts:
-                with open(part, "rb") as handle:
-                    shutil.copyfileobj(handle, joined)
-        os.replace(tmp / "joined", target)
+        yield tmp
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
