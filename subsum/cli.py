@@ -653,9 +653,9 @@ def bench_spark(out_dir, quick, max_events, in_process_max_events, seed) -> None
     except SparkUnavailable as exc:
         _fail_input(str(exc))
     summary = bs.run(out_dir, quick=quick, seed=seed, max_events=max_events, in_process_max_events=in_process_max_events,
-                     log=lambda line: err.print(escape(line), highlight=False))
+                     log=lambda line: err.print(escape(line), highlight=False, soft_wrap=True))
     out.print(bs.markdown_table(summary["rows"]), highlight=False, soft_wrap=True)
-    out.print(f"{summary['crossover']}; {summary['seconds']} s; results in {escape(out_dir)}", highlight=False)
+    out.print(f"{summary['crossover']}; {summary['seconds']} s; results in {escape(out_dir)}", highlight=False, soft_wrap=True)
 
 
 @main.group()

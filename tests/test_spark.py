@@ -168,3 +168,37 @@ def test_streamed_jsonl_equals_the_written_one(tmp_path):
     assert (tmp_path / "a.jsonl").read_bytes() == (tmp_path / "b.jsonl").read_bytes()
     assert len((tmp_path / "a.jsonl").read_bytes().splitlines()) == 6
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.jsonl", "b.jsonl", "e.jsonl", "s.jsonl"]
+
+
+def test_a_fresh_process_logs_nothing_but_the_jvms_own_notice():
+    """Quiet logs (issue 7): a real `subsum match --engine spark` process writes its result to stdout
+    and nothing to stderr except the JVM launcher's notice about incubator modules, which log4j
+    does not control. Before the gateway logger was configured, Spark printed
+    'Setting default log level to "WARN"' and lowered the console threshold to WARN."""
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "subsum", "match", "--engine", "spark", "--master", "local[1]",
+                           "--subscriptions", str(EX / "subscriptions.jsonl"), "--events", str(EX / "events.jsonl")],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == ['{"event": "fig-2-2", "subscriptions": ["S1"]}']
+    noise = [line for line in done.stderr.splitlines() if line.strip() and "incubator modules" not in line]
+    assert noise == []
+
+
+def test_bench_crossover_is_per_engine_and_needs_spark_to_stay_ahead():
+    from subsum.bench.spark import crossover
+
+    def row(engine, n, rate, master="in-process"):
+        return {"series": "events", "engine": engine, "master": master, "events": n, "events_per_s": rate}
+
+    spark = f"local[{os.cpu_count() or 1}]"
+    rows = [row("vectorized", 10, 100), row("duckdb", 10, 20), row("spark", 10, 5, spark),
+            row("vectorized", 100, 100), row("duckdb", 100, 20), row("spark", 100, 30, spark),
+            row("spark", 100, 999, "local[0]"),  # not the all-cores run: ignored
+            row("vectorized", 1000, 100), row("duckdb", 1000, 20), row("spark", 1000, 50, spark)]
+    assert crossover(rows) == ("Spark does not overtake vectorized (closest at E = 1,000: 0.50x); "
+                               "Spark overtakes duckdb from E = 100 (1.50x)")
+    rows[-1]["events_per_s"] = 10  # falls behind again: no crossover to report
+    assert crossover(rows).endswith("Spark does not overtake duckdb (closest at E = 100: 1.50x)")
