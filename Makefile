@@ -15,7 +15,9 @@ help:
 	@echo "make test     bootstrap .venv, install, run pytest"
 	@echo "make prove    run the z3 proofs alone"
 	@echo "make claims   print the traceability matrix"
-	@echo "make bench    run the benchmarks (subsum bench matching, subsum bench summaries; see benchmarks/README.md)"
+	@echo "make bench    run every benchmark: subsum bench matching, summaries, network, reconfig, spark"
+	@echo "              (about 35 minutes on 2 cores, 25 of them Spark; each writes CSV + PNG under benchmarks/results/, see benchmarks/README.md)"
+	@echo "make check-java   say whether a Java 17+ runtime for Spark is present"
 	@echo "PROFILE=thorough make verify   more Hypothesis examples"
 
 check-python:
@@ -44,9 +46,12 @@ prove: $(STAMP)
 claims: $(STAMP)
 	$(BIN)/subsum claims
 
-bench: $(STAMP)
+bench: $(STAMP) check-java
 	$(BIN)/subsum bench matching
 	$(BIN)/subsum bench summaries
+	$(BIN)/subsum bench network
+	$(BIN)/subsum bench reconfig
+	$(BIN)/subsum bench spark
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis build *.egg-info

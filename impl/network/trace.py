@@ -8,7 +8,7 @@ object per line, in time order. The Spark trace checker (issue 7) reads it.
     {"time": t, "kind": "crash" | "leave" | "join", "broker": b}
 
 Filters are written in the filter syntax (the empty filter as ""); event
-attributes as DESIGN.md's event attributes.
+attributes as the event attributes of spec/formats.md.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 (spec/07-pipeline.md DEF-PIPE-1, DEF-PIPE-2).
 
 Two input formats, told apart by the path's suffix:
-- JSONL (DESIGN.md's formats). Each line is decoded by the same validating
+- JSONL (the formats of spec/formats.md). Each line is decoded by the same validating
   reader as the in-process engines (`subsum.core.jsonio`), in Python workers
   (`mapInArrow`). This is ingestion, once per line, not the matching hot path.
 - Parquet (`.parquet`, a file or a directory). Events are read natively and
@@ -323,7 +323,7 @@ def _read_parquet_events(spark, path: str):
 # --- writing ---------------------------------------------------------------------------
 
 def result_lines(results):
-    """DESIGN.md's match-result lines, as Python's json.dumps writes them:
+    """The match-result lines of spec/formats.md, as Python's json.dumps writes them:
     {"event": "e1", "subscriptions": ["s1", "s7"]}."""
     from pyspark.sql import functions as F
 

@@ -1,4 +1,4 @@
-"""Reading subscriptions and events, writing match results (DESIGN.md formats).
+"""Reading subscriptions and events, writing match results (spec/formats.md).
 
 Every error is an InputError naming the file, the line and the field. Readers
 validate a whole file before returning anything, and writers write to a

@@ -1,0 +1,65 @@
+"""The README's tour is real output: every shown command whose output does not
+depend on time or on a partial table is run here, and its output must equal
+the README's lines. Commands run from a scratch directory that sees the
+repository's examples/, so files they write (b.json) stay out of the tree."""
+
+import shlex
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from subsum import cli
+from subsum.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+
+# Output shown in full and not timed. Other tour commands show an excerpt of
+# a table or a rate; their numbers are checked by the claims and benchmarks.
+DETERMINISTIC = ("check-filter", "match --subscriptions", "summary build", "summary match", "summary stats --summary examples/bad")
+
+
+def tour_commands() -> list[tuple[str, list[str]]]:
+    """(command, shown output lines) for each indented `$ subsum ...` block of the README."""
+    blocks, lines, i = [], README.splitlines(), 0
+    while i < len(lines):
+        line = lines[i]
+        if line.startswith("    $ subsum "):
+            command = line[len("    $ "):]
+            while command.endswith("\\"):
+                i += 1
+                command = command[:-1].rstrip() + " " + lines[i].strip()
+            output = []
+            i += 1
+            while i < len(lines) and lines[i].startswith("    ") and not lines[i].startswith("    $ "):
+                output.append(lines[i][4:])
+                i += 1
+            blocks.append((command, output))
+            continue
+        i += 1
+    return blocks
+
+
+CASES = [(c, out) for c, out in tour_commands()
+         if c.split(" ", 1)[1].startswith(DETERMINISTIC) and "--stats" not in c and "--engine" not in c]
+
+
+def test_the_tour_has_the_commands_this_test_expects():
+    assert len(CASES) >= 8, [c for c, _ in CASES]
+
+
+@pytest.mark.parametrize("command,shown", CASES, ids=[c[:60] for c, _ in CASES])
+def test_tour_output_is_what_the_command_prints(command, shown, tmp_path, monkeypatch):
+    (tmp_path / "examples").symlink_to(ROOT / "examples")
+    monkeypatch.chdir(tmp_path)
+    for console in (cli.out, cli.err):  # a wide terminal, as the README's lines were printed on
+        monkeypatch.setattr(console, "_width", 200)
+    argv = shlex.split(command)[1:]
+    if argv[:2] == ["summary", "match"] or argv[:2] == ["summary", "stats"] and "b.json" in argv:
+        CliRunner().invoke(main, ["summary", "build", "--subscriptions", "examples/seed000/fig-4-5-subscriptions.jsonl",
+                                  "--json", "b.json"])
+    result = CliRunner().invoke(main, argv)
+    printed = [line.rstrip() for line in result.output.splitlines() if line.strip()]
+    assert printed == [line.rstrip() for line in shown], result.output
+    assert result.exit_code == (2 if shown[0].startswith("error:") else 0)
