@@ -698,7 +698,7 @@ def fuzz_reconfig(protocol, defer_timeout, sub_timeout, topology, brokers, subsc
     if topology not in ("random-tree", "path", "star", "balanced") and not Path(topology).is_file():
         _fail_input(f"--topology {topology!r} is neither random-tree, path, star, balanced nor a file")
     with Progress(TextColumn("[progress.description]{task.description}"), BarColumn(), TimeElapsedColumn(),
-                  console=err, transient=True) as bar:
+                  console=err, transient=True, disable=not err.is_terminal) as bar:
         task = bar.add_task("fuzzing", total=budget)
 
         def progress(r):
