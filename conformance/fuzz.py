@@ -23,6 +23,7 @@ import attrs
 
 from subsum.conformance.network import FILTERS, check_overlay, check_tables, publish_and_check
 from subsum.core.filters import format_filter, parse_filter
+from subsum.core.jsonio import write_lines_atomically
 from subsum.core.types import Attribute, Event, Subscription
 from subsum.impl.network import Network, build, generate, read_edgelist
 
@@ -336,17 +337,19 @@ def save_replay(folder: Path, protocol: str, topology: dict, seed: int, schedule
     doc = {"format": REPLAY_FORMAT, "version": 1, "protocol": protocol, "defer_timeout": defer_timeout,
            "sub_timeout": sub_timeout, "seed": seed, "topology": topology,
            "schedule": schedule, "violation": attrs.asdict(violation)}
-    path.write_text(json.dumps(doc, indent=1) + "\n")
+    write_lines_atomically(path, [json.dumps(doc, indent=1)])
     return path
 
 
 def load_replay(path: Path) -> dict:
     try:
-        doc = json.loads(Path(path).read_text(encoding="utf-8"))
+        doc = json.loads(Path(path).read_text(encoding="utf-8-sig"))
     except (OSError, UnicodeDecodeError) as exc:
         raise ReplayError(f"{path}: cannot read: {exc}") from None
     except json.JSONDecodeError as exc:
         raise ReplayError(f"{path}: malformed JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
+    except ValueError as exc:  # an integer of more digits than Python converts
+        raise ReplayError(f"{path}: malformed JSON: {exc}") from None
     if not isinstance(doc, dict) or doc.get("format") != REPLAY_FORMAT:
         raise ReplayError(f"{path}: field 'format': expected {REPLAY_FORMAT!r}")
     for field, kind in (("seed", int), ("topology", dict), ("schedule", list), ("protocol", str)):

@@ -313,6 +313,14 @@ JSONL_CASES = {
     "empty": (["", "  "], "event"),
     "unknown-field": (["{\"id\": \"e1\", \"attributes\": {}, \"extra\": 1}"], "event"),
     "typed-value": (["{\"id\": \"e1\", \"attributes\": {\"p\": {\"type\": \"float\", \"value\": \"x\"}}}"], "event"),
+    # A UTF-8 byte order mark starts the file: Hadoop's line reader drops it there, and so must
+    # the in-process reader (spec/formats.md), so the error is line 2's for both.
+    "bom-at-start": (["\ufeff{\"id\": \"e1\", \"attributes\": {}}", "{\"id\": \"e1\", \"attributes\": {}}"], "event"),
+    # Anywhere else a BOM is not whitespace: malformed JSON on line 2 for both.
+    "bom-later": (["{\"id\": \"s1\", \"filter\": \"x > 1\"}", "\ufeff{\"id\": \"s2\", \"filter\": \"x > 2\"}"],
+                  "subscription"),
+    "float-overflow": (["{\"id\": \"s1\", \"constraints\": [{\"name\": \"x\", \"type\": \"float\", \"op\": \">\", "
+                        "\"value\": 1" + "0" * 400 + "}]}"], "subscription"),
 }
 
 

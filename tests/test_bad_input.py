@@ -60,6 +60,24 @@ CASES = [
      "subs.jsonl:1: field 'id': must be a non-empty string, got an empty string"),
     ("lone-surrogate", GOOD_SUBS, '{"id": "e1", "attributes": {"s": "\\ud800"}}\n',
      "events.jsonl:1: field 'attributes.s': string value is not valid Unicode (lone surrogate at index 0)"),
+    # Integers past every range: more digits than Python converts, or too many for a float.
+    ("integer-of-5001-digits", GOOD_SUBS, '{"id": "e1", "attributes": {"x": 1' + "0" * 5000 + '}}\n',
+     "events.jsonl:1: field 'attributes.x': an integer of 5001 digits is out of range; ints are 64-bit, floats finite"),
+    ("int-past-the-float-range", '{"id": "s1", "constraints": [{"name": "x", "type": "float", "op": ">", "value": 1'
+     + "0" * 400 + '}]}\n', GOOD_EVENTS,
+     "subs.jsonl:1: field 'constraints[0].value': an integer of 401 digits is out of the float range"),
+    ("filter-int-of-5001-digits", '{"id": "s1", "filter": "x > 1' + "0" * 5000 + '"}\n', GOOD_EVENTS,
+     "subs.jsonl:1: field 'filter': column 5: an integer of 5001 digits is out of range; ints are 64-bit"),
+    ("filter-int-past-the-float-range", '{"id": "s1", "filter": "x:float > 1' + "0" * 400 + '"}\n', GOOD_EVENTS,
+     "subs.jsonl:1: field 'filter': column 11: an integer of 401 digits is out of the float range"),
+    # Non-finite constants where a string is expected.
+    ("nan-id", GOOD_SUBS, '{"id": NaN, "attributes": {}}\n',
+     "events.jsonl:1: field 'id': must be a non-empty string, got a number"),
+    ("nan-filter", '{"id": "s1", "filter": NaN}\n', GOOD_EVENTS,
+     "subs.jsonl:1: field 'filter': must be a string, got a number"),
+    # A byte order mark is dropped at the start of a file only (as Spark's reader does).
+    ("bom-not-at-the-start", GOOD_SUBS + "\ufeff" + '{"id": "s2", "filter": "x > 2"}\n', GOOD_EVENTS,
+     "subs.jsonl:2: malformed JSON: Unexpected UTF-8 BOM (decode using utf-8-sig) at column 1"),
 ]
 
 
@@ -115,3 +133,40 @@ def test_a_large_valid_input_is_matched_completely(tmp_path):
     assert len(lines) == 2000
     # Event j matches x >= i for every i <= j, capped at 200 subscriptions.
     assert all(len(line["subscriptions"]) == min(int(line["event"][1:]) + 1, 200) for line in lines)
+
+
+def test_a_byte_order_mark_at_the_start_is_dropped(tmp_path, monkeypatch):
+    result, produced = run_match(tmp_path, monkeypatch, "\ufeff" + GOOD_SUBS, "\ufeff" + GOOD_EVENTS)
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "out.jsonl").read_text() == '{"event": "e1", "subscriptions": ["s1"]}\n'
+
+
+def test_outputs_get_the_usual_file_mode(tmp_path, monkeypatch):
+    """Atomic writes go through mkstemp (0600); the renamed output must have 0666 less the umask."""
+    import os
+    import stat
+
+    old = os.umask(0o022)
+    try:
+        result, _ = run_match(tmp_path, monkeypatch, GOOD_SUBS, GOOD_EVENTS)
+    finally:
+        os.umask(old)
+    assert result.exit_code == 0, result.output
+    assert stat.S_IMODE((tmp_path / "out.jsonl").stat().st_mode) == 0o644
+
+
+@pytest.mark.parametrize("kind,message", [
+    ("NaN", "field 'kind': must be a string, got a number"),
+    ('["publish"]', "field 'kind': must be a string, got an array"),
+    ('"teleport"', "field 'kind': unknown kind 'teleport'"),
+])
+def test_trace_records_with_a_bad_kind_are_reported(tmp_path, kind, message):
+    from subsum.core.jsonio import InputError
+    from subsum.core.tracefile import read_trace
+
+    trace = tmp_path / "t.jsonl"
+    trace.write_text('\ufeff{"time": 0.0, "kind": "link", "a": 0, "b": 1, "up": true}\n{"time": 1.0, "kind": ' + kind + "}\n",
+                     encoding="utf-8")
+    with pytest.raises(InputError) as caught:
+        read_trace(trace)
+    assert str(caught.value).startswith(f"{trace}:2: {message}")

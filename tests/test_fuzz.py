@@ -65,6 +65,7 @@ def test_fuzz_of_the_real_handlers_finds_nothing(tmp_path):
 
 @pytest.mark.parametrize("text,message", [
     ("{", "malformed JSON"),
+    ('{"format": "subsum-replay", "seed": 1' + "0" * 5000 + '}', "malformed JSON"),
     ('{"format": "other"}', "field 'format': expected 'subsum-replay'"),
     ('{"format": "subsum-replay", "protocol": "strawman", "seed": 1, "topology": {}, "schedule": 3}', "field 'schedule': missing or not a list"),
     ('{"format": "subsum-replay", "protocol": "strawman", "seed": 1, "topology": {"brokers": 2, "links": [[0, 1]], "clients": [1, 0]}, '

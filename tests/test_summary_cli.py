@@ -112,6 +112,9 @@ BAD = [
      "field 'attributes[0].rows[0].ids[0]': ID 1099511627776 does not fit in the layout's 6 bits"),
     ("not-in-schema", lambda d: d["attributes"][0].update(name="nope"), None,
      "field 'attributes[0]': attribute nope:string is not in the schema"),
+    ("repeated-key", lambda d: None, '{"format": "subsum-summary", "format": "subsum-summary"}',
+     "field 'format': given more than once"),
+    ("integer-of-5001-digits", lambda d: None, '{"version": 1' + "0" * 5000 + '}', "an integer of 5001 digits is out of range"),
 ]
 
 
@@ -157,3 +160,12 @@ def test_merge_rejects_different_layouts(tmp_path):
     result = run("summary", "merge", "--out", tmp_path / "m.json", a, b)
     assert result.exit_code == 2 and "cannot merge summaries with different ID layouts" in result.stderr
     assert not (tmp_path / "m.json").exists()
+
+
+def test_a_byte_order_mark_at_the_start_of_a_summary_file_is_dropped(tmp_path):
+    good = build(tmp_path, EX / "subscriptions.jsonl")
+    bom = tmp_path / "bom.json"
+    bom.write_bytes(b"\xef\xbb\xbf" + good.read_bytes())
+    plain, marked = (run("summary", "match", "--summary", f, "--events", EX / "events.jsonl") for f in (good, bom))
+    assert marked.exit_code == 0, marked.output
+    assert marked.stdout == plain.stdout and '"fig-2-2"' in marked.stdout

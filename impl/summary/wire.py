@@ -227,7 +227,7 @@ def write_json(summary: Summary, path) -> None:
 def read_json(path) -> Summary:
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
+        text = p.read_text(encoding="utf-8-sig")  # a byte order mark at the start is dropped, as in JSONL
     except OSError as exc:
         raise SummaryFileError(str(p), None, f"cannot read: {exc.strerror}") from None
     except UnicodeDecodeError:
@@ -236,8 +236,22 @@ def read_json(path) -> Summary:
     def no_constants(token):
         raise SummaryFileError(str(p), None, f"{token} is not allowed in a summary file")
 
+    def no_repeated_keys(pairs):
+        obj = {}
+        for key, value in pairs:
+            if key in obj:
+                raise SummaryFileError(str(p), key, "given more than once")
+            obj[key] = value
+        return obj
+
+    def bounded_int(digits):
+        try:
+            return int(digits)
+        except ValueError:  # more digits than Python converts: no ID or count is that long
+            raise SummaryFileError(str(p), None, f"an integer of {len(digits.lstrip('-'))} digits is out of range") from None
+
     try:
-        doc = json.loads(text, parse_constant=no_constants)
+        doc = json.loads(text, parse_constant=no_constants, object_pairs_hook=no_repeated_keys, parse_int=bounded_int)
     except json.JSONDecodeError as exc:
         raise SummaryFileError(str(p), None, f"malformed JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
     return from_json(doc, str(p))

@@ -125,7 +125,11 @@ def _decode_name(token: Token) -> str:
 
 def _decode_literal(token: Token) -> object:
     if token.type == "INT":
-        return int(token)
+        try:
+            return int(token)
+        except ValueError:  # more digits than Python converts (4,300); far beyond 64 bits anyway
+            raise FilterError(f"an integer of {len(token.lstrip('-'))} digits is out of range; ints are 64-bit",
+                              token.column) from None
     if token.type == "FLOAT":
         return float(token)
     if token.type == "TRUE":
@@ -144,7 +148,11 @@ def _coerce(type_: str, literal: object, token: Token) -> object:
     if literal_type == type_:
         return literal
     if type_ == "float" and literal_type == "int":
-        as_float = float(literal)
+        try:
+            as_float = float(literal)
+        except OverflowError:
+            raise FilterError(f"an integer of {len(str(abs(literal)))} digits is out of the float range",
+                              token.column) from None
         if int(as_float) != literal:
             raise FilterError(f"{literal} is not exactly representable as a float", token.column)
         return as_float

@@ -79,8 +79,32 @@ class _NonFinite:
     token: str
 
 
+@attrs.frozen
+class _HugeInt:
+    """An integer literal longer than Python converts (4,300 digits): out of every range."""
+
+    digits: int
+
+
+def _parse_int(text: str) -> int | _HugeInt:
+    try:
+        return int(text)
+    except ValueError:
+        return _HugeInt(len(text.lstrip("-")))
+
+
 def _loads(text: str) -> object:
-    return json.loads(text, object_pairs_hook=_object_pairs, parse_constant=_NonFinite)
+    return json.loads(text, object_pairs_hook=_object_pairs, parse_constant=_NonFinite, parse_int=_parse_int)
+
+
+UTF8_BOM = b"\xef\xbb\xbf"
+
+
+def file_lines(raw: bytes) -> list[bytes]:
+    """The lines of a JSONL file, split on \\n. A UTF-8 byte order mark at the
+    very start is dropped, as Hadoop's line reader (and so Spark) drops it;
+    anywhere else it is not whitespace and the line is malformed JSON."""
+    return (raw[len(UTF8_BOM):] if raw.startswith(UTF8_BOM) else raw).split(b"\n")
 
 
 class RecordError(Exception):
@@ -114,6 +138,8 @@ def _check_keys(obj: _Object, where: str | None, required: tuple[str, ...], opti
 def _scalar(value: object, field: str) -> object:
     if isinstance(value, _NonFinite):
         raise _Fail(field, f"{value.token} is not allowed; values must be finite numbers")
+    if isinstance(value, _HugeInt):
+        raise _Fail(field, f"an integer of {value.digits} digits is out of range; ints are 64-bit, floats finite")
     if isinstance(value, float) and math.isinf(value):
         raise _Fail(field, f"{value} is out of the float range; infinities are not allowed")
     if isinstance(value, (dict, list)) or value is None:
@@ -124,6 +150,8 @@ def _scalar(value: object, field: str) -> object:
 def _json_kind(value: object) -> str:
     if value is None:
         return "null"
+    if isinstance(value, (_NonFinite, _HugeInt)):
+        return "a number"
     if isinstance(value, dict):
         return "an object"
     if isinstance(value, list):
@@ -136,7 +164,10 @@ def _typed(type_: object, value: object, field: str, type_field: str) -> object:
     if type_ not in TYPES:
         raise _Fail(type_field, f"unknown type {type_!r}; expected one of {', '.join(TYPES)}")
     if type_ == "float" and type(value) is int:
-        as_float = float(value)
+        try:
+            as_float = float(value)
+        except OverflowError:
+            raise _Fail(field, f"an integer of {len(str(abs(value)))} digits is out of the float range") from None
         if int(as_float) != value:
             raise _Fail(field, f"{value} is not exactly representable as a float")
         return as_float
@@ -255,7 +286,7 @@ def _records(path: Path, kind: str) -> Iterator[tuple[int, _Object]]:
     except OSError as exc:
         raise InputError(str(path), None, None, f"cannot read: {exc.strerror}") from None
     found = False
-    for number, line in enumerate(raw.split(b"\n"), start=1):
+    for number, line in enumerate(file_lines(raw), start=1):
         try:
             obj = decode_line(line)
         except RecordError as exc:
@@ -300,11 +331,19 @@ def match_result_lines(results: Iterable[tuple[str, Iterable[str]]]) -> Iterator
         yield json.dumps({"event": event_id, "subscriptions": sorted(sub_ids)}, ensure_ascii=False)
 
 
+def _new_file_mode() -> int:
+    """The mode open() would give a new file: 0666 less the process's umask."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return 0o666 & ~mask
+
+
 def write_lines_atomically(path: Path | str, lines: Iterable[str]) -> None:
     """Write all lines to a temporary file beside `path`, then rename it."""
     path = Path(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent or ".")
     try:
+        os.fchmod(fd, _new_file_mode())  # mkstemp makes 0600; an output is an ordinary file
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             for line in lines:
                 handle.write(line + "\n")

@@ -14,7 +14,7 @@ import math
 import attrs
 
 from subsum.core.filters import FilterError, format_filter, parse_filter
-from subsum.core.jsonio import InputError, RecordError, _check_keys, _event, _json_kind, _Object, decode_line
+from subsum.core.jsonio import InputError, RecordError, _check_keys, _event, _json_kind, _Object, decode_line, file_lines
 from subsum.core.types import Event, Subscription
 
 #: The fields of each kind of record, after "time" and "kind" (DEF-NET-9).
@@ -71,6 +71,8 @@ def parse_trace_line(line: bytes) -> TraceRecord | None:
     if "kind" not in obj:
         raise RecordError("kind", "missing")
     kind = obj["kind"]
+    if type(kind) is not str:
+        raise RecordError("kind", f"must be a string, got {_json_kind(kind)}")
     if kind not in FIELDS:
         raise RecordError("kind", f"unknown kind {kind!r}; expected one of {', '.join(FIELDS)}")
     _check_keys(obj, None, ("time", "kind", *FIELDS[kind]))
@@ -105,7 +107,7 @@ def read_trace(path) -> list[TraceRecord]:
     except OSError as exc:
         raise InputError(str(path), None, None, f"cannot read: {exc.strerror}") from None
     records = []
-    for number, line in enumerate(raw.split(b"\n"), start=1):
+    for number, line in enumerate(file_lines(raw), start=1):
         try:
             record = parse_trace_line(line)
         except RecordError as exc:
