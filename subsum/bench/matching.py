@@ -130,10 +130,12 @@ def _child(workload: Workload, events, engine: str, repeat: int, conn) -> None:
         conn.close()
 
 
-def measure(workload: Workload, events, engine: str, repeat: int) -> dict:
-    ctx = multiprocessing.get_context("fork")
+def run_in_child(start_method: str, target, args: tuple) -> dict:
+    """Run target(*args, conn) in a child process and return the one dict it sends
+    on conn, or {"error": ...} when the child dies first (out of memory, usually)."""
+    ctx = multiprocessing.get_context(start_method)
     parent, child = ctx.Pipe(duplex=False)
-    process = ctx.Process(target=_child, args=(workload, events, engine, repeat, child))
+    process = ctx.Process(target=target, args=(*args, child))
     process.start()
     child.close()
     try:
@@ -142,6 +144,10 @@ def measure(workload: Workload, events, engine: str, repeat: int) -> dict:
         result = {"error": f"the child process died (exit code {process.exitcode}); out of memory?"}
     process.join()
     return result
+
+
+def measure(workload: Workload, events, engine: str, repeat: int) -> dict:
+    return run_in_child("fork", _child, (workload, events, engine, repeat))
 
 
 def measure_model(workload: Workload, events, n: int) -> dict:

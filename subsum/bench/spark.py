@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import csv
 import json
-import multiprocessing
 import os
 import shutil
 import tempfile
@@ -187,20 +186,14 @@ def _spark_child(master: str, conf: dict, events_path: str, subs_path: str, out_
 
 
 def measure_spark(master: str, partitions: int, events_path: Path, subs_path: Path, memory: str = "8g") -> dict:
-    ctx = multiprocessing.get_context("spawn")
-    parent, child = ctx.Pipe(duplex=False)
+    from subsum.bench.matching import run_in_child
+
     out = Path(tempfile.mkdtemp(prefix="subsum-bench-spark-")) / "results.parquet"
     conf = {"spark.driver.memory": memory, "spark.sql.shuffle.partitions": str(partitions)}
-    process = ctx.Process(target=_spark_child, args=(master, conf, str(events_path), str(subs_path), str(out), child))
-    process.start()
-    child.close()
-    try:
-        result = parent.recv()
-    except EOFError:
-        result = {"error": f"the Spark child died (exit code {process.exitcode})"}
-    process.join()
-    shutil.rmtree(out.parent, ignore_errors=True)
-    return result
+    try:  # spawned, not forked: a fresh interpreter for the JVM gateway
+        return run_in_child("spawn", _spark_child, (master, conf, str(events_path), str(subs_path), str(out)))
+    finally:
+        shutil.rmtree(out.parent, ignore_errors=True)
 
 
 def measure_in_process(engine: str, subs, batch) -> dict:
