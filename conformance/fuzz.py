@@ -24,7 +24,7 @@ import attrs
 from subsum.conformance.network import FILTERS, check_overlay, check_tables, publish_and_check
 from subsum.core.filters import format_filter, parse_filter
 from subsum.core.jsonio import write_lines_atomically
-from subsum.core.types import Attribute, Event, Subscription
+from subsum.core.types import Attribute, Event, Subscription, subscription_sort_key
 from subsum.impl.network import Network, build, generate, read_edgelist
 
 REPLAY_FORMAT = "subsum-replay"
@@ -93,7 +93,7 @@ def next_operation(rng: random.Random, net: Network, churn: float, broken: list 
         holding = [c for c in clients if net.client_filters[c]]
         if holding:
             c = rng.choice(holding)
-            return {"op": "unsubscribe", "client": c, "filter": filter_text(rng.choice(sorted(net.client_filters[c], key=repr)))}
+            return {"op": "unsubscribe", "client": c, "filter": filter_text(rng.choice(sorted(net.client_filters[c], key=subscription_sort_key)))}
     if roll < 0.5 and clients:
         return {"op": "publish", "client": rng.choice(clients), "attributes": random_event(rng)}
     if roll < 0.9 and net.pending_links():

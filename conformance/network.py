@@ -15,7 +15,7 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, pr
 from subsum.conformance import strategies as gen
 from subsum.conformance.properties import property_check
 from subsum.core.filters import parse_filter
-from subsum.core.types import Subscription
+from subsum.core.types import Subscription, subscription_sort_key
 from subsum.impl.network import CLIENT_BASE, Broker, Network, build
 from subsum.model import network as ref
 from subsum.model.semantics import matches
@@ -104,7 +104,7 @@ class StrawmanUnderChurn(RuleBasedStateMachine):
     @rule(data=st.data())
     def unsubscribe(self, data):
         client = data.draw(st.sampled_from([c for c in self._clients() if self.net.client_filters[c]]))
-        f = data.draw(st.sampled_from(sorted(self.net.client_filters[client], key=repr)))
+        f = data.draw(st.sampled_from(sorted(self.net.client_filters[client], key=subscription_sort_key)))
         self.net.unsubscribe(client, f)
 
     @precondition(lambda self: self.net.clients)

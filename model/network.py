@@ -14,7 +14,7 @@ from typing import Mapping
 import attrs
 import networkx as nx
 
-from subsum.core.types import Event, Subscription
+from subsum.core.types import Event, Subscription, subscription_sort_key
 from subsum.model.semantics import matches
 
 #: DEF-NET-2: a client is attached to one broker and holds a set of filters.
@@ -159,7 +159,7 @@ def event_targets(state: BrokerState, n: int, event: Event) -> set:
 def on_remove_link(state: BrokerState, n: int) -> tuple[BrokerState, list[Message]]:
     """DEF-NET-7 (removeLinkTo): every (n, p) is an unsubscription from n; then n is no neighbour."""
     messages: list[Message] = []
-    for p in sorted({p for m, p in state.table if m == n}, key=repr):
+    for p in sorted({p for m, p in state.table if m == n}, key=subscription_sort_key):
         state, sent = unsubscribe_from(state, n, p)
         messages += sent
     return attrs.evolve(state, neighbors=state.neighbors - {n}, clients=state.clients - {n}), messages

@@ -20,7 +20,7 @@ from typing import Callable
 
 import attrs
 
-from subsum.core.types import Attribute, Constraint, Event, Subscription
+from subsum.core.types import Attribute, Constraint, Event, Subscription, subscription_sort_key
 from subsum.impl.network import Network, build, generate, read_edgelist
 from subsum.model import network as ref
 
@@ -205,7 +205,7 @@ def delivery_audit(net: Network, published) -> dict:
     holders: dict[str, int] = {}
     pairs = []
     for client, filters in net.client_filters.items():
-        for k, f in enumerate(sorted(filters, key=repr)):
+        for k, f in enumerate(sorted(filters, key=subscription_sort_key)):
             sid = f"{client}/{k}"
             holders[sid] = client
             pairs.append((sid, f))

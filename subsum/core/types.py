@@ -251,3 +251,10 @@ def constraint_sort_key(c: Constraint) -> tuple:
 
 def sorted_constraints(subscription: Subscription) -> list[Constraint]:
     return sorted(subscription.constraints, key=constraint_sort_key)
+
+
+def subscription_sort_key(subscription: Subscription) -> tuple:
+    """A canonical order of subscriptions: by their constraints in canonical
+    order. Unlike `repr`, which lists a frozenset in hash order, it is the
+    same in every process (PYTHONHASHSEED)."""
+    return tuple(constraint_sort_key(c) for c in sorted_constraints(subscription))
