@@ -211,10 +211,10 @@ NETWORK_CLAIMS: tuple[Claim, ...] = (
           "seed 002 §3.2, §4.1; seed note §6.3(9)", "spec/05-network.md#clm-net-1", (NM + "overlay",), (NI + "sim.Network",),
           (Check("stateful", "conformance.network.StrawmanUnderChurn", network.run_strawman_state_machine),)),
     Claim("CLM-NET-2", "After quiescence every broker's table equals the ideal oracle, under any interleaving of client operations, message deliveries and overlay churn.",
-          "seed 002 §2.4; seed note §6.3(1, 7)", "spec/05-network.md#clm-net-2", (NM + "ideal_tables",), (NI + "sim.Broker",),
+          "seed 002 §2.4; seed note §6.3(1, 7)", "spec/05-network.md#clm-net-2", (NM + "ideal_tables",), (NI + "forwarding.StrawmanBroker",),
           (Check("stateful", "conformance.network.StrawmanUnderChurn", network.run_strawman_state_machine),)),
     Claim("CLM-NET-3", "In a quiescent static topology an event reaches exactly the ideal set, once each, crossing only links with a matching subscriber beyond.",
-          "seed 002 §2.5; seed note §6.3(2, 3)", "spec/05-network.md#clm-net-3", (NM + "ideal_delivery", NM + "side_of"), (NI + "sim.Broker.event_received",),
+          "seed 002 §2.5; seed note §6.3(2, 3)", "spec/05-network.md#clm-net-3", (NM + "ideal_delivery", NM + "side_of"), (NI + "forwarding.StrawmanBroker.event_received",),
           (Check("stateful", "conformance.network.StrawmanUnderChurn", network.run_strawman_state_machine),)),
     Claim("CLM-NET-4", "No SUB or UNSUB is ever addressed to a client.", "seed 002 §2.2 (REDS); seed note §6.3(6)",
           "spec/05-network.md#clm-net-4", (), (NI + "sim.Network.send",),
@@ -225,11 +225,11 @@ NETWORK_CLAIMS: tuple[Claim, ...] = (
                  lambda: properties.run_property(network.ideal_changes_only_on_the_reconfiguration_path)),)),
     Claim("CLM-NET-6", "Every impl handler leaves the same table and sends the same messages as the model's plain handler, from the same state.",
           "seed 002 §2.3, §3.3; derived", "spec/05-network.md#clm-net-6",
-          (NM + "on_sub", NM + "on_unsub", NM + "event_targets", NM + "on_remove_link", NM + "on_add_link"), (NI + "sim.Broker",),
+          (NM + "on_sub", NM + "on_unsub", NM + "event_targets", NM + "on_remove_link", NM + "on_add_link"), (NI + "forwarding.StrawmanBroker",),
           (Check("stateful", "conformance.network.StrawmanDifferential", network.run_differential_state_machine),)),
     Claim("CLM-NET-7", "A queued SUB from a former neighbour adds nothing; a queued UNSUB for a dropped (n, p) changes and sends nothing.",
           "seed 002 §2.3 (REDS)", "spec/05-network.md#clm-net-7", (NM + "on_sub", NM + "on_unsub"),
-          (NI + "sim.Broker.sub_received", NI + "sim.Broker.unsub_received"),
+          (NI + "forwarding.StrawmanBroker.sub_received", NI + "forwarding.StrawmanBroker.unsub_received"),
           (_example(network.stale_messages_from_former_neighbours_are_ignored),)),
 )
 
@@ -273,7 +273,7 @@ RECONFIG_CLAIMS: tuple[Claim, ...] = (
            NM + "activation", NM + "released"), (NP + "TimedBroker", NP + "NotifiedBroker", NP + "InformedBroker"), RCF_MACHINES),
     Claim("CLM-RCF-8", "Strawman breaks CLM-RCF-2: its UNSUB wave deletes routes the swap keeps; the deferred protocols keep them on the same schedule.",
           "seed 002 §3.3 Fig. 2; seed note §6.3(11)", "spec/06-reconfiguration.md#clm-rcf-8", (NM + "ideal_tables", NM + "swapped"),
-          (NI + "sim.Broker.remove_link_to",), (_example(reconfig.strawman_has_a_routing_gap),)),
+          (NI + "forwarding.StrawmanBroker.remove_link_to",), (_example(reconfig.strawman_has_a_routing_gap),)),
 )
 
 CLAIMS = CLAIMS + RECONFIG_CLAIMS

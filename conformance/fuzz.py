@@ -71,14 +71,14 @@ def next_operation(rng: random.Random, net: Network, churn: float, broken: list 
             return {"op": "swap", "old": [a, b], "pick": [rng.random(), rng.random()], "lose": rng.random() < 0.5,
                     "gap": rng.choice([0.0, 0.0, 3.0])}
         if op == "relink":
-            roots = {b: min(net.component(b)) for b in net.brokers}
+            roots = {b: min(net.overlay.component(b)) for b in net.brokers}
             pairs = [[a, b] for a, b in broken if a in roots and b in roots and roots[a] != roots[b]]
             if pairs:
                 return {"op": "add", "link": rng.choice(pairs)}
         if op == "break" and links:
             return {"op": "break", "link": list(rng.choice(links)), "lose": rng.random() < 0.5}
         if op == "add":
-            roots = sorted({min(net.component(b)) for b in net.brokers})
+            roots = sorted({min(net.overlay.component(b)) for b in net.brokers})
             if len(roots) > 1:
                 a, b = rng.sample(roots, 2)
                 return {"op": "add", "link": [a, b]}
@@ -96,13 +96,13 @@ def next_operation(rng: random.Random, net: Network, churn: float, broken: list 
             return {"op": "unsubscribe", "client": c, "filter": filter_text(rng.choice(sorted(net.client_filters[c], key=subscription_sort_key)))}
     if roll < 0.5 and clients:
         return {"op": "publish", "client": rng.choice(clients), "attributes": random_event(rng)}
-    if roll < 0.9 and net.pending_links():
+    if roll < 0.9 and net.transport.pending_links():
         # which link delivers next, k times: pending[choice % len(pending)] when the executor runs it
         return {"op": "deliver", "choices": [rng.randrange(1 << 16) for _ in range(rng.randint(1, 8))]}
-    if roll < 0.94 and net.pending_timers():
+    if roll < 0.94 and net.transport.pending_timers():
         # a timer fires now, whatever its timeout: timers[choice % len(timers)]
         return {"op": "fire", "choice": rng.randrange(1 << 16)}
-    if roll < 0.96 and any(net.head(link)[0] == "FLUSH" for link in net.pending_links()):
+    if roll < 0.96 and any(net.transport.head(link)[0] == "FLUSH" for link in net.transport.pending_links()):
         return {"op": "lose-flush", "choice": rng.randrange(1 << 16)}
     return {"op": "quiesce"}
 
@@ -141,9 +141,9 @@ class Run:
             self._publish(op)
         elif kind == "deliver":
             for index in op["choices"]:
-                pending = net.pending_links()
+                pending = net.transport.pending_links()
                 if pending:
-                    net.deliver_from(pending[index % len(pending)])
+                    net.transport.deliver_from(pending[index % len(pending)])
         elif kind == "quiesce":
             net.run()
             try:
@@ -154,25 +154,25 @@ class Run:
                 raise AssertionError(f"CLM-RCF-1: {exc}") from None
             self.static = True
         elif kind == "fire":
-            timers = net.pending_timers()
+            timers = net.transport.pending_timers()
             if timers:
-                net.fire(timers[op["choice"] % len(timers)])
+                net.transport.fire(timers[op["choice"] % len(timers)])
         elif kind == "lose-flush":
-            flushes = [link for link in net.pending_links() if net.head(link)[0] == "FLUSH"]
+            flushes = [link for link in net.transport.pending_links() if net.transport.head(link)[0] == "FLUSH"]
             if flushes:
-                net.drop_head(flushes[op["choice"] % len(flushes)])
+                net.transport.drop_head(flushes[op["choice"] % len(flushes)])
                 self.static = False
         else:
             self._churn(op)
             self.static = False
         check_overlay(net)
-        assert not net.violations, f"control message to a client: {dict(net.violations)}"
+        assert not net.ledger.violations, f"control message to a client: {dict(net.ledger.violations)}"
 
     def _churn(self, op: dict) -> None:
         net, kind = self.net, op["op"]
         if kind == "swap":
             a, b = op["old"]
-            left, right = sorted(net.side(a, b)), sorted(net.side(b, a))
+            left, right = sorted(net.overlay.side(a, b)), sorted(net.overlay.side(b, a))
             net.swap((a, b), (left[int(op["pick"][0] * len(left))], right[int(op["pick"][1] * len(right))]),
                      gap=op.get("gap", 0.0), lose_in_flight=op["lose"])
             self.broken.insert(0, (a, b))

@@ -16,7 +16,7 @@ from subsum.conformance import strategies as gen
 from subsum.conformance.properties import property_check
 from subsum.core.filters import parse_filter
 from subsum.core.types import Subscription, subscription_sort_key
-from subsum.impl.network import CLIENT_BASE, Broker, Network, build
+from subsum.impl.network import CLIENT_BASE, StrawmanBroker, Network, build
 from subsum.model import network as ref
 from subsum.model.semantics import matches
 
@@ -61,17 +61,17 @@ def publish_and_check(net: Network, client: int, event, static: bool) -> None:
     """Publish; in a quiescent static state also run to quiescence and check
     CLM-NET-3: exactly the ideal set, once each, over needed links only.
     (Losses and duplicates are allowed during reconfiguration.)"""
-    if not (net.quiescent() and static):
+    if not (net.transport.quiescent() and static):
         net.publish(client, event)
         return
     graph, access, filters = model_state(net)
     eid = net.publish(client, event)
     net.run()
     want = ref.ideal_delivery(graph, access, filters, client, event)
-    got = net.deliveries[eid]
+    got = net.ledger.deliveries[eid]
     assert set(got) == want, f"CLM-NET-3: event {eid} delivered to {sorted(got)}, ideal {sorted(want)}"
     assert all(n == 1 for n in got.values()), f"CLM-NET-3: event {eid} delivered more than once: {dict(got)}"
-    for u, v in net.crossings[eid]:
+    for u, v in net.ledger.crossings[eid]:
         beyond = ref.filters_at(ref.side_of(graph, u, v), access, filters)
         assert any(matches(f, event) for f in beyond), f"CLM-NET-3: event {eid} crossed {u}->{v} with no matching subscriber beyond"
 
@@ -81,7 +81,7 @@ class StrawmanUnderChurn(RuleBasedStateMachine):
     delivers next; the overlay swaps, breaks and adds links, and brokers
     crash, join and leave."""
 
-    broker_class = Broker
+    broker_class = StrawmanBroker
 
     @initialize(n=st.integers(2, 7), seed=st.integers(0, 2**16), data=st.data())
     def start(self, n, seed, data):
@@ -116,14 +116,14 @@ class StrawmanUnderChurn(RuleBasedStateMachine):
         event = data.draw(gen.summary_event_for(source))
         publish_and_check(net, client, event, self.static)
 
-    @precondition(lambda self: self.net.pending_links())
+    @precondition(lambda self: self.net.transport.pending_links())
     @rule(data=st.data(), k=st.integers(1, 8))
     def deliver(self, data, k):
         for _ in range(k):
-            links = self.net.pending_links()
+            links = self.net.transport.pending_links()
             if not links:
                 return
-            self.net.deliver_from(data.draw(st.sampled_from(links)))
+            self.net.transport.deliver_from(data.draw(st.sampled_from(links)))
 
     def _churn(self):
         self.static = False
@@ -134,8 +134,8 @@ class StrawmanUnderChurn(RuleBasedStateMachine):
         net = self.net
         a, b = data.draw(st.sampled_from(net.broker_links()))
         net.disconnect(a, b, lose_in_flight=lose)
-        c = data.draw(st.sampled_from(sorted(net.component(a))))
-        d = data.draw(st.sampled_from(sorted(net.component(b))))
+        c = data.draw(st.sampled_from(sorted(net.overlay.component(a))))
+        d = data.draw(st.sampled_from(sorted(net.overlay.component(b))))
         net.connect(c, d)
         self._churn()
 
@@ -145,12 +145,12 @@ class StrawmanUnderChurn(RuleBasedStateMachine):
         self.net.disconnect(*data.draw(st.sampled_from(self.net.broker_links())), lose_in_flight=lose)
         self._churn()
 
-    @precondition(lambda self: len({min(self.net.component(b)) for b in self.net.brokers}) > 1)
+    @precondition(lambda self: len({min(self.net.overlay.component(b)) for b in self.net.brokers}) > 1)
     @rule(data=st.data())
     def add_link(self, data):
         net = self.net
         a = data.draw(st.sampled_from(sorted(net.brokers)))
-        others = sorted(set(net.brokers) - net.component(a))
+        others = sorted(set(net.brokers) - net.overlay.component(a))
         net.connect(a, data.draw(st.sampled_from(others)))
         self._churn()
 
@@ -180,7 +180,7 @@ class StrawmanUnderChurn(RuleBasedStateMachine):
 
     @invariant()
     def no_control_message_reaches_a_client(self):
-        assert not self.net.violations, dict(self.net.violations)
+        assert not self.net.ledger.violations, dict(self.net.ledger.violations)
 
     def teardown(self):
         if hasattr(self, "net"):
@@ -210,12 +210,12 @@ def patched(obj, name: str, value):
             delattr(obj, name)
 
 
-def model_view(broker: Broker) -> ref.BrokerState:
+def model_view(broker: StrawmanBroker) -> ref.BrokerState:
     return ref.BrokerState(broker.id, frozenset(broker.neighbors),
                            frozenset(m for m in broker.neighbors if m >= CLIENT_BASE), frozenset(broker.entries()))
 
 
-class CheckedBroker(Broker):
+class CheckedBroker(StrawmanBroker):
     """A broker that runs the model's handler beside each of its own, from
     the same state, and compares the new table and the messages sent (as a
     multiset: the handlers iterate sets)."""
@@ -233,23 +233,24 @@ class CheckedBroker(Broker):
             f"broker {self.id} {what}: sent {sorted(map(repr, sent))}, the model sends {sorted(map(repr, want_messages))}"
 
     def sub_received(self, n, f):
-        self._compare(f"SUB from {n}", lambda s: ref.on_sub(s, n, f), lambda: Broker.sub_received(self, n, f))
+        self._compare(f"SUB from {n}", lambda s: ref.on_sub(s, n, f), lambda: StrawmanBroker.sub_received(self, n, f))
 
     def unsub_received(self, n, f):
-        self._compare(f"UNSUB from {n}", lambda s: ref.on_unsub(s, n, f), lambda: Broker.unsub_received(self, n, f))
+        self._compare(f"UNSUB from {n}", lambda s: ref.on_unsub(s, n, f), lambda: StrawmanBroker.unsub_received(self, n, f))
 
     def remove_link_to(self, n):
-        self._compare(f"removeLinkTo({n})", lambda s: ref.on_remove_link(s, n), lambda: Broker.remove_link_to(self, n))
+        self._compare(f"removeLinkTo({n})", lambda s: ref.on_remove_link(s, n), lambda: StrawmanBroker.remove_link_to(self, n))
 
     def add_link_to(self, n):
-        self._compare(f"addLinkTo({n})", lambda s: ref.on_add_link(s, n, n >= CLIENT_BASE), lambda: Broker.add_link_to(self, n))
+        self._compare(f"addLinkTo({n})", lambda s: ref.on_add_link(s, n, n >= CLIENT_BASE), lambda: StrawmanBroker.add_link_to(self, n))
 
-    def event_received(self, n, eid, event):
+    def event_received(self, n, payload):
+        eid, event = payload
         want = ref.event_targets(model_view(self), n, event)
         net, targets = self.net, set()
         original = net.route_event
         with patched(net, "route_event", lambda src, dsts, e, ev: (targets.update(dsts), original(src, dsts, e, ev))):
-            Broker.event_received(self, n, eid, event)
+            StrawmanBroker.event_received(self, n, payload)
         assert targets == want, f"broker {self.id} EVENT from {n}: forwarded to {sorted(targets)}, the model to {sorted(want)}"
 
 
@@ -312,21 +313,21 @@ def stale_messages_from_former_neighbours_are_ignored() -> None:
     net.subscribe(c0, p)
     net.subscribe(c2, p)
     net.run()
-    unsubs_before = net.sent["UNSUB"]
+    unsubs_before = net.ledger.sent["UNSUB"]
     net.unsubscribe(c0, p)  # broker 0's last other subscriber is broker 1: UNSUB(p) to 1
-    assert net.pending_links() == [(0, 1)]
+    assert net.transport.pending_links() == [(0, 1)]
     net.disconnect(0, 1, lose_in_flight=False)  # ... already in broker 1's inbound queue
     net.run()  # broker 1 handles UNSUB(p) from 0, no longer a neighbour
-    assert net.sent["UNSUB"] - unsubs_before == 2, dict(net.sent)  # 0 -> 1, and 1 -> 2 on removeLinkTo(0)
-    assert net.handled["UNSUB"] - unsubs_before == 2
+    assert net.ledger.sent["UNSUB"] - unsubs_before == 2, dict(net.ledger.sent)  # 0 -> 1, and 1 -> 2 on removeLinkTo(0)
+    assert net.ledger.handled["UNSUB"] - unsubs_before == 2
     check_tables(net)
     assert net.tables()[1] == {(2, p)} and net.tables()[2] == {(c2, p)}  # c2 still subscribes, on 1's side
     # A SUB still queued when its link breaks adds nothing at the receiver.
     net = build([(0, 1)], 2, seed=0, broker_class=CheckedBroker)
     c0 = net.add_client(0)
     net.subscribe(c0, p)
-    assert net.pending_links() == [(0, 1)]
+    assert net.transport.pending_links() == [(0, 1)]
     net.disconnect(0, 1, lose_in_flight=False)
     net.run()
-    assert net.handled["SUB"] == 1 and net.tables()[1] == set()
+    assert net.ledger.handled["SUB"] == 1 and net.tables()[1] == set()
     check_tables(net)

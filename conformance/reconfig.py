@@ -30,7 +30,8 @@ from subsum.conformance.network import (FILTERS, CheckedBroker, StrawmanUnderChu
                                          patched)
 from subsum.conformance.properties import property_check
 from subsum.impl.network import CLIENT_BASE, Network, build
-from subsum.impl.network.protocols import PROTOCOLS, InformedBroker
+from subsum.impl.network import PROTOCOLS
+from subsum.impl.network.protocols import InformedBroker
 from subsum.model import network as ref
 
 #: Timeouts drawn by the state machine (ms; links take 1-10 ms): 0 is
@@ -64,7 +65,7 @@ class ProtocolChecks:
         state = model_view(self)
         want_state, want_deferred = ref.deferred_removal(state, n)
         waiting_before = set(self.waiting.get(rid, ()))
-        timers_before = self.net.timers_started[self.id]
+        timers_before = self.net.ledger.timers_started[self.id]
         with captured_sends(self.net) as sent:
             super().manage_removed_link(n, rid)
         got = model_view(self)
@@ -75,7 +76,7 @@ class ProtocolChecks:
         assert deferred == set(want_deferred), \
             f"CLM-RCF-7: broker {self.id} deferred {sorted(map(repr, deferred))}, the model {sorted(map(repr, want_deferred))}"
         if ref.is_leaf_without(state, n):
-            assert self.net.timers_started[self.id] == timers_before, \
+            assert self.net.ledger.timers_started[self.id] == timers_before, \
                 f"CLM-RCF-4: leaf broker {self.id} started a timer when its link to {n} broke"
 
     def unsub_timer_expired(self, rid):
@@ -185,8 +186,8 @@ class ReconfigUnderChurn(StrawmanUnderChurn):
     def swap(self, data, lose, gap):
         net = self.net
         a, b = data.draw(st.sampled_from(net.broker_links()))
-        c = data.draw(st.sampled_from(sorted(net.side(a, b))))
-        d = data.draw(st.sampled_from(sorted(net.side(b, a))))
+        c = data.draw(st.sampled_from(sorted(net.overlay.side(a, b))))
+        d = data.draw(st.sampled_from(sorted(net.overlay.side(b, a))))
         net.swap((a, b), (c, d), gap=gap, lose_in_flight=lose)
         self.broken.append((a, b))
         self._churn()
@@ -199,28 +200,28 @@ class ReconfigUnderChurn(StrawmanUnderChurn):
         self.broken.append((a, b))
         self._churn()
 
-    @precondition(lambda self: any(a in self.net.brokers and b in self.net.brokers and b not in self.net.component(a)
+    @precondition(lambda self: any(a in self.net.brokers and b in self.net.brokers and b not in self.net.overlay.component(a)
                                    for a, b in self.broken))
     @rule(data=st.data())
     def relink_broken_pair(self, data):
         """A pair that broke is linked again (the old neighbour re-subscribes while UNSUBs wait)."""
         net = self.net
-        pairs = [(a, b) for a, b in self.broken if a in net.brokers and b in net.brokers and b not in net.component(a)]
+        pairs = [(a, b) for a, b in self.broken if a in net.brokers and b in net.brokers and b not in net.overlay.component(a)]
         net.connect(*data.draw(st.sampled_from(pairs)))
         self._churn()
 
-    @precondition(lambda self: self.net.pending_timers())
+    @precondition(lambda self: self.net.transport.pending_timers())
     @rule(data=st.data())
     def fire_timer(self, data):
         """A timer fires now, whatever its timeout: every timeout is covered."""
-        self.net.fire(data.draw(st.sampled_from(self.net.pending_timers())))
+        self.net.transport.fire(data.draw(st.sampled_from(self.net.transport.pending_timers())))
 
-    @precondition(lambda self: any(self.net.head(link)[0] == "FLUSH" for link in self.net.pending_links()))
+    @precondition(lambda self: any(self.net.transport.head(link)[0] == "FLUSH" for link in self.net.transport.pending_links()))
     @rule(data=st.data())
     def lose_flush(self, data):
         """A FLUSH is lost (the timer is the fallback)."""
-        flushes = [link for link in self.net.pending_links() if self.net.head(link)[0] == "FLUSH"]
-        self.net.drop_head(data.draw(st.sampled_from(flushes)))
+        flushes = [link for link in self.net.transport.pending_links() if self.net.transport.head(link)[0] == "FLUSH"]
+        self.net.transport.drop_head(data.draw(st.sampled_from(flushes)))
         self._churn()
 
 
@@ -277,12 +278,12 @@ def quiet_network(sc: dict, protocol: str, broker_class=None) -> Network:
 def scenario_swap(net: Network, sc: dict) -> tuple[tuple[int, int], tuple[int, int]]:
     """The scenario's old link and a new one reconnecting its halves (c on a's side)."""
     a, b = net.broker_links()[sc["old"] % len(net.broker_links())]
-    left, right = sorted(net.side(a, b)), sorted(net.side(b, a))
+    left, right = sorted(net.overlay.side(a, b)), sorted(net.overlay.side(b, a))
     return (a, b), (left[sc["pick"][0] % len(left)], right[sc["pick"][1] % len(right)])
 
 
 def in_flight(net: Network, kinds: tuple) -> bool:
-    return any(message[3] in kinds for queue in net.links.values() for message in queue)
+    return any(kind in kinds for queue in net.transport.links.values() for _, _, kind, _ in queue)
 
 
 def deferral_window_violation(protocol: str, sc: dict) -> str | None:
@@ -326,15 +327,15 @@ def deferral_window_violation(protocol: str, sc: dict) -> str | None:
                 half = next(h for h in halves if access[client] in h)
                 want = {c for c in want if access[c] in half}
             published.append((net.publish(client, event), want, window))
-        pending = net.pending_links()
+        pending = net.transport.pending_links()
         if pending:
-            net.deliver_from(pending[next(choices, 0) % len(pending)])
-        elif window and net.pending_timers():
-            net.fire(net.pending_timers()[0])
+            net.transport.deliver_from(pending[next(choices, 0) % len(pending)])
+        elif window and net.transport.pending_timers():
+            net.transport.fire(net.transport.pending_timers()[0])
         else:
             break
     for eid, want, in_window in published:
-        lost = want - set(net.deliveries[eid])
+        lost = want - set(net.ledger.deliveries[eid])
         if lost:
             return f"event {eid}, published {'in' if in_window else 'before'} the window, never reached {sorted(lost)}"
     return None
@@ -374,16 +375,16 @@ def unknown_flush_floods_once_and_dies(protocol, sc, pick):
     m, u = links[pick % len(links)][::1 if pick % 2 else -1]
     before = net.tables()
     handled = Counter()
-    original = net._handle
+    original = net.transport.deliver
     count = lambda src, dst, kind, payload: (handled.update([dst] if kind == "FLUSH" else []), original(src, dst, kind, payload))  # noqa: E731
-    with patched(net, "_handle", count):
+    with patched(net.transport, "deliver", count):
         net.send(m, u, "FLUSH", 10**9)
         net.run()
-    side = net.side(u, m)
+    side = net.overlay.side(u, m)
     assert set(handled) == side and set(handled.values()) == {1}, \
         f"CLM-RCF-5: FLUSH from {m} to {u} handled {dict(handled)}, expected once at each of {sorted(side)}"
     assert net.tables() == before, "CLM-RCF-5: an unknown FLUSH changed a table"
-    assert net.quiescent(), "CLM-RCF-5: the FLUSH flood did not die out"
+    assert net.transport.quiescent(), "CLM-RCF-5: the FLUSH flood did not die out"
 
 
 @property_check(swap_scenarios())
@@ -404,9 +405,9 @@ def held_back_subscriptions_wait_for_the_timer(sc):
     with patched(net, "send", watch):
         net.swap((a, b), (c, d), gap=0.0)
         choices = iter(sc["choices"])
-        while net.pending_links():  # every message, no timer
-            pending = net.pending_links()
-            net.deliver_from(pending[next(choices, 0) % len(pending)])
+        while net.transport.pending_links():  # every message, no timer
+            pending = net.transport.pending_links()
+            net.transport.deliver_from(pending[next(choices, 0) % len(pending)])
     assert not early, f"CLM-RCF-6: held-back SUBs crossed the new link before subTimer: {early[:2]}"
     net.run()
     check_tables(net)
@@ -423,7 +424,7 @@ def _run_schedule(protocol: str, defer: float, topo: dict, seed: int, schedule: 
         for op in schedule + [{"op": "quiesce"}]:
             run.apply(op)
     net = run.net
-    return net.tables(), dict(net.sent), dict(net.handled), {e: dict(c) for e, c in net.deliveries.items()}, sent
+    return net.tables(), dict(net.ledger.sent), dict(net.ledger.handled), {e: dict(c) for e, c in net.ledger.deliveries.items()}, sent
 
 
 @property_check(st.integers(0, 2**16), st.integers(3, 7), st.sampled_from((0.1, 0.3)))
@@ -456,8 +457,8 @@ def leaf_brokers_start_no_timer() -> None:
         net.subscribe(other, FILTERS[1])
         net.run()
         net.disconnect(1, 2)
-        assert net.timers_started[2] == 0, f"{protocol}: leaf broker 2 started a timer"
-        assert net.timers_started[1] == 1, f"{protocol}: broker 1 should defer under one timer, started {net.timers_started[1]}"
+        assert net.ledger.timers_started[2] == 0, f"{protocol}: leaf broker 2 started a timer"
+        assert net.ledger.timers_started[1] == 1, f"{protocol}: broker 1 should defer under one timer, started {net.ledger.timers_started[1]}"
         assert (1, FILTERS[1]) not in net.brokers[2].entries(), f"{protocol}: the leaf kept its entry for the broken link"
         assert (1, FILTERS[0]) in net.brokers[0].entries(), f"{protocol}: broker 0 lost its route before the timer"
         net.run()
@@ -475,10 +476,10 @@ def late_flush_is_passed_on() -> None:
         net.subscribe(subscriber, FILTERS[0])
         net.run()
         net.swap((1, 2), (0, 3))
-        for timer in list(net.pending_timers()):
-            net.fire(timer)  # every timer fires first: the FLUSHes all come late
-        before = net.handled["FLUSH"]
+        for timer in list(net.transport.pending_timers()):
+            net.transport.fire(timer)  # every timer fires first: the FLUSHes all come late
+        before = net.ledger.handled["FLUSH"]
         net.run()
-        assert net.handled["FLUSH"] > before, f"{protocol}: no FLUSH was handled"
+        assert net.ledger.handled["FLUSH"] > before, f"{protocol}: no FLUSH was handled"
         assert not any(b.unsub_timers for b in net.brokers.values()), f"{protocol}: a task survived"
         check_tables(net)

@@ -361,7 +361,7 @@ def simulated_trace(seed: int, brokers: int = 8, subscriptions: int = 16, events
     from subsum.impl.network.trace import record_json
 
     net, _ = simulate(topology, brokers, subscriptions, events, swaps, 5.0, seed, trace=True)
-    return net, [json.dumps(record_json(r), ensure_ascii=False) for r in net.trace]
+    return net, [json.dumps(record_json(r), ensure_ascii=False) for r in net.ledger.trace]
 
 
 def _records(lines: list[str]):

@@ -757,13 +757,13 @@ def simulate_cmd(protocol, defer_timeout, sub_timeout, topology, brokers, subscr
         _fail_input(str(exc))
     seconds = time.perf_counter() - started
     summary = {"protocol": protocol, "brokers": len(net.brokers), "clients": len(net.clients), "events": events, "swaps": made,
-               "sent": dict(net.sent), "handled": dict(net.handled), "dropped": dict(net.dropped),
-               "deliveries": sum(sum(c.values()) for c in net.deliveries.values()),
+               "sent": dict(net.ledger.sent), "handled": dict(net.ledger.handled), "dropped": dict(net.ledger.dropped),
+               "deliveries": sum(sum(c.values()) for c in net.ledger.deliveries.values()),
                **bn.delivery_audit(net, net.published),
                "simulated_ms": round(net.now, 3), "seconds": round(seconds, 3),
-               "handled_per_second": round(sum(net.handled.values()) / seconds) if seconds else None}
+               "handled_per_second": round(sum(net.ledger.handled.values()) / seconds) if seconds else None}
     if trace_path:
-        write_trace(net.trace, trace_path)
+        write_trace(net.ledger.trace, trace_path)
         summary["trace"] = trace_path
     if json_path:
         write_lines_atomically(json_path, [json.dumps(summary, indent=2)])

@@ -7,9 +7,9 @@ import pytest
 from click.testing import CliRunner
 
 from subsum.cli import main
-from subsum.impl.network.sim import Broker
+from subsum.impl.network import StrawmanBroker
 
-ORIGINAL_SUB, ORIGINAL_UNSUB = Broker.sub_received, Broker.unsub_received
+ORIGINAL_SUB, ORIGINAL_UNSUB = StrawmanBroker.sub_received, StrawmanBroker.unsub_received
 
 
 def no_second_subscriber_rule(self, n, f):
@@ -41,7 +41,7 @@ def run(*args):
     ("unsub_received", unknown_unsub_not_ignored, "CLM-NET-6"),
 ], ids=["no-second-subscriber-rule", "unknown-unsub-not-ignored"])
 def test_fuzz_catches_a_planted_bug_within_60_s_and_replays_it(tmp_path, monkeypatch, attribute, mutant, claim):
-    monkeypatch.setattr(Broker, attribute, mutant)
+    monkeypatch.setattr(StrawmanBroker, attribute, mutant)
     summary = tmp_path / "fuzz.json"
     result = run("fuzz", "reconfig", "--budget", 60, "--max-violations", 1, "--replay-dir", tmp_path / "replays", "--json", summary)
     assert result.exit_code == 1, result.output
@@ -51,7 +51,7 @@ def test_fuzz_catches_a_planted_bug_within_60_s_and_replays_it(tmp_path, monkeyp
     assert violation["claim"] == claim
     replayed = run("replay", violation["replay"])
     assert replayed.exit_code == 1 and replayed.stdout.startswith(f"{claim} violated at step"), replayed.output
-    monkeypatch.setattr(Broker, attribute, ORIGINAL_SUB if attribute == "sub_received" else ORIGINAL_UNSUB)
+    monkeypatch.setattr(StrawmanBroker, attribute, ORIGINAL_SUB if attribute == "sub_received" else ORIGINAL_UNSUB)
     fixed = run("replay", violation["replay"])
     assert fixed.exit_code == 0 and "no violation now" in fixed.stdout, fixed.output
 

@@ -79,12 +79,12 @@ def _run(seed):
 
 def test_same_seed_same_run_and_fifo_links():
     a, b = _run(7), _run(7)
-    assert a.trace == b.trace and a.sent == b.sent and a.now == b.now
+    assert a.ledger.trace == b.ledger.trace and a.ledger.sent == b.ledger.sent and a.now == b.now
     assert _run(8).now != a.now  # another seed, other delays
     net = build([(0, 1)], 2, seed=5, delay=(1.0, 50.0))
     for i in range(30):
         net.send(0, 1, "SUB", parse_filter(f"x = {i}"))
-    arrivals = [t for t, *_ in net.links[(0, 1)]]
+    arrivals = [t for t, *_ in net.transport.links[(0, 1)]]
     assert arrivals == sorted(arrivals)
     net.run()
     assert net.tables()[1] == {(0, parse_filter(f"x = {i}")) for i in range(30)}

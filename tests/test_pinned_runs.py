@@ -40,13 +40,13 @@ def state_of(net) -> dict:
     """Everything observable of a finished network, in a canonical form."""
     return {
         "now": net.now,
-        "sent": dict(net.sent), "handled": dict(net.handled), "dropped": dict(net.dropped),
-        "violations": dict(net.violations),
-        "deliveries": {str(e): sorted(c.items()) for e, c in net.deliveries.items()},
-        "crossings": {str(e): c for e, c in net.crossings.items()},
+        "sent": dict(net.ledger.sent), "handled": dict(net.ledger.handled), "dropped": dict(net.ledger.dropped),
+        "violations": dict(net.ledger.violations),
+        "deliveries": {str(e): sorted(c.items()) for e, c in net.ledger.deliveries.items()},
+        "crossings": {str(e): c for e, c in net.ledger.crossings.items()},
         "tables": {str(b): sorted((n, format_filter(f)) for n, f in entries) for b, entries in net.tables().items()},
         "links": net.broker_links(),
-        "timers_started": sorted(net.timers_started.items()),
+        "timers_started": sorted(net.ledger.timers_started.items()),
         "refused": net.refused,
     }
 
@@ -54,7 +54,7 @@ def state_of(net) -> dict:
 def simulate_digest(protocol: str) -> str:
     net, made = simulate("random-tree", brokers=20, subscriptions=80, events=60, swaps=6, gap=4.0, seed=7, trace=True,
                          protocol=protocol, defer_timeout=30.0, sub_timeout=40.0)
-    return digest([made, state_of(net), [record_json(r) for r in net.trace]])
+    return digest([made, state_of(net), [record_json(r) for r in net.ledger.trace]])
 
 
 def fuzz_digest(protocol: str) -> str:

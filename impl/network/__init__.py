@@ -1,12 +1,28 @@
-"""The broker network (seed 002, spec/05-network.md): a deterministic
-discrete-event simulator (`sim`), subscription forwarding with Strawman
-reconfiguration, overlay churn, and topology generators (`topology`).
+"""The broker network (seeds 002, and the protocols to come; spec/05-network.md,
+spec/06-reconfiguration.md): a deterministic discrete-event simulator that
+hosts broker protocols.
+
+- `overlay`: the broker forest, churn and LSTree repair;
+- `transport`: FIFO links, timers, the out-of-band channel, the event loop;
+- `accounting`: counters, deliveries, crossings and the trace;
+- `protocol`: the broker base class, dispatch by message kind, the registry;
+- `forwarding`: subscription forwarding with Strawman reconfiguration;
+- `protocols`: timed and notified deferred unsubscriptions, informed link activation;
+- `sim`: the `Network` that ties them together;
+- `topology`: topology generators and edge-list files;
+- `trace`: the trace file.
 
 It never imports `subsum.model`; `subsum.conformance.network` checks it
 against the model's ideal routing state.
 """
 
-from subsum.impl.network.sim import CLIENT_BASE, Broker, Network, NetworkError, build
+from subsum.impl.network import protocols  # noqa: F401  (registers timed, notified, informed)
+from subsum.impl.network.forwarding import StrawmanBroker
+from subsum.impl.network.overlay import NetworkError
+from subsum.impl.network.protocol import PROTOCOLS, Broker, broker_class_for, handles, register
+from subsum.impl.network.sim import Network, build
 from subsum.impl.network.topology import TOPOLOGIES, TopologyError, generate, read_edgelist
+from subsum.impl.network.transport import CLIENT_BASE
 
-__all__ = ["CLIENT_BASE", "Broker", "Network", "NetworkError", "build", "TOPOLOGIES", "TopologyError", "generate", "read_edgelist"]
+__all__ = ["CLIENT_BASE", "PROTOCOLS", "Broker", "Network", "NetworkError", "StrawmanBroker", "TOPOLOGIES",
+           "TopologyError", "broker_class_for", "build", "generate", "handles", "read_edgelist", "register"]

@@ -1,6 +1,7 @@
 """The optimized reconfiguration protocols of seed 002 §3.5 (spec/06-reconfiguration.md):
 timed and notified deferred unsubscriptions and informed link activation,
-as broker classes on top of the Strawman `Broker`.
+as broker classes on top of `forwarding.StrawmanBroker`, registered as
+protocols "timed", "notified" and "informed".
 
 - `TimedBroker` (DEF-RCF-2): a broken link's entries leave the table at
   once, silently, into a waiting table keyed by the reconfiguration id;
@@ -22,10 +23,13 @@ ordered), never a set of filters (see DEF-NET-2).
 from __future__ import annotations
 
 from subsum.core.types import Subscription
-from subsum.impl.network.sim import CLIENT_BASE, Broker, NetworkError
+from subsum.impl.network.forwarding import StrawmanBroker
+from subsum.impl.network.protocol import handles, register
+from subsum.impl.network.transport import CLIENT_BASE
 
 
-class TimedBroker(Broker):
+@register("timed")
+class TimedBroker(StrawmanBroker):
     """Timed deferred unsubscriptions (seed 002 §3.5.2, DEF-RCF-2)."""
 
     __slots__ = ("waiting", "unsub_timers")
@@ -65,16 +69,6 @@ class TimedBroker(Broker):
         elif not self.waiting[rid]:
             del self.waiting[rid]
 
-    def insert_entry(self, n: int, f: Subscription) -> None:
-        """Put (n, f) into the table, sending nothing."""
-        subscribers = self.table.get(f)
-        if subscribers is None:
-            self.table[f] = {n}
-            self.net.filter_added(f)
-        else:
-            subscribers.add(n)
-        self.by_node.setdefault(n, set()).add(f)
-
     def unsub_timer_expired(self, rid: int) -> None:
         """unsubTimerExpired(rid) (REDS semantics): each waiting (n', p) is
         re-inserted and then unsubscribed, so the normal rules decide the
@@ -91,10 +85,8 @@ class TimedBroker(Broker):
             self.insert_entry(n, f)
             self.process_unsub_from(n, f)
 
-    def pending_deferrals(self) -> int:
-        return sum(len(v) for v in self.waiting.values())
 
-
+@register("notified")
 class NotifiedBroker(TimedBroker):
     """Notified deferred unsubscriptions (seed 002 §3.5.3, DEF-RCF-3)."""
 
@@ -108,6 +100,7 @@ class NotifiedBroker(TimedBroker):
         if rid is not None and n < CLIENT_BASE:
             self.net.send(self.id, n, "FLUSH", rid)  # after the SUBs: FIFO
 
+    @handles("FLUSH")
     def flush_received(self, m: int, rid: int) -> None:
         if rid in self.unsub_timers:
             self.unsub_timer_expired(rid)  # an old-link endpoint: cancel the timer, run the UNSUBs now
@@ -117,6 +110,7 @@ class NotifiedBroker(TimedBroker):
                     self.net.send(self.id, k, "FLUSH", rid)
 
 
+@register("informed")
 class InformedBroker(NotifiedBroker):
     """Informed link activation (seed 002 §3.5.4, DEF-RCF-4, DEF-RCF-5)."""
 
@@ -150,6 +144,7 @@ class InformedBroker(NotifiedBroker):
         else:
             self.net.send_direct(self.id, n1, "ACTIVATE", (rid, only_o, n2))
 
+    @handles("ACTIVATE")
     def activate_received(self, m: int, payload) -> None:
         rid, held, n2 = payload
         waiting = self.awaiting.pop(rid, None)
@@ -208,17 +203,3 @@ class InformedBroker(NotifiedBroker):
             subscribers = self.table.get(f)
             if subscribers and subscribers - {n}:
                 self.net.send(self.id, n, "SUB", f)
-
-    def holding_back(self, n: int) -> set[Subscription]:
-        """The filters held back from neighbour n right now."""
-        return {f for m, tagged in self.tagged.values() if m == n for f in tagged}
-
-
-PROTOCOLS = {"strawman": Broker, "timed": TimedBroker, "notified": NotifiedBroker, "informed": InformedBroker}
-
-
-def broker_class_for(protocol: str) -> type[Broker]:
-    try:
-        return PROTOCOLS[protocol]
-    except KeyError:
-        raise NetworkError(f"unknown protocol {protocol!r}; choose one of {', '.join(PROTOCOLS)}") from None

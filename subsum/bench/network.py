@@ -84,10 +84,10 @@ def measure_swaps(brokers: int = 200, subscriptions: int = 1000, swaps: int = 10
         a, b = rng.choice(net.broker_links())
         graph = ref.overlay(net.brokers, net.broker_links())
         access, filters = dict(net.clients), {c: frozenset(fs) for c, fs in net.client_filters.items()}
-        before = Counter(net.sent)
-        dropped_before = Counter(net.dropped)
+        before = Counter(net.ledger.sent)
+        dropped_before = Counter(net.ledger.dropped)
         net.disconnect(a, b)
-        left, right = sorted(net.component(a)), sorted(net.component(b))
+        left, right = sorted(net.overlay.component(a)), sorted(net.overlay.component(b))
         c, d = rng.choice(left), rng.choice(right)
         net.at(net.now + gap, lambda c=c, d=d: net.connect(c, d))
         published = []
@@ -97,13 +97,13 @@ def measure_swaps(brokers: int = 200, subscriptions: int = 1000, swaps: int = 10
             event = random_event(rng)
             published.append((net.publish(client, event), ref.ideal_delivery(graph, access, filters, client, event)))
         net.run()
-        sent = Counter(net.sent) - before
+        sent = Counter(net.ledger.sent) - before
         stats.swaps += 1
         stats.control.update({k: sent[k] for k in ("SUB", "UNSUB")})
-        stats.dropped.update(Counter(net.dropped) - dropped_before)
+        stats.dropped.update(Counter(net.ledger.dropped) - dropped_before)
         lost_before = stats.lost
         for eid, want in published:
-            got = net.deliveries[eid]
+            got = net.ledger.deliveries[eid]
             stats.events += 1
             stats.expected += len(want)
             stats.delivered += len(set(got) & want)
@@ -127,7 +127,7 @@ def throughput(brokers: int = 1000, subscriptions: int = 10_000, events: int = 2
     clients = populate(net, rng, subscriptions)
     net.run()
     t1 = time.perf_counter()
-    sub_messages = sum(net.handled.values())
+    sub_messages = sum(net.ledger.handled.values())
     for i in range(events):
         client, event = rng.choice(clients), random_event(rng)
         if interval is None:
@@ -136,13 +136,13 @@ def throughput(brokers: int = 1000, subscriptions: int = 10_000, events: int = 2
             net.at(net.now + i * interval, lambda c=client, e=event: net.publish(c, e))
     net.run()
     t2 = time.perf_counter()
-    event_messages = sum(net.handled.values()) - sub_messages
+    event_messages = sum(net.ledger.handled.values()) - sub_messages
     return {"brokers": n, "subscriptions": subscriptions, "events": events, "interval_ms": interval,
             "subscription_messages": sub_messages, "subscription_seconds": round(t1 - t0, 3),
             "subscription_msgs_per_s": round(sub_messages / (t1 - t0)),
             "event_messages": event_messages, "event_seconds": round(t2 - t1, 3),
             "event_msgs_per_s": round(event_messages / (t2 - t1)),
-            "deliveries": sum(sum(c.values()) for c in net.deliveries.values())}
+            "deliveries": sum(sum(c.values()) for c in net.ledger.deliveries.values())}
 
 
 def heapq_baseline(messages: int, in_flight: int = 1000, seed: int = 1, delay=(1.0, 10.0)) -> float:
@@ -182,7 +182,7 @@ def simulate(kind: str = "random-tree", brokers: int = 20, subscriptions: int = 
     for i in range(events):
         if every and i % every == 0 and made < swaps and net.broker_links():
             a, b = rng.choice(net.broker_links())
-            c, d = rng.choice(sorted(net.side(a, b))), rng.choice(sorted(net.side(b, a)))
+            c, d = rng.choice(sorted(net.overlay.side(a, b))), rng.choice(sorted(net.overlay.side(b, a)))
             net.swap((a, b), (c, d), gap=gap)
             made += 1
         client, event = rng.choice(clients), random_event(rng)
@@ -216,7 +216,7 @@ def delivery_audit(net: Network, published) -> dict:
     for (eid, publisher, _), sids in zip(published, matched):
         holding = {holders[s] for s in sids}
         owed = holding - {publisher}
-        got = net.deliveries[eid]
+        got = net.ledger.deliveries[eid]
         owed_total += len(owed)
         lost += len(owed - set(got))
         duplicates += sum(v - 1 for v in got.values() if v > 1)

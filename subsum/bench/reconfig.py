@@ -59,7 +59,7 @@ def plan_swap(rng: random.Random, net: Network, kind: str):
     a, b = rng.choice(links)
     if rng.random() < 0.5:
         a, b = b, a
-    left, right = sorted(net.side(a, b)), sorted(net.side(b, a))
+    left, right = sorted(net.overlay.side(a, b)), sorted(net.overlay.side(b, a))
     if kind == "swap-shared":
         others = [d for d in right if d != b]
         return (a, b), (a, rng.choice(others) if others else b)
@@ -92,7 +92,7 @@ def start_swap(net: Network, old: tuple[int, int], new: tuple[int, int]) -> None
     (a, b), (c, d) = old, new
     rid = net.new_rid()
     net.disconnect(a, b, rid=rid, replacement={a: (c, d, False), b: (d, c, False)})
-    net.at(net.now + GAP, lambda: net._late_connect(c, d, rid))
+    net.at(net.now + GAP, lambda: net.connect_if_possible(c, d, rid))
 
 
 def crash_victim(rng: random.Random, net: Network) -> int | None:
@@ -154,7 +154,7 @@ def run_protocol(protocol: str, tree: str, brokers: int, density: float, kind: s
     totals = Counter()
     started = time.perf_counter()
     for _ in range(reconfigurations):
-        sent_before = Counter(net.sent)
+        sent_before = Counter(net.ledger.sent)
         if kind in ("swap-shared", "swap-disjoint"):
             plans = [plan_swap(overlay, net, kind)]
         elif kind == "concurrent":
@@ -181,17 +181,17 @@ def run_protocol(protocol: str, tree: str, brokers: int, density: float, kind: s
         forest = RootedForest(graph)
         for eid, client, event in published:
             want = ref.ideal_delivery(graph, access, filters, client, event)
-            got = net.deliveries[eid]
+            got = net.ledger.deliveries[eid]
             totals["events"] += 1
             totals["ideal_deliveries"] += len(want)
             totals["lost"] += len(want - set(got))
             totals["duplicates"] += sum(n - 1 for n in got.values() if n > 1)
             wanted = {access[c] for c, fs in filters.items() if any(matches(f, event) for f in fs)}
-            stale, broken = forest.stale(wanted, net.crossings[eid])
+            stale, broken = forest.stale(wanted, net.ledger.crossings[eid])
             totals["stale_crossings"] += stale
             totals["broken_link_crossings"] += broken
-            totals["event_crossings"] += len(net.crossings[eid])
-        sent = Counter(net.sent) - sent_before
+            totals["event_crossings"] += len(net.ledger.crossings[eid])
+        sent = Counter(net.ledger.sent) - sent_before
         for k in ("SUB", "UNSUB", "FLUSH", "ACTIVATE"):
             totals[k.lower()] += sent[k]
         totals["reconfigurations"] += 1

@@ -1,0 +1,181 @@
+"""Subscription forwarding with Strawman reconfiguration (seed 002 §2.3,
+§3.3; spec/05-network.md DEF-NET-2 … 7), registered as protocol
+"strawman".
+
+- A broker's table subTab is a set of (neighbour, filter) pairs, kept as
+  filter -> subscribers and, the same pairs, subscriber -> filters.
+  Filters are subscriptions (`subsum.core.types.Subscription`); filter
+  identity is equality of normalized filters.
+- All brokers of a network share one `FilterIndex`: an incremental
+  `indexed` engine over the distinct filters of all tables, which matches
+  each event once (cached per event, refreshed when a new filter
+  appears). A broker forwards to neighbour m iff m's filters meet the
+  matched set.
+- Iteration that decides message order always walks `table`
+  (insertion-ordered), never a set of filters: set order of filters
+  follows string hashes, which differ between processes (PYTHONHASHSEED).
+"""
+
+from __future__ import annotations
+
+from subsum.core.types import Event, Subscription
+from subsum.impl.matching.indexed import IndexedEngine
+from subsum.impl.network.protocol import Broker, handles, register
+from subsum.impl.network.transport import CLIENT_BASE
+
+
+class FilterIndex:
+    """DEF-NET-2: the distinct filters of all tables, reference-counted,
+    and the filters each event matches."""
+
+    def __init__(self) -> None:
+        self.engine = IndexedEngine(count_distinct=False)
+        self.refs: dict[Subscription, list] = {}  # filter -> [tables holding it, engine id]
+        self.by_name: dict[str, Subscription] = {}
+        self.generation = 0  # bumped when a filter enters the engine
+        self.matches: dict[int, tuple[int, frozenset]] = {}  # event id -> (generation, matched filters)
+
+    def added(self, f: Subscription) -> None:
+        entry = self.refs.get(f)
+        if entry is None:
+            name = f"f{len(self.by_name)}.{self.generation}"
+            self.refs[f] = [1, name]
+            self.by_name[name] = f
+            self.engine.add(name, f)
+            self.generation += 1
+        else:
+            entry[0] += 1
+
+    def removed(self, f: Subscription) -> None:
+        entry = self.refs[f]
+        entry[0] -= 1
+        if not entry[0]:
+            del self.refs[f]
+            del self.by_name[entry[1]]
+            self.engine.remove(entry[1])
+
+    def matching(self, eid: int, event: Event) -> frozenset:
+        """The filters (of any table) the event matches, computed once per
+        event and again only after a new filter appeared."""
+        cached = self.matches.get(eid)
+        if cached is not None and cached[0] == self.generation:
+            return cached[1]
+        names = self.by_name
+        matched = frozenset(names[name] for name in self.engine.match_batch([event])[0])
+        self.matches[eid] = (self.generation, matched)
+        return matched
+
+
+@register("strawman")
+class StrawmanBroker(Broker):
+    """One broker running subscription forwarding (seed 002 §2.3) and
+    Strawman's removeLinkTo/addLinkTo on overlay changes (§3.3)."""
+
+    __slots__ = ("table", "by_node")
+
+    def __init__(self, bid: int, net) -> None:
+        super().__init__(bid, net)
+        self.table: dict[Subscription, set[int]] = {}  # filter -> subscribers (insertion-ordered)
+        self.by_node: dict[int, set[Subscription]] = {}  # subscriber -> filters; never iterate where order matters
+
+    @classmethod
+    def shared_state(cls) -> FilterIndex:
+        return FilterIndex()
+
+    # --- subscription forwarding (seed 002 §2.3) --------------------------------------------
+    @handles("SUB")
+    def sub_received(self, n: int, f: Subscription) -> None:
+        if n not in self.neighbors:
+            return  # a SUB from a node that is no longer a neighbour is ignored
+        subscribers = self.table.get(f)
+        if subscribers is None:
+            self.table[f] = {n}
+            self.by_node.setdefault(n, set()).add(f)
+            self.net.shared.added(f)
+            send = self.net.send
+            for m in self.neighbors:
+                if m != n and m < CLIENT_BASE:
+                    send(self.id, m, "SUB", f)
+        elif n not in subscribers:
+            if len(subscribers) == 1:
+                (first,) = subscribers
+                if first < CLIENT_BASE:
+                    self.net.send(self.id, first, "SUB", f)
+            subscribers.add(n)
+            self.by_node.setdefault(n, set()).add(f)
+
+    @handles("UNSUB")
+    def unsub_received(self, n: int, f: Subscription) -> None:
+        subscribers = self.table.get(f)
+        if subscribers is not None and n in subscribers:
+            self.process_unsub_from(n, f)  # an unknown (n, p) is ignored
+
+    def drop_entry(self, n: int, f: Subscription) -> set[int]:
+        """Remove (n, f) from the table, sending nothing; returns f's remaining subscribers."""
+        subscribers = self.table[f]
+        subscribers.discard(n)
+        mine = self.by_node[n]
+        mine.discard(f)
+        if not mine:
+            del self.by_node[n]
+        if not subscribers:
+            del self.table[f]
+            self.net.shared.removed(f)
+        return subscribers
+
+    def insert_entry(self, n: int, f: Subscription) -> None:
+        """Put (n, f) into the table, sending nothing."""
+        subscribers = self.table.get(f)
+        if subscribers is None:
+            self.table[f] = {n}
+            self.net.shared.added(f)
+        else:
+            subscribers.add(n)
+        self.by_node.setdefault(n, set()).add(f)
+
+    def process_unsub_from(self, n: int, f: Subscription) -> None:
+        subscribers = self.drop_entry(n, f)
+        if not subscribers:
+            send = self.net.send
+            for m in self.neighbors:
+                if m != n and m < CLIENT_BASE:
+                    send(self.id, m, "UNSUB", f)
+        elif len(subscribers) == 1:
+            (last,) = subscribers
+            if last < CLIENT_BASE:
+                self.net.send(self.id, last, "UNSUB", f)
+
+    @handles("EVENT")
+    def event_received(self, n: int, payload: tuple[int, Event]) -> None:
+        eid, event = payload
+        matched = self.net.shared.matching(eid, event)
+        if not matched:
+            return
+        targets = [m for m, filters in self.by_node.items() if m != n and not matched.isdisjoint(filters)]
+        if targets:
+            self.net.route_event(self.id, targets, eid, event)
+
+    # --- Strawman reconfiguration (seed 002 §3.3) -------------------------------------------
+    def remove_link_to(self, n: int) -> None:
+        if n in self.by_node:
+            for f in [f for f, subscribers in self.table.items() if n in subscribers]:  # table order: deterministic
+                self.process_unsub_from(n, f)
+        self.neighbors.discard(n)
+
+    def add_link_to(self, n: int) -> None:
+        self.neighbors.add(n)
+        if n < CLIENT_BASE:
+            for f, subs in self.table.items():
+                if subs != {n}:
+                    self.net.send(self.id, n, "SUB", f)
+
+    # --- the overlay's notifications; Strawman ignores rid and replacement ------------------
+    def link_removed(self, n: int, rid: int | None = None, replacement: tuple | None = None) -> None:
+        self.remove_link_to(n)
+
+    def link_added(self, n: int, rid: int | None = None) -> None:
+        self.add_link_to(n)
+
+    def entries(self) -> set[tuple[int, Subscription]]:
+        """subTab as a set of (neighbour, filter) pairs."""
+        return {(n, f) for f, subs in self.table.items() for n in subs}

@@ -1,0 +1,104 @@
+"""The overlay (DEF-NET-1, spec/05-network.md): which brokers exist and
+which undirected links join them. The links always form a forest; every
+operation that would close a cycle or name a missing broker raises
+`NetworkError`. LSTree repair (seed 002 §3.5.5) picks the new parents of a
+crashed broker's children.
+
+The overlay knows nothing of messages or protocols: `sim.Network` calls it
+first and then tells the brokers and the transport what changed.
+"""
+
+from __future__ import annotations
+
+import random
+
+from subsum.core.errors import SubsumError
+
+
+class NetworkError(SubsumError, ValueError):
+    """An overlay or simulator operation that would break the forest, names
+    no node, or that a broker cannot handle."""
+
+
+class Overlay:
+    """The broker forest: adjacency sets and one epoch per live link."""
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng  # the overlay's own choices (LSTree's new parents), apart from link delays
+        self.adjacent: dict[int, set[int]] = {}  # broker -> broker neighbours
+        self.epoch: dict[frozenset, int] = {}  # live undirected link -> the order it was added in
+        self._epochs = 0
+
+    def add_broker(self, b: int) -> None:
+        self.adjacent[b] = set()
+
+    def remove_broker(self, b: int) -> None:
+        """Forget b; its links must be gone already."""
+        assert not self.adjacent[b], f"broker {b} still has links"
+        del self.adjacent[b]
+
+    def has_link(self, a: int, b: int) -> bool:
+        return frozenset((a, b)) in self.epoch
+
+    def link(self, a: int, b: int) -> None:
+        if a not in self.adjacent or b not in self.adjacent:
+            raise NetworkError(f"cannot link {a} and {b}: no such broker")
+        if b in self.component(a):
+            raise NetworkError(f"link ({a}, {b}) would close a cycle")
+        self._epochs += 1
+        self.epoch[frozenset((a, b))] = self._epochs
+        self.adjacent[a].add(b)
+        self.adjacent[b].add(a)
+
+    def unlink(self, a: int, b: int) -> None:
+        key = frozenset((a, b))
+        if key not in self.epoch:
+            raise NetworkError(f"there is no link ({a}, {b}) to break")
+        del self.epoch[key]
+        self.adjacent[a].discard(b)
+        self.adjacent[b].discard(a)
+
+    def links(self) -> list[tuple[int, int]]:
+        """The live links as sorted pairs, sorted."""
+        return sorted(tuple(sorted(e)) for e in self.epoch)
+
+    def component(self, b: int) -> set[int]:
+        """The brokers of b's tree."""
+        return self.side(b, None)
+
+    def side(self, a: int, b: int | None) -> set[int]:
+        """The brokers on a's side of the link (a, b): reachable from a
+        without crossing it (with b None, a's whole tree)."""
+        seen, stack = {a}, [a]
+        while stack:
+            u = stack.pop()
+            for m in self.adjacent[u]:
+                if m not in seen and not (u == a and m == b):
+                    seen.add(m)
+                    stack.append(m)
+        return seen
+
+    def parent_of(self, b: int) -> int | None:
+        """b's parent in its tree rooted at its smallest broker (LSTree's rooted view)."""
+        root = min(self.component(b))
+        previous: dict[int, int | None] = {root: None}
+        stack = [root]
+        while stack:
+            u = stack.pop()
+            for m in self.adjacent[u]:
+                if m not in previous:
+                    previous[m] = u
+                    stack.append(m)
+        return previous[b]
+
+    def lstree_repairs(self, b: int) -> list[tuple[int, int]]:
+        """LSTree repair for a crash of b (seed 002 §3.5.5): the link to b's
+        parent is lost; each orphaned child attaches to a random broker of
+        the parent's tree (or, if b was the root, of the first child's
+        tree). Returns (child, new parent) pairs; changes nothing."""
+        parent = self.parent_of(b)
+        neighbours = sorted(self.adjacent[b])
+        children = [m for m in neighbours if m != parent]
+        anchor = parent if parent is not None else (children.pop(0) if children else None)
+        targets = sorted(self.side(anchor, b)) if anchor is not None else []
+        return [(child, self.rng.choice(targets)) for child in children]

@@ -1,0 +1,128 @@
+"""The protocol interface: what a broker protocol must provide to run on the
+simulator (spec/05-network.md, DEF-NET-8).
+
+A protocol is a `Broker` subclass registered by name (`@register("name")`).
+The simulator creates one instance per broker and talks to it in two ways:
+
+- **messages**: a message of kind K from node `src` (a neighbour broker, a
+  client, or over the out-of-band channel) runs the method marked
+  `@handles("K")` as `method(src, payload)`. A kind the class has no
+  handler for is an error (`NetworkError`), never silently ignored.
+- **overlay notifications**: `link_added(n, rid)` when a link to n comes up
+  and `link_removed(n, rid, replacement)` when it goes, where `rid` names
+  the reconfiguration (None for an isolated change) and `replacement` is
+  the link that replaces the lost one, `(n1, n2, asymmetric)`.
+
+A broker sends with `self.net.send(self.id, dst, kind, payload)` (tree
+links), `self.net.send_direct(...)` (out of band) and
+`self.net.route_event(self.id, targets, eid, event)` (publications; a
+client target is a delivery), and sets timers with `self.net.at(t, fn)`.
+
+The protocols and their messages:
+
+- subscription forwarding with Strawman reconfiguration (seed 002,
+  `forwarding.StrawmanBroker`): SUB(f), UNSUB(f), EVENT(eid, event);
+- deferred unsubscriptions and informed link activation (seed 002 §3.5,
+  `protocols`): in addition FLUSH(rid) and ACTIVATE(rid, P, n2), the
+  latter out of band;
+- summary-based routing (seed 000 §4.3, to come): SUMMARY(summary),
+  DELTA(insertions, deletions), ROUTE(event, BROCLI), DELIVER(event, ids),
+  DELETE-QUERY(ids) and DELETE-ANSWER(rows), the last two method 1's
+  request/response rebuild through the owners' ACGTs;
+- broker caches with request/response (seeds 003, 004, to come):
+  REQUEST(filter, path stack) and RESPONSE(events, path stack), the stack
+  naming the brokers a response retraces, with EVENT as above;
+- the client-server policies (seed 003 §4, to come): ADVERTISE(server,
+  filter), REQUEST(request, path stack), RESPONSE(response, path stack).
+
+Each is a new `Broker` subclass with its `@handles` methods; none needs a
+change to the overlay, the transport or the accounting.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Callable
+
+from subsum.impl.network.overlay import NetworkError
+
+if TYPE_CHECKING:
+    from subsum.impl.network.sim import Network
+
+
+def handles(kind: str) -> Callable:
+    """Mark a broker method as the handler of messages of `kind`."""
+
+    def mark(method: Callable) -> Callable:
+        method.handles = kind  # type: ignore[attr-defined]
+        return method
+
+    return mark
+
+
+class Broker:
+    """The base of every protocol's broker: its id, the network, its
+    neighbours (brokers and clients), and dispatch by message kind."""
+
+    __slots__ = ("id", "net", "neighbors")
+
+    #: message kind -> the name of its handler method (names, so that an
+    #: override in a subclass, or a test's patch of the method, is what runs)
+    handlers: dict[str, str] = {}
+
+    def __init_subclass__(cls, **kwargs) -> None:
+        super().__init_subclass__(**kwargs)
+        table: dict[str, str] = {}
+        for base in reversed(cls.__mro__[1:]):  # every base's table, the nearest base winning
+            table.update(vars(base).get("handlers", {}))
+        table.update((fn.handles, name) for name, fn in vars(cls).items() if hasattr(fn, "handles"))
+        cls.handlers = table
+
+    def __init__(self, bid: int, net: Network) -> None:
+        self.id = bid
+        self.net = net
+        self.neighbors: set[int] = set()
+
+    def receive(self, src: int, kind: str, payload) -> None:
+        """Run the handler of `kind` for a message from `src`."""
+        name = self.handlers.get(kind)
+        if name is None:
+            raise NetworkError(f"broker {self.id} runs {type(self).__name__}, which has no handler for {kind} (from {src})")
+        getattr(self, name)(src, payload)
+
+    def link_added(self, n: int, rid: int | None = None) -> None:
+        """A link to n is up; `rid` names the reconfiguration it belongs to (None: an isolated add)."""
+        raise NotImplementedError
+
+    def link_removed(self, n: int, rid: int | None = None, replacement: tuple | None = None) -> None:
+        """The link to n is gone. `replacement` = (n1, n2, asymmetric) is the
+        new link that replaces it, n1 on this broker's side, `asymmetric`
+        True when n is dead (a crash: n tells nobody)."""
+        raise NotImplementedError
+
+    @classmethod
+    def shared_state(cls) -> object:
+        """State all brokers of one network share (e.g. a filter index); `net.shared`."""
+        return None
+
+
+PROTOCOLS: dict[str, type[Broker]] = {}
+
+
+def register(name: str) -> Callable[[type[Broker]], type[Broker]]:
+    """Class decorator: make a broker class available as protocol `name`."""
+
+    def add(cls: type[Broker]) -> type[Broker]:
+        if name in PROTOCOLS and PROTOCOLS[name] is not cls:
+            raise NetworkError(f"protocol {name!r} is registered already (by {PROTOCOLS[name].__qualname__})")
+        PROTOCOLS[name] = cls
+        return cls
+
+    return add
+
+
+def broker_class_for(protocol: str) -> type[Broker]:
+    """The broker class registered as `protocol`."""
+    try:
+        return PROTOCOLS[protocol]
+    except KeyError:
+        raise NetworkError(f"unknown protocol {protocol!r}; choose one of {', '.join(PROTOCOLS)}") from None

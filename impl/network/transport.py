@@ -1,0 +1,180 @@
+"""The transport (DEF-NET-8, spec/05-network.md): FIFO links, timers, an
+out-of-band channel, and the one event loop.
+
+- Every directed broker link (src, dst) is a FIFO queue. A message sent at
+  time t arrives at max(t + delay, the previous arrival on that link), the
+  delay drawn from a seeded generator. Closing a link drops what is in
+  flight on it (counted in `Ledger.dropped`).
+- An out-of-band channel (src, dst, "oob") is a FIFO queue of its own with
+  the same delays, for messages that do not travel over the tree (REDS
+  sends ACTIVATE over UDP). It needs no link; a message to a node that is
+  gone when it is sent is dropped.
+- A message to a client is not queued: `to_client(src, client, kind,
+  payload)` decides what it means (a delivery, or a violation).
+- Timers run a callback at a simulated time. One heap orders messages and
+  timers by (time, sequence number); `run` pops it, skipping entries whose
+  message was dropped or already delivered, and timers that were
+  cancelled, and hands each message to `deliver(src, dst, kind, payload)`.
+- A test's scheduler may instead pick the order: `deliver_from(link)`,
+  `fire(timer)`, `drop_head(link)`.
+
+Sending is one code path (`send_many`); the event loop is one loop (`run`).
+"""
+
+from __future__ import annotations
+
+import heapq
+import random
+from collections import deque
+from typing import Callable
+
+from subsum.impl.network.accounting import Ledger
+
+CLIENT_BASE = 1_000_000  # node ids from here up are clients; below, brokers
+
+Link = tuple  # (src, dst) or (src, dst, "oob")
+Handler = Callable[[int, int, str, object], None]
+
+
+class Transport:
+    """Links, timers and the scheduler of one simulation."""
+
+    def __init__(self, seed: int, delay: tuple[float, float], ledger: Ledger, deliver: Handler, to_client: Handler,
+                 alive: Callable[[int], bool]) -> None:
+        self.now = 0.0
+        self.delay = delay
+        self._random = random.Random(seed).random  # link delays
+        self.ledger = ledger
+        self.deliver = deliver  # looked up at each run(): a test may wrap it
+        self.to_client = to_client
+        self.alive = alive
+        self.links: dict[Link, deque] = {}  # link -> FIFO of (arrival, seq, kind, payload)
+        self._heap: list = []  # (time, seq, link or None, timer id or None)
+        self._seq = 0
+        self._timers: dict[int, tuple[float, Callable[[], None]]] = {}  # live timer id -> (time, callback)
+
+    # --- links ---------------------------------------------------------------------------
+    def open(self, a: int, b: int) -> None:
+        """Open both directions of the link (a, b), dropping leftovers of an earlier link between them."""
+        for direction in ((a, b), (b, a)):
+            self.close(direction)
+            self.links[direction] = deque()
+
+    def close(self, link: Link) -> None:
+        """Close one direction (or channel); what was in flight on it is dropped."""
+        dropped = self.ledger.dropped
+        for _, _, kind, _ in self.links.pop(link, ()):
+            dropped[kind] += 1
+
+    # --- sending -------------------------------------------------------------------------
+    def send_many(self, src: int, targets, kind: str, payload, channel: str | None = None) -> None:
+        """Send one message to each target: a client's goes to `to_client`,
+        a broker's into the link (src, dst), or with `channel` into the
+        out-of-band queue (src, dst, channel). The simulator's hottest path."""
+        links, heap, push, rnd = self.links, self._heap, heapq.heappush, self._random
+        low, span = self.delay[0], self.delay[1] - self.delay[0]
+        now, seq, sent = self.now, self._seq, 0
+        for dst in targets:
+            if dst >= CLIENT_BASE:
+                self.to_client(src, dst, kind, payload)
+                continue
+            sent += 1
+            if channel is None:
+                link: Link = (src, dst)
+                queue = links[link]
+            elif self.alive(dst):
+                link = (src, dst, channel)
+                queue = links.setdefault(link, deque())
+            else:
+                self.ledger.dropped[kind] += 1
+                continue
+            t = now + (low + span * rnd())
+            if queue and queue[-1][0] > t:
+                t = queue[-1][0]  # FIFO: never overtake the previous message on this link
+            seq += 1
+            queue.append((t, seq, kind, payload))
+            push(heap, (t, seq, link, None))
+        self._seq = seq
+        if sent:
+            self.ledger.sent[kind] += sent
+            if kind == "EVENT" and self.ledger.record_crossings:
+                self.ledger.crossings[payload[0]].extend((src, dst) for dst in targets if dst < CLIENT_BASE)
+
+    def send(self, src: int, dst: int, kind: str, payload) -> None:
+        self.send_many(src, (dst,), kind, payload)
+
+    # --- timers --------------------------------------------------------------------------
+    def at(self, t: float, callback: Callable[[], None]) -> int:
+        """Run `callback` at simulated time t; returns the timer's id."""
+        self._seq += 1
+        self._timers[self._seq] = (t, callback)
+        heapq.heappush(self._heap, (t, self._seq, None, self._seq))
+        return self._seq
+
+    def cancel(self, timer: int) -> None:
+        """Cancel a timer (nothing if it already fired or was cancelled)."""
+        self._timers.pop(timer, None)
+
+    def pending_timers(self) -> list[int]:
+        """The live timers' ids, in firing order."""
+        return sorted(self._timers, key=lambda tid: (self._timers[tid][0], tid))
+
+    def fire(self, timer: int) -> None:
+        """Fire one timer now, whatever its time (a test's scheduler: any timeout)."""
+        _, callback = self._timers.pop(timer)
+        callback()
+
+    # --- the event loop ------------------------------------------------------------------
+    def run(self, max_steps: int | None = None) -> int:
+        """Deliver messages and fire timers in (time, sequence) order until
+        nothing is left or `max_steps` were taken; returns the steps taken."""
+        heap, links, pop, timers, deliver = self._heap, self.links, heapq.heappop, self._timers, self.deliver
+        limit = -1 if max_steps is None else max_steps
+        steps = 0
+        while heap and steps != limit:
+            t, seq, link, timer = pop(heap)
+            if timer is not None:
+                entry = timers.pop(timer, None)
+                if entry is None:
+                    continue  # cancelled, or already fired by `fire`
+                if t > self.now:
+                    self.now = t
+                entry[1]()
+            else:
+                queue = links.get(link)
+                if not queue or queue[0][1] != seq:
+                    continue  # dropped with its link, or already delivered by deliver_from
+                if t > self.now:
+                    self.now = t
+                _, _, kind, payload = queue.popleft()
+                deliver(link[0], link[1], kind, payload)
+            steps += 1
+        return steps
+
+    def step(self) -> bool:
+        """Deliver the earliest message or fire the earliest timer; False when nothing is left."""
+        return self.run(1) == 1
+
+    def pending_links(self) -> list[Link]:
+        """The links with messages in flight, sorted."""
+        return sorted(link for link, queue in self.links.items() if queue)
+
+    def deliver_from(self, link: Link) -> None:
+        """Deliver the head message of one link now, whatever its time."""
+        t, _, kind, payload = self.links[link].popleft()
+        self.now = max(self.now, t)
+        self.deliver(link[0], link[1], kind, payload)
+
+    def head(self, link: Link) -> tuple[str, object]:
+        """The head message of a link, (kind, payload)."""
+        _, _, kind, payload = self.links[link][0]
+        return kind, payload
+
+    def drop_head(self, link: Link) -> tuple[str, object]:
+        """Lose the head message of a link (a test's scheduler: a lost FLUSH); returns (kind, payload)."""
+        _, _, kind, payload = self.links[link].popleft()
+        self.ledger.dropped[kind] += 1
+        return kind, payload
+
+    def quiescent(self) -> bool:
+        return not self._timers and not any(self.links.values())
