@@ -8,7 +8,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 PROFILE ?= ci
 
-.PHONY: verify test prove claims bench check-python check-java clean help
+.PHONY: verify test prove claims bench bench-refresh check-python check-java clean help
 
 help:
 	@echo "make verify   bootstrap .venv, install, run 'subsum verify' (every claim's checks)"
@@ -16,7 +16,8 @@ help:
 	@echo "make prove    run the z3 proofs alone"
 	@echo "make claims   print the traceability matrix"
 	@echo "make bench    run every benchmark: subsum bench matching, summaries, network, reconfig, spark"
-	@echo "              (about 35 minutes on 2 cores, 25 of them Spark; each writes CSV + PNG under benchmarks/results/, see benchmarks/README.md)"
+	@echo "              (about 35 minutes on 2 cores, 25 of them Spark; each writes CSV + PNG under bench-out/, see benchmarks/README.md)"
+	@echo "make bench-refresh   the same, writing the committed results under benchmarks/results/"
 	@echo "make check-java   say whether a Java 17+ runtime for Spark is present"
 	@echo "PROFILE=thorough make verify   more Hypothesis examples"
 
@@ -46,12 +47,17 @@ prove: $(STAMP)
 claims: $(STAMP)
 	$(BIN)/subsum claims
 
+BENCH_OUT ?= bench-out
+
 bench: $(STAMP) check-java
-	$(BIN)/subsum bench matching
-	$(BIN)/subsum bench summaries
-	$(BIN)/subsum bench network
-	$(BIN)/subsum bench reconfig
-	$(BIN)/subsum bench spark
+	$(BIN)/subsum bench matching --out-dir $(BENCH_OUT)
+	$(BIN)/subsum bench summaries --out-dir $(BENCH_OUT)
+	$(BIN)/subsum bench network --out-dir $(BENCH_OUT)
+	$(BIN)/subsum bench reconfig --out-dir $(BENCH_OUT)
+	$(BIN)/subsum bench spark --out-dir $(BENCH_OUT)
+
+bench-refresh:
+	$(MAKE) bench BENCH_OUT=benchmarks/results
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis build *.egg-info

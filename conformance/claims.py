@@ -182,7 +182,7 @@ SUMMARY_CLAIMS: tuple[Claim, ...] = (
           "seed note §4, §7 (recommended)", "spec/04-summaries.md#clm-sum-10", (SM + "recheck",), (SI + "summary.OwnerSummary.recheck",),
           (_sum_property(summaries.summary_has_no_false_negatives),)),
     Claim("CLM-SUM-11", "Under churn at three owners and a remote history (deltas, method-1 rebuilds), rows equal the reference, structures hold, and delivery after re-check is exact.",
-          "seed 000 §4.2.4, §4.3.4", "spec/04-summaries.md#clm-sum-11", (SM + "reference_summary",), SUMMARY_IMPL + (SI + "summary.History",),
+          "seed 000 §4.2.4, §4.3.4", "spec/04-summaries.md#clm-sum-11", (SM + "reference_summary",), SUMMARY_IMPL + (SI + "history.History",),
           (Check("stateful", "conformance.summaries.SummariesUnderChurn", summaries.run_summaries_state_machine),
            _example(summaries.history_survives_slot_reuse_and_late_deletions))),
     Claim("CLM-SUM-12", "Example 4-1: counters S1 = 3, S2 = 2; the match is exactly {S1}; rows as Figs. 4-2 and 4-3.", "seed 000 Example 4-1, Figs. 4-1 .. 4-3",
@@ -191,7 +191,7 @@ SUMMARY_CLAIMS: tuple[Claim, ...] = (
           "seed 000 Example 4-2, Figs. 4-5, 4-10, 4-11", "spec/04-summaries.md#clm-sum-13", (SM + "reference_summary",), (SI + "acgt.ConstraintForest", SI + "acgt.IntervalForest"),
           (_example(summaries.seed000_example_4_2),)),
     Claim("CLM-SUM-14", "Example 4-4: t1 -> t2 -> t3 at broker 3's history gives back t1; under the contains reading t1, t2 are Figs. 4-13, 4-14.",
-          "seed 000 Example 4-4, Figs. 4-13, 4-14", "spec/04-summaries.md#clm-sum-14", (), (SI + "summary.History", SI + "summary.Directory"),
+          "seed 000 Example 4-4, Figs. 4-13, 4-14", "spec/04-summaries.md#clm-sum-14", (), (SI + "history.History", SI + "history.Directory"),
           (_example(summaries.seed000_example_4_4),)),
     Claim("CLM-SUM-15", "The documented false positive: (symbol OTE, price 8.65) is reported for S1, S2, S3; none matches; the re-check removes all three.",
           "seed note §4 (Example 4-2 rows)", "spec/04-summaries.md#clm-sum-15", (SM + "summary_match", SM + "recheck"), (SI + "summary.OwnerSummary.recheck",),
@@ -313,7 +313,7 @@ PIPELINE_CLAIMS: tuple[Claim, ...] = (
           (_example(spark.planted_violations),)),
     Claim("CLM-TRACE-4", "On Strawman runs with link swaps, missed, duplicate and spurious counts equal the simulator's own audit.",
           "seed 002 §3.3", "spec/07-pipeline.md#clm-trace-4", (M + "trace.check_trace",),
-          (SP + "trace.check", "subsum.bench.network.delivery_audit"), (_example(spark.churn_losses_match_audit),)),
+          (SP + "trace.check", "subsum.impl.network.workload.delivery_audit"), (_example(spark.churn_losses_match_audit),)),
 )
 
 CLAIMS = CLAIMS + PIPELINE_CLAIMS

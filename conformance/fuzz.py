@@ -25,14 +25,24 @@ from subsum.conformance.network import FILTERS, check_overlay, check_tables, pub
 from subsum.core.filters import format_filter, parse_filter
 from subsum.core.jsonio import write_lines_atomically
 from subsum.core.types import Attribute, Event, Subscription, subscription_sort_key
-from subsum.impl.network import Network, build, generate, read_edgelist
+from subsum.core.errors import InputError, SubsumError
+from subsum.impl.network import TOPOLOGIES, Network, build, forwarding_protocols, generate, read_edgelist
 
 REPLAY_FORMAT = "subsum-replay"
-PROTOCOLS = ("strawman", "timed", "notified", "informed")
+#: The protocols the fuzzer checks: the subscription-forwarding family, whose
+#: every step the model's handlers describe (seed 002).
+PROTOCOLS = forwarding_protocols()
 
 
-class ReplayError(ValueError):
-    """A replay file that cannot be read: `path: field 'f': message`."""
+class ReplayError(InputError):
+    """A replay file that cannot be read or run: `path: field 'f': message`."""
+
+    def __init__(self, path: str | Path, field: str | None, message: str, line: int | None = None) -> None:
+        super().__init__(str(path), line, field, message)
+
+
+class ScheduleError(ValueError):
+    """An operation no schedule can hold (an unknown kind): the schedule is bad, not the implementation."""
 
 
 @attrs.frozen
@@ -188,7 +198,7 @@ class Run:
             for _ in range(op["clients"]):
                 net.add_client(b)
         else:
-            raise ReplayError(f"unknown operation {kind!r}")
+            raise ScheduleError(f"unknown operation {kind!r}")
 
     def _publish(self, op: dict) -> None:
         net = self.net
@@ -228,7 +238,7 @@ def violation_of(exc: Exception, step: int) -> Violation:
         if message.startswith(claim + ": "):
             message = message[len(claim) + 2:]  # the claim is reported beside it
         return Violation(claim, message, step)
-    if isinstance(exc, ReplayError):
+    if isinstance(exc, ScheduleError):
         raise exc
     return Violation("crash", f"{type(exc).__name__}: {exc}", step)
 
@@ -242,16 +252,27 @@ class FuzzResult:
     seconds: float = 0.0
     first_violation_seconds: float | None = None
 
+    @property
+    def schedules_per_minute(self) -> float:
+        return self.schedules / self.seconds * 60 if self.seconds else 0.0
+
+    def report(self, **parameters) -> dict:
+        """The run as JSON (`subsum fuzz reconfig --json`): its parameters, counts and violations."""
+        return {**parameters, "schedules": self.schedules, "operations": self.operations, "seconds": round(self.seconds, 3),
+                "schedules_per_minute": round(self.schedules_per_minute, 1),
+                "first_violation_seconds": self.first_violation_seconds,
+                "violations": [{"claim": c, "replay": str(p)} for p, c in zip(self.violations, self.claims)]}
+
 
 def make_topology(kind: str, brokers: int, seed: int, rng: random.Random, subscriptions: int) -> dict:
-    if kind in ("random-tree", "path", "star", "balanced"):
+    if kind in TOPOLOGIES:
         links = generate(kind, brokers, seed)
     else:
         brokers, links, _ = read_edgelist(kind)
     clients = [0] * brokers
     for _ in range(max(1, subscriptions // 2)):
         clients[rng.randrange(brokers)] += 1
-    return {"kind": kind if kind in ("random-tree", "path", "star", "balanced") else str(kind), "brokers": brokers,
+    return {"kind": kind if kind in TOPOLOGIES else str(kind), "brokers": brokers,
             "links": [list(e) for e in links], "clients": clients}
 
 
@@ -290,7 +311,7 @@ def fuzz(*, topology: str = "random-tree", brokers: int = 6, subscriptions: int 
     each violation. Each schedule starts with every client subscribing
     (`initial_operations`)."""
     if protocol not in PROTOCOLS:
-        raise ValueError(f"unknown protocol {protocol!r}; this version has {', '.join(PROTOCOLS)}")
+        raise SubsumError(f"unknown protocol {protocol!r}; the fuzzer checks {', '.join(PROTOCOLS)}")
     result = FuzzResult()
     started = time.perf_counter()
     i = 0
@@ -345,22 +366,22 @@ def load_replay(path: Path) -> dict:
     try:
         doc = json.loads(Path(path).read_text(encoding="utf-8-sig"))
     except (OSError, UnicodeDecodeError) as exc:
-        raise ReplayError(f"{path}: cannot read: {exc}") from None
+        raise ReplayError(path, None, f"cannot read: {exc}") from None
     except json.JSONDecodeError as exc:
-        raise ReplayError(f"{path}: malformed JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
+        raise ReplayError(path, None, f"malformed JSON: {exc.msg} (column {exc.colno})", line=exc.lineno) from None
     except ValueError as exc:  # an integer of more digits than Python converts
-        raise ReplayError(f"{path}: malformed JSON: {exc}") from None
+        raise ReplayError(path, None, f"malformed JSON: {exc}") from None
     if not isinstance(doc, dict) or doc.get("format") != REPLAY_FORMAT:
-        raise ReplayError(f"{path}: field 'format': expected {REPLAY_FORMAT!r}")
+        raise ReplayError(path, "format", f"expected {REPLAY_FORMAT!r}")
     for field, kind in (("seed", int), ("topology", dict), ("schedule", list), ("protocol", str)):
         if not isinstance(doc.get(field), kind):
-            raise ReplayError(f"{path}: field '{field}': missing or not a {kind.__name__}")
+            raise ReplayError(path, field, f"missing or not a {kind.__name__}")
     if doc["protocol"] not in PROTOCOLS:
-        raise ReplayError(f"{path}: field 'protocol': unknown protocol {doc['protocol']!r}")
+        raise ReplayError(path, "protocol", f"unknown protocol {doc['protocol']!r}; this version has {', '.join(PROTOCOLS)}")
     for field in ("defer_timeout", "sub_timeout"):
         value = doc.setdefault(field, 3000.0 if field == "defer_timeout" else 5000.0)
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
-            raise ReplayError(f"{path}: field '{field}': expected a number >= 0 (ms), got {value!r}")
+            raise ReplayError(path, field, f"expected a number >= 0 (ms), got {value!r}")
     return doc
 
 
@@ -370,4 +391,4 @@ def replay(path: Path) -> Violation | None:
         return execute(doc["topology"], doc["seed"], doc["schedule"], doc["protocol"], float(doc["defer_timeout"]),
                        float(doc["sub_timeout"]))
     except (KeyError, TypeError, IndexError, ValueError) as exc:
-        raise ReplayError(f"{path}: field 'schedule': cannot run it: {exc!r}") from None
+        raise ReplayError(path, "schedule", f"cannot run it: {exc!r}") from None

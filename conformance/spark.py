@@ -18,7 +18,8 @@ from pathlib import Path
 from hypothesis import settings
 from hypothesis import strategies as st
 
-from subsum.core.jsonio import InputError, match_result_lines
+from subsum.core.errors import InputError
+from subsum.core.jsonio import match_result_lines
 from subsum.core.jsonio import read_events as read_events_jsonl
 from subsum.core.jsonio import read_subscriptions as read_subscriptions_jsonl
 from subsum.core.tracefile import parse_trace_line
@@ -174,9 +175,9 @@ def write_events_parquet(path: Path, events: list[tuple[str, Event]]) -> None:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from subsum.impl.spark.io import _arrow_schema, attribute_rows
+    from subsum.impl.spark.io import arrow_schema, attribute_rows
 
-    schema = _arrow_schema("event")
+    schema = arrow_schema("event")
     keys = ("name", "type", "int", "float", "string", "bool")
     table = pa.table({"id": [i for i, _ in events],
                       "attributes": [[dict(zip(keys, r)) for r in attribute_rows(e)] for _, e in events]},
@@ -231,9 +232,9 @@ def _parquet_case(d: Path, name: str, rows: list[dict], attributes_type=None):
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from subsum.impl.spark.io import _arrow_schema
+    from subsum.impl.spark.io import arrow_schema
 
-    schema = _arrow_schema("event")
+    schema = arrow_schema("event")
     fields = [schema.field("id"), attributes_type or schema.field("attributes")]
     path = d / f"{name}.parquet"
     pq.write_table(pa.table({"id": [r["id"] for r in rows], "attributes": [r["attributes"] for r in rows]},
@@ -356,12 +357,12 @@ def jsonl_errors_agree() -> str:
 
 def simulated_trace(seed: int, brokers: int = 8, subscriptions: int = 16, events: int = 30, swaps: int = 0,
                     topology: str = "random-tree"):
-    """A `subsum simulate` run with its trace; returns (network, JSONL lines)."""
-    from subsum.bench.network import simulate
+    """A `subsum simulate` run with its trace; returns (the `Simulation`, JSONL lines)."""
     from subsum.impl.network.trace import record_json
+    from subsum.impl.network.workload import simulate
 
-    net, _ = simulate(topology, brokers, subscriptions, events, swaps, 5.0, seed, trace=True)
-    return net, [json.dumps(record_json(r), ensure_ascii=False) for r in net.ledger.trace]
+    run = simulate(topology, brokers, subscriptions, events, swaps, 5.0, seed, trace=True)
+    return run, [json.dumps(record_json(r), ensure_ascii=False) for r in run.net.ledger.trace]
 
 
 def _records(lines: list[str]):
@@ -449,7 +450,7 @@ def static_run_is_clean() -> str:
     """CLM-TRACE-2: no violation on simulated runs without churn."""
     checked = []
     for seed, topology in ((1, "random-tree"), (2, "path"), (3, "balanced")):
-        net, lines = simulated_trace(seed, brokers=12, subscriptions=30, events=60, topology=topology)
+        _, lines = simulated_trace(seed, brokers=12, subscriptions=30, events=60, topology=topology)
         deliveries = sum(1 for line in lines if '"deliver"' in line)
         assert deliveries > 0, f"seed {seed}: no delivery at all, the check would be vacuous"
         found = spark_trace_violations(lines, 0.0)
@@ -463,7 +464,7 @@ def planted_violations() -> str:
     from subsum.core.filters import parse_filter
     from subsum.model.semantics import matches
 
-    net, lines = simulated_trace(7, brokers=10, subscriptions=30, events=40)
+    _, lines = simulated_trace(7, brokers=10, subscriptions=30, events=40)
     assert spark_trace_violations(lines, 0.0) == [], "the base trace must be clean"
     records = [json.loads(line) for line in lines]
     deliveries = [k for k, r in enumerate(records) if r["kind"] == "deliver"]
@@ -511,12 +512,12 @@ def planted_violations() -> str:
 def churn_losses_match_audit() -> str:
     """CLM-TRACE-4: on Strawman runs with swaps, missed = lost, duplicates =
     duplicates and spurious = unjustified, as the simulator counted them."""
-    from subsum.bench.network import delivery_audit
+    from subsum.impl.network.workload import delivery_audit
 
     totals = {"lost": 0, "duplicates": 0}
     for seed in (2, 5):
-        net, lines = simulated_trace(seed, brokers=20, subscriptions=80, events=120, swaps=8)
-        audit = delivery_audit(net, net.published)
+        run, lines = simulated_trace(seed, brokers=20, subscriptions=80, events=120, swaps=8)
+        audit = delivery_audit(run.net, run.published)
         found = spark_trace_violations(lines, 0.0)
         counts = {c: sum(1 for v in found if v[0] == c) for c in ("duplicate", "spurious", "missed")}
         assert counts == {"duplicate": audit["duplicates"], "spurious": audit["unjustified"],

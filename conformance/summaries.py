@@ -21,7 +21,7 @@ from subsum.core.types import Attribute, Constraint, Event, Subscription
 from subsum.impl.summary import IdLayout, OwnerSummary, Summary, wire
 from subsum.impl.summary.normalize import abstraction as impl_abstraction
 from subsum.impl.summary.normalize import pattern_covers
-from subsum.impl.summary.summary import Directory, History
+from subsum.impl.summary.history import Directory, History
 from subsum.model import smt
 from subsum.model import summaries as ref
 from subsum.model.covering import covers_by_rules

@@ -161,7 +161,7 @@ def test_outputs_get_the_usual_file_mode(tmp_path, monkeypatch):
     ('"teleport"', "field 'kind': unknown kind 'teleport'"),
 ])
 def test_trace_records_with_a_bad_kind_are_reported(tmp_path, kind, message):
-    from subsum.core.jsonio import InputError
+    from subsum.core.errors import InputError
     from subsum.core.tracefile import read_trace
 
     trace = tmp_path / "t.jsonl"

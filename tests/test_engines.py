@@ -7,8 +7,9 @@ import pytest
 from click.testing import CliRunner
 from hypothesis import given, settings
 
-from subsum.bench.workload import Params, generate
-from subsum.cli import ENGINE_NAMES, main
+from subsum.impl.matching.workload import Params, generate
+from subsum.cli import main
+from subsum.cli.match import ENGINE_NAMES
 from subsum.conformance import strategies as gen
 from subsum.core.filters import parse_filter
 from subsum.core.types import Attribute, Event
@@ -41,7 +42,7 @@ def test_match_command_gives_the_golden_lines_with_every_engine(engine, tmp_path
     stats = tmp_path / "stats.json"
     result = CliRunner().invoke(main, [
         "match", "--subscriptions", "examples/seed000/subscriptions.jsonl", "--events",
-        "examples/seed000/events.jsonl", "--engine", engine, "--stats", "--stats-json", str(stats)])
+        "examples/seed000/events.jsonl", "--engine", engine, "--stats", "--json", str(stats)])
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout.strip().splitlines()[0]) == {"event": "fig-2-2", "subscriptions": ["S1"]}
     figures = json.loads(stats.read_text())

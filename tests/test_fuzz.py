@@ -43,7 +43,7 @@ def run(*args):
 def test_fuzz_catches_a_planted_bug_within_60_s_and_replays_it(tmp_path, monkeypatch, attribute, mutant, claim):
     monkeypatch.setattr(StrawmanBroker, attribute, mutant)
     summary = tmp_path / "fuzz.json"
-    result = run("fuzz", "reconfig", "--budget", 60, "--max-violations", 1, "--replay-dir", tmp_path / "replays", "--json", summary)
+    result = run("fuzz", "reconfig", "--budget", 60, "--max-violations", 1, "--out-dir", tmp_path / "replays", "--json", summary)
     assert result.exit_code == 1, result.output
     found = json.loads(summary.read_text())
     assert found["first_violation_seconds"] < 60, found  # the acceptance point: caught within 60 s
@@ -57,7 +57,7 @@ def test_fuzz_catches_a_planted_bug_within_60_s_and_replays_it(tmp_path, monkeyp
 
 
 def test_fuzz_of_the_real_handlers_finds_nothing(tmp_path):
-    result = run("fuzz", "reconfig", "--schedules", 40, "--churn", 0.3, "--replay-dir", tmp_path / "r")
+    result = run("fuzz", "reconfig", "--schedules", 40, "--churn", 0.3, "--out-dir", tmp_path / "r")
     assert result.exit_code == 0, result.output
     assert "40 schedules" in result.stdout and "0 violations" in result.stdout
     assert not (tmp_path / "r").exists()
@@ -127,7 +127,7 @@ def test_fuzz_finds_a_planted_protocol_bug(tmp_path, monkeypatch, protocol, cls,
     monkeypatch.setattr(cls, attribute, mutant)
     summary = tmp_path / "fuzz.json"
     result = run("fuzz", "reconfig", "--protocol", protocol, "--budget", 60, "--churn", 0.3, "--max-violations", 1,
-                 "--replay-dir", tmp_path / "replays", "--json", summary)
+                 "--out-dir", tmp_path / "replays", "--json", summary)
     assert result.exit_code == 1, result.output
     found = json.loads(summary.read_text())
     assert found["first_violation_seconds"] < 60, found
@@ -142,6 +142,6 @@ def test_fuzz_finds_a_planted_protocol_bug(tmp_path, monkeypatch, protocol, cls,
 
 @pytest.mark.parametrize("protocol", ["timed", "notified", "informed"])
 def test_fuzz_of_the_real_protocols_finds_nothing(tmp_path, protocol):
-    result = run("fuzz", "reconfig", "--protocol", protocol, "--schedules", 40, "--churn", 0.3, "--replay-dir", tmp_path / "r")
+    result = run("fuzz", "reconfig", "--protocol", protocol, "--schedules", 40, "--churn", 0.3, "--out-dir", tmp_path / "r")
     assert result.exit_code == 0, result.output
     assert "40 schedules" in result.stdout and "0 violations" in result.stdout

@@ -22,11 +22,12 @@ import json
 
 import pytest
 
-from subsum.bench.network import measure_swaps, simulate, throughput
+from subsum.bench.network import measure_swaps, throughput
 from subsum.bench.reconfig import run_protocol
 from subsum.conformance.fuzz import Run, draw_schedule
 from subsum.core.filters import format_filter
 from subsum.impl.network.trace import record_json
+from subsum.impl.network.workload import simulate
 
 PROTOCOLS = ("strawman", "timed", "notified", "informed")
 
@@ -52,9 +53,9 @@ def state_of(net) -> dict:
 
 
 def simulate_digest(protocol: str) -> str:
-    net, made = simulate("random-tree", brokers=20, subscriptions=80, events=60, swaps=6, gap=4.0, seed=7, trace=True,
+    run = simulate("random-tree", brokers=20, subscriptions=80, events=60, swaps=6, gap=4.0, seed=7, trace=True,
                          protocol=protocol, defer_timeout=30.0, sub_timeout=40.0)
-    return digest([made, state_of(net), [record_json(r) for r in net.ledger.trace]])
+    return digest([run.swaps, state_of(run.net), [record_json(r) for r in run.net.ledger.trace]])
 
 
 def fuzz_digest(protocol: str) -> str:

@@ -27,7 +27,7 @@ EXPECTED_STRING = {
 
 
 def test_prove_json_lists_every_table_1_row_and_string_rule_as_proved():
-    result = CliRunner().invoke(main, ["prove", "--json"])
+    result = CliRunner().invoke(main, ["prove", "--format", "json"])
     assert result.exit_code == 0, result.output
     proofs = {p["id"]: p for p in json.loads(result.stdout)}
     assert EXPECTED_TABLE_1 | EXPECTED_STRING <= set(proofs)
@@ -45,7 +45,7 @@ def test_a_wrong_rule_is_refuted_and_its_counterexample_printed():
 
 
 def test_prove_negative_shows_refutations_and_still_succeeds():
-    result = CliRunner().invoke(main, ["prove", "--json", "--negative"])
+    result = CliRunner().invoke(main, ["prove", "--format", "json", "--negative"])
     assert result.exit_code == 0, result.output
     proofs = {p["id"]: p for p in json.loads(result.stdout)}
     for rule in WRONG_RULES:

@@ -23,7 +23,7 @@ def run(*args):
 
 
 def test_spark_engine_writes_the_in_process_engines_bytes(tmp_path):
-    from subsum.bench.workload import Params, generate
+    from subsum.impl.matching.workload import Params, generate
     from subsum.core.filters import format_filter
 
     work = generate(Params(events=60, attrs_low=2, attrs_high=4, names=6, subscriptions=40, cons_low=1, cons_high=2,
@@ -88,7 +88,7 @@ def _trace(tmp_path, swaps: int, seed: int = 4) -> Path:
 
 
 def test_trace_check_clean_run_exits_zero(tmp_path):
-    result = run("trace-check", _trace(tmp_path, 0), "--grace", "0.01", "--out", tmp_path / "out")
+    result = run("trace-check", _trace(tmp_path, 0), "--grace", "0.01", "--out-dir", tmp_path / "out")
     assert result.exit_code == 0, result.output
     summary = json.loads((tmp_path / "out" / "summary.json").read_text())
     assert summary["ok"] and summary["violations"] == {"duplicate": 0, "spurious": 0, "missed": 0}
@@ -99,7 +99,7 @@ def test_trace_check_churn_run_reports_the_simulators_losses(tmp_path):
     trace = _trace(tmp_path, 6)
     audit = json.loads((tmp_path / "sim-6.json").read_text())
     assert audit["lost"] > 0
-    result = run("trace-check", trace, "--grace", "0", "--window", "0.02", "--out", tmp_path / "out")
+    result = run("trace-check", trace, "--grace", "0", "--window", "0.02", "--out-dir", tmp_path / "out")
     assert result.exit_code == 1, result.output
     summary = json.loads((tmp_path / "out" / "summary.json").read_text())
     assert summary["violations"] == {"duplicate": audit["duplicates"], "spurious": audit["unjustified"],

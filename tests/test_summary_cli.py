@@ -22,7 +22,7 @@ def lines(text):
 
 def build(tmp_path, subs, name="a.json", *extra):
     out = tmp_path / name
-    result = run("summary", "build", "--subscriptions", subs, "--json", out, *extra)
+    result = run("summary", "build", "--subscriptions", subs, "--output", out, *extra)
     assert result.exit_code == 0, result.output
     return out
 
@@ -52,7 +52,7 @@ def test_false_positive_and_recheck(tmp_path):
 
 def test_stats_reports_formula_and_measured_sizes(tmp_path):
     summary = build(tmp_path, EX / "fig-4-5-subscriptions.jsonl")
-    result = run("summary", "stats", "--summary", summary, "--json")
+    result = run("summary", "stats", "--summary", summary, "--format", "json")
     assert result.exit_code == 0, result.output
     stats = json.loads(result.stdout)
     assert stats["rows"] == 3 and stats["id_entries"] == 8 and stats["subscriptions"] == 4
@@ -70,7 +70,7 @@ def test_merge_of_two_brokers(tmp_path):
     other.write_text('{"id": "b", "filter": "x >= 3 and x <= 5"}\n')
     a = build(tmp_path, subs, "a.json", "--broker", 0, "--brokers", 2, "--max-subscriptions", 4)
     b = build(tmp_path, other, "b.json", "--broker", 1, "--brokers", 2, "--max-subscriptions", 4)
-    result = run("summary", "merge", "--out", tmp_path / "m.json", a, b)
+    result = run("summary", "merge", "--output", tmp_path / "m.json", a, b)
     assert result.exit_code == 0, result.output
     doc = json.loads((tmp_path / "m.json").read_text())
     assert doc["merged_brokers"] == [0, 1]
@@ -137,12 +137,12 @@ def test_bad_summary_files_name_the_field_and_write_nothing(tmp_path, name, muta
 
 
 def test_bad_build_arguments(tmp_path):
-    result = run("summary", "build", "--subscriptions", EX / "subscriptions.jsonl", "--broker", 3, "--brokers", 2, "--json", tmp_path / "x.json")
+    result = run("summary", "build", "--subscriptions", EX / "subscriptions.jsonl", "--broker", 3, "--brokers", 2, "--output", tmp_path / "x.json")
     assert result.exit_code == 2 and "--broker 3 is outside 0 .. 1 (--brokers 2)" in result.stderr
     assert not (tmp_path / "x.json").exists()
     empty = tmp_path / "empty.jsonl"
     empty.write_text("\n")
-    result = run("summary", "build", "--subscriptions", empty, "--json", tmp_path / "x.json")
+    result = run("summary", "build", "--subscriptions", empty, "--output", tmp_path / "x.json")
     assert result.exit_code == 2 and "the file is empty" in result.stderr and not (tmp_path / "x.json").exists()
 
 
@@ -157,7 +157,7 @@ def test_recheck_needs_every_named_subscription(tmp_path):
 def test_merge_rejects_different_layouts(tmp_path):
     a = build(tmp_path, EX / "subscriptions.jsonl", "a.json")
     b = build(tmp_path, EX / "fig-4-5-subscriptions.jsonl", "b.json")
-    result = run("summary", "merge", "--out", tmp_path / "m.json", a, b)
+    result = run("summary", "merge", "--output", tmp_path / "m.json", a, b)
     assert result.exit_code == 2 and "cannot merge summaries with different ID layouts" in result.stderr
     assert not (tmp_path / "m.json").exists()
 

@@ -275,3 +275,26 @@ class ConstraintIndex:
             else:  # prefix, suffix, contains, wildcard
                 lookups += leaf.hits(v, out)
         return lookups
+
+
+class PatternProber:
+    """DEF-MATCH-4's hash leaves for prefix, suffix, contains and wildcard
+    (`cindex`), holding pattern IDs: one string in, the IDs of the patterns
+    it satisfies out."""
+
+    def __init__(self) -> None:
+        self.leaves = {op: PatternLeaf(op) for op in ("prefix", "suffix", "contains")}
+        self.leaves["wildcard"] = WildcardLeaf()
+        self.lookups = 0
+
+    def __bool__(self) -> bool:
+        return any(len(leaf) for leaf in self.leaves.values())
+
+    def add(self, op: str, pattern: str, pid: int) -> None:
+        self.leaves[op].add(pattern, pid)
+
+    def satisfied(self, s: str) -> list[int]:
+        found: list[int] = []
+        for leaf in self.leaves.values():
+            self.lookups += leaf.hits(s, found)
+        return found

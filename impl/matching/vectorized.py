@@ -36,8 +36,9 @@ from typing import Iterable
 import numpy as np
 
 from subsum.core.types import Event
+from subsum.impl.matching.arrays import EMPTY, csr, exact_positions, expand_csr, expand_ranges
 from subsum.impl.matching.base import ConstraintTable, Engine
-from subsum.impl.matching.cindex import PatternLeaf, WildcardLeaf
+from subsum.impl.matching.cindex import PatternProber
 from subsum.impl.matching.columnar import ColumnarBatch
 from subsum.impl.matching.ops import ConstraintKey
 
@@ -48,39 +49,12 @@ ANY = OP_CODE["any"]
 PIVOT_RANK = {"=": 0, "prefix": 1, "suffix": 1, "wildcard": 1, "contains": 2,
               "<": 3, "<=": 3, ">": 3, ">=": 3, "!=": 5, "any": 6}
 CHUNK = 1 << 21  # candidate pairs checked per step, to bound memory
-_EMPTY = np.zeros(0, np.int64)
 
 
 def pivot_rank_of(key: ConstraintKey) -> int:
     """How selective a constraint is likely to be; the lowest rank is the pivot."""
     type_, _name, op, _value = key
     return 4 if (type_ == "bool" and op == "=") else PIVOT_RANK[op]
-
-
-def expand_ranges(starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """For ranges [starts[k], ends[k]), the pairs (k, position), flattened."""
-    lengths = np.maximum(ends - starts, 0)
-    total = int(lengths.sum())
-    if total == 0:
-        return _EMPTY, _EMPTY
-    owner = np.repeat(np.arange(len(lengths), dtype=np.int64), lengths)
-    first = np.cumsum(lengths) - lengths
-    position = np.arange(total, dtype=np.int64) - np.repeat(first - starts, lengths)
-    return owner, position
-
-
-def expand_csr(ptr: np.ndarray, items: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """For each k, the pairs (k, item) over the CSR row rows[k]."""
-    owner, position = expand_ranges(ptr[rows], ptr[rows + 1])
-    return owner, items[position]
-
-
-def csr(keys: np.ndarray, values: np.ndarray, n_rows: int) -> tuple[np.ndarray, np.ndarray]:
-    """A CSR structure from (row key, value) pairs."""
-    order = np.argsort(keys, kind="stable")
-    ptr = np.zeros(n_rows + 1, np.int64)
-    np.cumsum(np.bincount(keys, minlength=n_rows), out=ptr[1:])
-    return ptr, values[order]
 
 
 class _Compiled:
@@ -177,38 +151,6 @@ class _Compiled:
         self.pivot_pattern = (composite[order], used[sel][order])
 
 
-class PatternProber:
-    """DEF-MATCH-4's hash leaves for prefix, suffix, contains and wildcard
-    (`cindex`), holding pattern IDs: one string in, the IDs of the patterns
-    it satisfies out."""
-
-    def __init__(self) -> None:
-        self.leaves = {op: PatternLeaf(op) for op in ("prefix", "suffix", "contains")}
-        self.leaves["wildcard"] = WildcardLeaf()
-        self.lookups = 0
-
-    def __bool__(self) -> bool:
-        return any(len(leaf) for leaf in self.leaves.values())
-
-    def add(self, op: str, pattern: str, pid: int) -> None:
-        self.leaves[op].add(pattern, pid)
-
-    def satisfied(self, s: str) -> list[int]:
-        found: list[int] = []
-        for leaf in self.leaves.values():
-            self.lookups += leaf.hits(s, found)
-        return found
-
-
-def _exact(sorted_keys: np.ndarray, queries: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Positions of queries found in sorted_keys, and a mask of which were found."""
-    if len(sorted_keys) == 0:
-        return np.zeros(len(queries), np.int64), np.zeros(len(queries), bool)
-    position = np.searchsorted(sorted_keys, queries)
-    clipped = np.minimum(position, len(sorted_keys) - 1)
-    return clipped, sorted_keys[clipped] == queries
-
-
 class VectorizedEngine(Engine):
     name = "vectorized"
 
@@ -262,10 +204,10 @@ class VectorizedEngine(Engine):
         self.prepare()
         c = self._compiled
         if c.n_constraints == 0 or batch.n_events == 0:
-            return _EMPTY, _EMPTY
+            return EMPTY, EMPTY
         ev, gid, rkey, scode = self._relevant_occurrences(batch, c)
         if len(ev) == 0:
-            return _EMPTY, _EMPTY
+            return EMPTY, EMPTY
         satisfied_patterns = self._probe_strings(batch, c, np.unique(scode[scode >= 0]))
         cand_ev, cand_slot = self._candidates(c, ev, gid, rkey, scode, satisfied_patterns)
         return self._check(c, ev, gid, rkey, scode, satisfied_patterns, cand_ev, cand_slot)
@@ -300,13 +242,13 @@ class VectorizedEngine(Engine):
                 scode = np.full(len(value), -1, np.int64)
             parts.append((col.event[keep], g[keep], key.astype(np.int64), scode.astype(np.int64)))
         if not parts:
-            return _EMPTY, _EMPTY, _EMPTY, _EMPTY
+            return EMPTY, EMPTY, EMPTY, EMPTY
         return tuple(np.concatenate(p) for p in zip(*parts))
 
     def _probe_strings(self, batch: ColumnarBatch, c: _Compiled, codes: np.ndarray) -> np.ndarray:
         """The satisfied (string code, pattern ID) pairs, as sorted keys code * n_patterns + pid."""
         if not c.patterns or len(codes) == 0:
-            return _EMPTY
+            return EMPTY
         keys = []
         before = c.patterns.lookups
         satisfied, strings, n_patterns = c.patterns.satisfied, batch.strings, c.n_patterns
@@ -328,7 +270,7 @@ class VectorizedEngine(Engine):
             lookups += len(attrs_)
             low, high = bounds[attr_gid], bounds[attr_gid + 1]
             if op == "=":
-                position, found = _exact(keys, attrs_)
+                position, found = exact_positions(keys, attrs_)
                 ranges = [(position, position + found)]
             elif op == "<":
                 ranges = [(np.searchsorted(keys, attrs_, "right"), high)]
@@ -347,7 +289,7 @@ class VectorizedEngine(Engine):
         any_gids, any_cons = c.pivot_any
         if len(any_gids):
             lookups += len(attrs_)
-            position, found = _exact(any_gids, attr_gid)
+            position, found = exact_positions(any_gids, attr_gid)
             hits_attr.append(np.flatnonzero(found))
             hits_con.append(any_cons[position[found]])
         pairs = [self._fan_out(c, ev, inverse, len(attrs_), hits_attr, hits_con)]
@@ -365,7 +307,7 @@ class VectorizedEngine(Engine):
             owner, position = expand_ranges(pat_ptr[s_code], pat_ptr[s_code + 1])
             pid = satisfied_patterns[position] % c.n_patterns
             lookups += len(owner)
-            where, found = _exact(pattern_keys, pid * c.n_groups + s_gid[owner])
+            where, found = exact_positions(pattern_keys, pid * c.n_groups + s_gid[owner])
             pairs.append(self._fan_out(c, ev[is_string], sinverse, len(sattrs), [owner[found]], [pattern_cons[where[found]]]))
         self.stats.index_lookups += lookups
         return np.concatenate([p[0] for p in pairs]), np.concatenate([p[1] for p in pairs])
@@ -374,11 +316,11 @@ class VectorizedEngine(Engine):
     def _fan_out(c, ev, inverse, n_attrs, hits_attr, hits_con):
         """(distinct attribute, pivot) hits -> (event, slot) candidates."""
         if not hits_attr:
-            return _EMPTY, _EMPTY
+            return EMPTY, EMPTY
         attr = np.concatenate(hits_attr)
         con = np.concatenate(hits_con)
         if len(attr) == 0:
-            return _EMPTY, _EMPTY
+            return EMPTY, EMPTY
         # hit -> slots whose pivot it is
         hit, slot = expand_csr(c.pivot_ptr, c.pivot_slots, con)
         attr = attr[hit]
@@ -390,7 +332,7 @@ class VectorizedEngine(Engine):
     def _check(self, c, ev, gid, rkey, scode, satisfied_patterns, cand_ev, cand_slot):
         """Step 5: keep the candidates whose every other constraint holds."""
         if len(cand_ev) == 0:
-            return _EMPTY, _EMPTY
+            return EMPTY, EMPTY
         event_key = ev * c.n_groups + gid
         order = np.argsort(event_key)
         event_key, rkey, scode = event_key[order], rkey[order], scode[order]
@@ -400,7 +342,7 @@ class VectorizedEngine(Engine):
             cev, cslot = cand_ev[start:start + CHUNK], cand_slot[start:start + CHUNK]
             pair, con = expand_csr(c.rest_ptr, c.rest_con, cslot)
             checks += len(pair)
-            where, present = _exact(event_key, cev[pair] * c.n_groups + c.cgid[con])
+            where, present = exact_positions(event_key, cev[pair] * c.n_groups + c.cgid[con])
             value, wanted, op = rkey[where], c.ckey[con], c.cop[con]
             ok = present.copy()
             for name, code in OP_CODE.items():
@@ -424,7 +366,7 @@ class VectorizedEngine(Engine):
                     continue
                 else:
                     s = scode[where[sel]]
-                    _, holds = _exact(satisfied_patterns, s * c.n_patterns + w)
+                    _, holds = exact_positions(satisfied_patterns, s * c.n_patterns + w)
                     holds &= s >= 0
                 ok[sel] &= holds
             failed = np.bincount(pair[~ok], minlength=len(cev))

@@ -24,5 +24,13 @@ from subsum.impl.network.sim import Network, build
 from subsum.impl.network.topology import TOPOLOGIES, TopologyError, generate, read_edgelist
 from subsum.impl.network.transport import CLIENT_BASE
 
+
+
+def forwarding_protocols() -> tuple[str, ...]:
+    """The registered protocols of the subscription-forwarding family (seed
+    002): Strawman and its successors, whose steps the model describes."""
+    return tuple(name for name, cls in PROTOCOLS.items() if issubclass(cls, StrawmanBroker))
+
+
 __all__ = ["CLIENT_BASE", "PROTOCOLS", "Broker", "Network", "NetworkError", "StrawmanBroker", "TOPOLOGIES",
-           "TopologyError", "broker_class_for", "build", "generate", "handles", "read_edgelist", "register"]
+           "TopologyError", "broker_class_for", "build", "forwarding_protocols", "generate", "handles", "read_edgelist", "register"]

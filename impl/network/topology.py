@@ -7,11 +7,17 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
+from subsum.core.errors import InputError
+
 TOPOLOGIES = ("random-tree", "path", "star", "balanced")
 
 
-class TopologyError(ValueError):
-    """A topology that is not a forest, or a file that cannot be read."""
+class TopologyError(InputError):
+    """A topology that is not a forest, or an edge-list file that cannot be
+    read: `where:line: message`, `where` the file (or "topology")."""
+
+    def __init__(self, where: str | Path, message: str, line: int | None = None) -> None:
+        super().__init__(str(where), line, None, message)
 
 
 def random_tree(n: int, rng: random.Random) -> list[tuple[int, int]]:
@@ -34,7 +40,7 @@ def balanced(n: int, branching: int = 2) -> list[tuple[int, int]]:
 
 def generate(kind: str, n: int, seed: int = 0) -> list[tuple[int, int]]:
     if n < 1:
-        raise TopologyError(f"a topology needs at least one broker, got {n}")
+        raise TopologyError("topology", f"a topology needs at least one broker, got {n}")
     if kind == "random-tree":
         return random_tree(n, random.Random(seed))
     if kind == "path":
@@ -43,7 +49,7 @@ def generate(kind: str, n: int, seed: int = 0) -> list[tuple[int, int]]:
         return star(n)
     if kind == "balanced":
         return balanced(n)
-    raise TopologyError(f"unknown topology {kind!r}; expected one of {', '.join(TOPOLOGIES)} or an edge-list file")
+    raise TopologyError("topology", f"unknown topology {kind!r}; expected one of {', '.join(TOPOLOGIES)} or an edge-list file")
 
 
 def check_forest(n: int, edges, where: str = "topology") -> None:
@@ -60,15 +66,15 @@ def check_forest(n: int, edges, where: str = "topology") -> None:
     seen = set()
     for a, b in edges:
         if not (0 <= a < n and 0 <= b < n):
-            raise TopologyError(f"{where}: link ({a}, {b}) names a broker outside 0 .. {n - 1}")
+            raise TopologyError(where, f"link ({a}, {b}) names a broker outside 0 .. {n - 1}")
         if a == b:
-            raise TopologyError(f"{where}: link ({a}, {b}) is a self-loop")
+            raise TopologyError(where, f"link ({a}, {b}) is a self-loop")
         if frozenset((a, b)) in seen:
-            raise TopologyError(f"{where}: link ({a}, {b}) is given twice")
+            raise TopologyError(where, f"link ({a}, {b}) is given twice")
         seen.add(frozenset((a, b)))
         ra, rb = find(a), find(b)
         if ra == rb:
-            raise TopologyError(f"{where}: link ({a}, {b}) closes a cycle; the overlay must be a forest")
+            raise TopologyError(where, f"link ({a}, {b}) closes a cycle; the overlay must be a forest")
         parent[ra] = rb
 
 
@@ -108,7 +114,7 @@ def read_edgelist(path_: str | Path) -> tuple[int, list[tuple[int, int]], int]:
     try:
         text = p.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
-        raise TopologyError(f"{p}: cannot read: {exc}") from None
+        raise TopologyError(p, f"cannot read: {exc}") from None
     raw = []
     for number, line in enumerate(text.splitlines(), start=1):
         line = line.split("#", 1)[0].strip()
@@ -116,12 +122,12 @@ def read_edgelist(path_: str | Path) -> tuple[int, list[tuple[int, int]], int]:
             continue
         parts = line.split()
         if len(parts) < 2:
-            raise TopologyError(f"{p}:{number}: expected two node names, got {line!r}")
+            raise TopologyError(p, f"expected two node names, got {line!r}", number)
         if parts[0] == parts[1]:
-            raise TopologyError(f"{p}:{number}: link {parts[0]} {parts[1]} is a self-loop")
+            raise TopologyError(p, f"link {parts[0]} {parts[1]} is a self-loop", number)
         raw.append(tuple(parts[:2]))
     if not raw:
-        raise TopologyError(f"{p}: the file holds no links")
+        raise TopologyError(p, "the file holds no links")
     labels = list(dict.fromkeys(x for edge in raw for x in edge))
     if all(x.lstrip("-").isdigit() for x in labels):
         labels.sort(key=int)

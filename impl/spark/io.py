@@ -28,7 +28,8 @@ import tempfile
 from pathlib import Path
 from typing import Iterable, Sequence
 
-from subsum.core.jsonio import InputError, RecordError, parse_event_line, parse_subscription_line
+from subsum.core.errors import InputError
+from subsum.core.jsonio import RecordError, parse_event_line, parse_subscription_line
 from subsum.core.types import Constraint, Event, Subscription
 
 VALUE_FIELDS = ("int", "float", "string", "bool")
@@ -84,7 +85,7 @@ def _decode_batches(batches, kind: str):
     """mapInArrow body: (ord, value: binary) -> parsed rows or error rows."""
     import pyarrow as pa
 
-    schema = _arrow_schema(kind)
+    schema = arrow_schema(kind)
     for batch in batches:
         ords = batch.column("ord").to_pylist()
         if "value" in batch.schema.names:
@@ -119,7 +120,7 @@ def _decode_batches(batches, kind: str):
         yield pa.RecordBatch.from_pydict(out, schema=schema)
 
 
-def _arrow_schema(kind: str):
+def arrow_schema(kind: str):
     """The Arrow twin of EVENTS_DDL / SUBSCRIPTIONS_DDL plus the error columns
     (built by hand: DDL parsing needs the JVM, which workers do not have)."""
     import pyarrow as pa
@@ -136,15 +137,15 @@ def _arrow_schema(kind: str):
 
 
 def _parquet_subscription(ident, text) -> tuple[str, Subscription]:
-    from subsum.core.jsonio import _subscription, _loads  # one validator for every format
+    from subsum.core.jsonio import subscription_from_json, loads_json  # one validator for every format
     import json
 
-    obj = _loads(json.dumps({"id": ident, "filter": text}))
+    obj = loads_json(json.dumps({"id": ident, "filter": text}))
     if ident is None:
         raise RecordError("id", "missing (null)")
     if text is None:
         raise RecordError("filter", "missing (null)")
-    return _subscription(obj)
+    return subscription_from_json(obj)
 
 
 def _decode_events(batches):
@@ -157,12 +158,12 @@ def _decode_subscriptions(batches):
 
 # --- reading ---------------------------------------------------------------------------
 
-def _check_exists(path: str) -> None:
+def check_exists(path: str) -> None:
     if not _is_uri(path) and not os.path.exists(path):
         raise InputError(path, None, None, "cannot read: No such file or directory")
 
 
-def _numbered_text(spark, path: str):
+def numbered_text(spark, path: str):
     from pyspark.sql import functions as F
 
     try:
@@ -180,7 +181,7 @@ def _line_of(numbered, ord_: int) -> int:
     return numbered.where(F.col("ord") < ord_).count() + 1
 
 
-def _raise_first_error(parsed, numbered, path: str, unit: str) -> None:
+def raise_first_error(parsed, numbered, path: str, unit: str) -> None:
     from pyspark.sql import functions as F
 
     bad = parsed.where(F.col("err_message").isNotNull()).orderBy("ord").limit(1).collect()
@@ -215,16 +216,16 @@ def _raise_if_empty(frame, path: str, kind: str) -> None:
 def read_events(spark, path: str, cache: bool = True):
     """The events of a JSONL or Parquet file as a validated frame (ord, id, attributes)."""
     path = str(path)
-    _check_exists(path)
+    check_exists(path)
     if is_parquet(path):
         frame, numbered = _read_parquet_events(spark, path)
         unit = "row"
     else:
-        numbered = _numbered_text(spark, path)
+        numbered = numbered_text(spark, path)
         parsed = numbered.mapInArrow(_decode_events, f"{EVENTS_DDL}, {_PARSED_TAIL}")
         if cache:
             parsed = parsed.cache()
-        _raise_first_error(parsed, numbered, path, "line")
+        raise_first_error(parsed, numbered, path, "line")
         frame = parsed.select("ord", "id", "attributes")
         unit = "line"
     _raise_if_empty(frame, path, "event")
@@ -237,19 +238,19 @@ def read_subscriptions(spark, path: str, cache: bool = True):
     from pyspark.sql import functions as F
 
     path = str(path)
-    _check_exists(path)
+    check_exists(path)
     if is_parquet(path):
         source = _read_parquet(spark, path)
         _require_columns(source, path, {"id": "string", "filter": "string"})
         numbered = source.select(F.monotonically_increasing_id().alias("ord"), "id", "filter")
         unit = "row"
     else:
-        numbered = _numbered_text(spark, path)
+        numbered = numbered_text(spark, path)
         unit = "line"
     parsed = numbered.mapInArrow(_decode_subscriptions, f"{SUBSCRIPTIONS_DDL}, {_PARSED_TAIL}")
     if cache:
         parsed = parsed.cache()
-    _raise_first_error(parsed, numbered, path, unit)
+    raise_first_error(parsed, numbered, path, unit)
     frame = parsed.select("ord", "id", "constraints")
     _raise_if_empty(frame, path, "subscription")
     _raise_duplicate(frame, numbered, path, "subscription", unit)

@@ -117,3 +117,14 @@ def match(subscriptions: DataFrame, events: DataFrame) -> DataFrame:
     both = F.concat(F.coalesce("matched", F.array().cast("array<string>")),
                     F.coalesce("empty", F.array().cast("array<string>")))
     return out.select("ord", "event", F.array_sort(both).alias("subscriptions"))
+
+
+def result_counters(subscriptions: DataFrame, events: DataFrame, results: DataFrame) -> dict:
+    """What `subsum match --engine spark --stats` reports beside the timings:
+    subscriptions, events, matches, event attributes and distinct attributes
+    (extra jobs; cache `results` first)."""
+    attributes = attributes_of(events)
+    return {"subscriptions": subscriptions.count(), "events": results.count(),
+            "matches": results.agg(F.sum(F.size("subscriptions"))).first()[0] or 0,
+            "attributes": attributes.count(),
+            "distinct_attributes": attributes.select("name", "type", "i", "f", "s", "b").distinct().count()}

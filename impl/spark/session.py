@@ -16,11 +16,13 @@ import sys
 from importlib import resources
 from typing import Iterable, Mapping
 
+from subsum.core.errors import SubsumError
+
 DEFAULT_MASTER = "local[*]"
 MIN_JAVA = 17
 
 
-class SparkUnavailable(RuntimeError):
+class SparkUnavailable(SubsumError, RuntimeError):
     """Spark cannot start here: no Java 17+, no pyspark, or a bad setting.
     The message says what is missing and how to get it."""
 
@@ -61,12 +63,12 @@ def check_java() -> None:
 
 
 def parse_conf(items: Iterable[str]) -> dict[str, str]:
-    """`--conf key=value` strings as a dict; raise ValueError naming a bad one."""
+    """`--conf key=value` strings as a dict; raise SubsumError (a usage error) naming a bad one."""
     conf: dict[str, str] = {}
     for item in items:
         key, eq, value = item.partition("=")
         if not eq or not key.strip():
-            raise ValueError(f"--conf {item!r}: expected key=value, e.g. spark.executor.memory=4g")
+            raise SubsumError(f"--conf {item!r}: expected key=value, e.g. spark.executor.memory=4g")
         conf[key.strip()] = value
     return conf
 

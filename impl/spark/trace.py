@@ -16,7 +16,8 @@ import attrs
 from pyspark.sql import DataFrame, Window
 from pyspark.sql import functions as F
 
-from subsum.core.jsonio import InputError, RecordError
+from subsum.core.errors import InputError
+from subsum.core.jsonio import RecordError
 from subsum.impl.spark import io as sio
 from subsum.impl.spark.match import all_matching_pairs
 
@@ -26,11 +27,11 @@ TRACE_DDL = (f"ord bigint, time double, kind string, client bigint, broker bigin
              "err_field string, err_message string")
 
 
-def _arrow_schema():
+def arrow_schema():
     import pyarrow as pa
 
-    base = sio._arrow_schema("event")
-    constraint = sio._arrow_schema("subscription").field("constraints")
+    base = sio.arrow_schema("event")
+    constraint = sio.arrow_schema("subscription").field("constraints")
     return pa.schema([pa.field("ord", pa.int64()), pa.field("time", pa.float64()), pa.field("kind", pa.string()),
                       pa.field("client", pa.int64()), pa.field("broker", pa.int64()), pa.field("event", pa.int64()),
                       pa.field("filter", pa.string()), constraint, base.field("attributes"),
@@ -43,7 +44,7 @@ def _decode_trace(batches):
 
     from subsum.core.tracefile import parse_trace_line
 
-    schema = _arrow_schema()
+    schema = arrow_schema()
     attribute_keys = ("name", "type", *sio.VALUE_FIELDS)
     constraint_keys = ("name", "type", "op", *sio.VALUE_FIELDS)
     for batch in batches:
@@ -71,10 +72,10 @@ def _decode_trace(batches):
 def read_trace(spark, path: str) -> DataFrame:
     """The trace's records as a validated, cached frame; InputError names the file, line and field."""
     path = str(path)
-    sio._check_exists(path)
-    numbered = sio._numbered_text(spark, path)
+    sio.check_exists(path)
+    numbered = sio.numbered_text(spark, path)
     parsed = numbered.mapInArrow(_decode_trace, TRACE_DDL).cache()
-    sio._raise_first_error(parsed, numbered, path, "line")
+    sio.raise_first_error(parsed, numbered, path, "line")
     if not parsed.limit(1).count():
         raise InputError(path, None, None, "the file is empty; expected one trace record per line")
     return parsed.drop("err_field", "err_message")
@@ -143,3 +144,18 @@ def per_window(violations: DataFrame) -> DataFrame:
     """Violations counted per time window and cause: window_start, duplicate, spurious, missed."""
     return (violations.groupBy("window_start").pivot("cause", list(CAUSES)).count()
             .na.fill(0).orderBy("window_start"))
+
+
+def summary(report: TraceReport, trace: str, grace_s: float, window_s: float, max_windows: int = 10_000) -> dict:
+    """The report of `subsum trace-check` as JSON: totals, counts per cause,
+    whether the trace is clean, and per window the counts (at most
+    `max_windows` windows, in time order)."""
+    windows = [row.asDict() for row in per_window(report.violations).limit(max_windows).collect()]
+    return {"trace": trace, "grace_seconds": grace_s, "window_seconds": window_s, **report.totals,
+            "violations": report.counts, "ok": not any(report.counts.values()),
+            "windows": [{"window_start_ms": w["window_start"], **{c: w.get(c, 0) for c in CAUSES}} for w in windows]}
+
+
+def write_violations(report: TraceReport, path: str) -> None:
+    """The violations as Parquet, sorted by cause, event, client and time."""
+    report.violations.orderBy("cause", "event", "client", "time").write.mode("overwrite").parquet(path)

@@ -17,6 +17,7 @@ from typing import Callable, Iterable, Mapping
 
 import attrs
 
+from subsum.core.errors import SubsumError
 from subsum.core.types import Event, Subscription
 from subsum.impl.matching.ops import HOLDS
 from subsum.impl.summary.acgt import ConstraintForest, IntervalForest
@@ -31,7 +32,7 @@ VIRTUAL_POLICIES = ("none", "contains")
 Resolver = Callable[[tuple, set], list]
 
 
-class SummaryError(ValueError):
+class SummaryError(SubsumError, ValueError):
     """A summary operation that cannot be done (mismatched layouts, unknown
     attribute, unknown subscription, full broker)."""
 
@@ -372,35 +373,3 @@ def recheck(subscriptions: Mapping, event: Event, candidates: Iterable) -> set:
         else:
             out.add(sid)
     return out
-
-
-class Directory:
-    """Owners by broker number: answers remote rebuild requests (method 1)."""
-
-    def __init__(self, owners: Iterable[OwnerSummary]) -> None:
-        self.owners = {o.broker: o for o in owners}
-
-    def resolve(self, key, ids) -> list:
-        if not self.owners:
-            raise SummaryError(f"no owner brokers to ask about {key[0]}:{key[1]}")
-        layout = next(iter(self.owners.values())).layout
-        by_broker: dict[int, list[int]] = {}
-        for sid in ids:
-            by_broker.setdefault(layout.broker_of(sid), []).append(sid)
-        out = []
-        for broker, sids in sorted(by_broker.items()):
-            if broker not in self.owners:
-                raise SummaryError(f"no owner broker {broker} to ask about {key[0]}:{key[1]}")
-            out += self.owners[broker].members_of(key, sids)
-        return out
-
-
-class History(Summary):
-    """DEF-SUM-14: a broker's history summary: everything active, with the
-    Merged_Brokers list of the brokers whose summaries it contains."""
-
-    @classmethod
-    def of(cls, own: Summary) -> "History":
-        out = cls(own.layout, own.schema, own.virtual)
-        out.merge_in(own)
-        return out

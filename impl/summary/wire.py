@@ -5,7 +5,7 @@
   carries the subscription names, so match results can name subscriptions.
 - Binary (`to_bytes` / `from_bytes`): the compact encoding whose length is
   the *measured* size of a summary, set beside the thesis's size formula
-  (`formula_size`). Names are not part of it: the thesis's summary carries
+  (`stats.formula_size`). Names are not part of it: the thesis's summary carries
   only packed IDs.
 
 A file that is malformed, or whose rows are not in canonical form
@@ -21,6 +21,7 @@ import math
 import struct
 from pathlib import Path
 
+from subsum.core.errors import InputError
 from subsum.core.types import OPS_BY_TYPE, TYPES, Constraint, InvalidValue
 from subsum.impl.summary.ids import IdLayout
 from subsum.impl.summary.normalize import NUMERIC
@@ -31,13 +32,11 @@ VERSION = 1
 MAGIC = b"SSUM"
 
 
-class SummaryFileError(ValueError):
+class SummaryFileError(InputError):
     """A summary file that cannot be loaded: `path: field 'f': message`."""
 
     def __init__(self, path: str, field: str | None, message: str) -> None:
-        self.path, self.field, self.message = path, field, message
-        where = f"{path}: field '{field}'" if field else path
-        super().__init__(f"{where}: {message}")
+        super().__init__(path, None, field, message)
 
 
 # --- JSON --------------------------------------------------------------------------
@@ -378,24 +377,3 @@ def from_bytes(data: bytes) -> Summary:
     if cur.at != len(data):
         raise SummaryError(f"{len(data) - cur.at} trailing bytes after the summary")
     return summary
-
-
-# --- the thesis's size formula ----------------------------------------------------------
-
-def formula_size(summary: Summary, s_st: int = 4, s_id: int = 4, s_sv: float = 10) -> dict:
-    """DEF-SUM-15: seed 000 §5.1's size formulas, with Table 5-2's sizes by default.
-
-    AACS = Σ over numeric attributes of (2·n_sr + n_e)·s_st + L_a·s_id
-    SACS = Σ over string and bool attributes of n_r·s_sv + L_s·s_id
-    (the SACS formula is lost to OCR; this is the seed note's reading by
-    analogy). L is the total length of the attribute's ID lists."""
-    aacs = sacs = 0.0
-    for key, rows in summary.rows().items():
-        ids = sum(len(r[2]) for r in rows)
-        if key[1] in NUMERIC:
-            n_sr = sum(1 for r in rows if r[0] == "range")
-            n_e = len(rows) - n_sr
-            aacs += (2 * n_sr + n_e) * s_st + ids * s_id
-        else:
-            sacs += len(rows) * s_sv + ids * s_id
-    return {"aacs": aacs, "sacs": sacs, "total": aacs + sacs}

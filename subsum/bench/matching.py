@@ -23,7 +23,6 @@ import csv
 import hashlib
 import json
 import multiprocessing
-import os
 import resource
 import time
 from pathlib import Path
@@ -32,7 +31,7 @@ from typing import Callable
 import attrs
 import numpy as np
 
-from subsum.bench.workload import Params, Workload, generate
+from subsum.impl.matching.workload import Params, Workload, generate
 
 ENGINES = ("brute", "counting", "indexed", "rab", "vectorized", "duckdb")
 OBJECT_ENGINES = ("brute", "counting", "indexed", "rab")
@@ -71,11 +70,6 @@ CSV_FIELDS = (
     "events_per_s", "peak_rss_mib", "matches", "distinct_share", "index_lookups", "counter_increments",
     "agrees", "note",
 )
-
-
-def _rss_mib() -> float:
-    with open("/proc/self/statm") as f:
-        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
 
 
 def _digest(ev: np.ndarray, slot: np.ndarray, n_subs: int) -> str:
@@ -219,7 +213,7 @@ class Runner:
         agreed = len(set(digests.values())) <= 1
         if not agreed:
             self.disagreements.append(f"group {group} {variant} {symbol}={x}: {digests}")
-            self.report(f"  [bold red]engines disagree: {digests}[/]")
+            self.report(f"  engines disagree: {digests}")
         for engine, result in results.items():
             self.rows.append(_row(group, variant, symbol, x, engine, p, repeat, result, distinct_share,
                                   agreed and "error" not in result))
@@ -408,3 +402,30 @@ def assess(rows, groups) -> list[dict]:
                          "holds": total < 60 and float(best["peak_rss_mib"]) < 4096,
                          "detail": f"{best['engine']}: build {float(best['build_s']):.1f} s + match {float(best['match_s_mean']):.1f} s, peak {float(best['peak_rss_mib']):.0f} MiB"})
     return findings
+
+
+def run(out: Path, *, groups=(1, 2, 3, 4, 5), quick: bool = False, repeat: int = 3, planted_rate: float = 0.1, seed: int = 1,
+        model_events: int = 100, scaling: bool = True, budget: float = 120.0, log: Callable[[str], None] = print) -> dict:
+    """The whole matching benchmark (benchmarks/README.md): the default point,
+    seed 001's experiment groups and the scaling run, every engine and
+    DuckDB side by side and cross-checked. Writes matching.csv, one PNG per
+    group, scaling.png and summary.json into `out`; returns the summary
+    (with the files written and the engines' disagreements)."""
+    out.mkdir(parents=True, exist_ok=True)
+    repeat = 1 if quick else repeat
+    runner = Runner(out, repeat, planted_rate, seed, model_events, budget, log)
+    chosen = [g for g in GROUPS if g.number in groups]
+    started = time.perf_counter()
+    run_default_point(runner, ENGINES)
+    run_groups(runner, chosen, quick, ENGINES)
+    if scaling:
+        run_scaling(runner, quick)
+    csv_path = runner.write_csv("matching.csv")
+    plots = plot_groups(runner.rows, out, chosen)
+    scaling_plot = plot_scaling(runner.rows, out)
+    summary = {"seconds": round(time.perf_counter() - started, 1), "repeat": repeat, "planted_rate": planted_rate,
+               "seed": seed, "quick": quick, "groups": list(groups), "findings": assess(runner.rows, chosen),
+               "disagreements": runner.disagreements}
+    (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+    summary["files"] = [str(p) for p in (csv_path, *plots, *([scaling_plot] if scaling_plot else []), out / "summary.json")]
+    return summary

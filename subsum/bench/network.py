@@ -1,54 +1,22 @@
-"""Workloads for the broker simulator: `subsum simulate` and the
-reconfiguration measurements (spec/05-network.md, benchmarks/README.md).
-
-A workload: a topology, clients spread at random over the brokers, each
-subscribing to filters `x > k` or `s prefix "L"` (k in 0..99, L a letter),
-events with random x and s published from random clients, and optional
-link swaps. Lost events are counted against the model's ideal delivery at
-the moment of publication (DEF-NET-4).
+"""`subsum bench network` (benchmarks/README.md): simulator throughput
+beside a bare heapq loop, Strawman link swaps, fuzz throughput. The
+workloads are `subsum.impl.network.workload`'s; lost events are counted
+against the model's ideal delivery at the moment of publication (DEF-NET-4).
 """
 
 from __future__ import annotations
 
 import heapq
 import random
-import string
 import time
 from collections import Counter
-
 from typing import Callable
 
 import attrs
 
-from subsum.core.types import Attribute, Constraint, Event, Subscription, subscription_sort_key
-from subsum.impl.network import Network, build, generate, read_edgelist
+from subsum.impl.network import build
+from subsum.impl.network.workload import populate, random_event, topology
 from subsum.model import network as ref
-
-
-def random_filter(rng: random.Random) -> Subscription:
-    if rng.random() < 0.5:
-        return Subscription(frozenset({Constraint("x", "int", ">", rng.randrange(100))}))
-    return Subscription(frozenset({Constraint("s", "string", "prefix", rng.choice(string.ascii_uppercase))}))
-
-
-def random_event(rng: random.Random) -> Event:
-    return Event((Attribute("x", "int", rng.randrange(100)), Attribute("s", "string", "".join(rng.choices(string.ascii_uppercase, k=3)))))
-
-
-def topology(kind: str, brokers: int, seed: int) -> tuple[int, list]:
-    if kind in ("random-tree", "path", "star", "balanced"):
-        return brokers, generate(kind, brokers, seed)
-    n, links, _ = read_edgelist(kind)
-    return n, links
-
-
-def populate(net: Network, rng: random.Random, subscriptions: int, per_client: int = 2) -> list[int]:
-    """Clients spread at random, `per_client` filters each, `subscriptions` in all."""
-    brokers = sorted(net.brokers)
-    clients = [net.add_client(rng.choice(brokers)) for _ in range(max(1, subscriptions // per_client))]
-    for i in range(subscriptions):
-        net.subscribe(clients[i % len(clients)], random_filter(rng))
-    return clients
 
 
 @attrs.define
@@ -160,70 +128,6 @@ def heapq_baseline(messages: int, in_flight: int = 1000, seed: int = 1, delay=(1
         t, _, link, _ = pop(heap)
         push(heap, (t + low + span * rnd(), i, link, None))
     return messages / (time.perf_counter() - started)
-
-
-def simulate(kind: str = "random-tree", brokers: int = 20, subscriptions: int = 100, events: int = 100, swaps: int = 0,
-             gap: float = 5.0, seed: int = 0, trace: bool = False, delay=(1.0, 10.0), protocol: str = "strawman",
-             defer_timeout: float = 3000.0, sub_timeout: float = 5000.0) -> tuple[Network, int]:
-    """`subsum simulate`: subscriptions propagate, then events are published
-    one by one from random clients, a few messages apart, with up to `swaps`
-    link swaps spread among them (each adds its new link `gap` ms after the
-    break); finally everything runs to quiescence. Returns the network and
-    the number of swaps made."""
-    rng = random.Random(seed)
-    n, links = topology(kind, brokers, seed)
-    net = build(links, n, seed=seed, trace=trace, delay=delay, protocol=protocol, defer_timeout=defer_timeout,
-                sub_timeout=sub_timeout)
-    clients = populate(net, rng, subscriptions)
-    net.run()
-    every = max(1, events // swaps) if swaps else None
-    made = 0
-    net.published = []  # (event id, publisher, event): the delivery audit's input
-    for i in range(events):
-        if every and i % every == 0 and made < swaps and net.broker_links():
-            a, b = rng.choice(net.broker_links())
-            c, d = rng.choice(sorted(net.overlay.side(a, b))), rng.choice(sorted(net.overlay.side(b, a)))
-            net.swap((a, b), (c, d), gap=gap)
-            made += 1
-        client, event = rng.choice(clients), random_event(rng)
-        net.published.append((net.publish(client, event), client, event))
-        net.run(max_steps=rng.randrange(1, 20))
-    net.run()
-    return net, made
-
-
-def delivery_audit(net: Network, published) -> dict:
-    """The simulator's own count of what went wrong in delivery, for a run
-    whose subscriptions do not change while events are published (as in
-    `simulate`): per published event, the clients owed it are every client
-    other than the publisher with a filter it matches (the impl's indexed
-    engine decides); `lost` counts owed clients that never got it,
-    `duplicates` copies beyond the first, `unowed` deliveries to clients
-    not owed it."""
-    from subsum.impl.matching.indexed import IndexedEngine
-
-    holders: dict[str, int] = {}
-    pairs = []
-    for client, filters in net.client_filters.items():
-        for k, f in enumerate(sorted(filters, key=subscription_sort_key)):
-            sid = f"{client}/{k}"
-            holders[sid] = client
-            pairs.append((sid, f))
-    engine = IndexedEngine(pairs)
-    engine.prepare()
-    matched = engine.match_batch([event for _, _, event in published])
-    owed_total = lost = duplicates = unjustified = to_publisher = 0
-    for (eid, publisher, _), sids in zip(published, matched):
-        holding = {holders[s] for s in sids}
-        owed = holding - {publisher}
-        got = net.ledger.deliveries[eid]
-        owed_total += len(owed)
-        lost += len(owed - set(got))
-        duplicates += sum(v - 1 for v in got.values() if v > 1)
-        unjustified += sum(v for c, v in got.items() if c not in holding)
-        to_publisher += got.get(publisher, 0)
-    return {"owed": owed_total, "lost": lost, "duplicates": duplicates, "unjustified": unjustified,
-            "to_publisher": to_publisher}
 
 
 # --- `subsum bench network` ----------------------------------------------------------------

@@ -33,12 +33,12 @@ from typing import Callable
 
 import networkx as nx
 
-from subsum.bench.network import populate, random_event
-from subsum.impl.network import Network, build, generate
+from subsum.impl.network import Network, build, forwarding_protocols, generate
+from subsum.impl.network.workload import populate, random_event
 from subsum.model import network as ref
 from subsum.model.semantics import matches
 
-PROTOCOLS = ("strawman", "timed", "notified", "informed")
+PROTOCOLS = forwarding_protocols()  # Strawman first, the baseline
 KINDS = ("swap-shared", "swap-disjoint", "crash", "concurrent")
 #: when events are published, in simulated ms after a reconfiguration starts
 EVENT_OFFSETS = (1.0, 3.0, 10.0, 30.0, 100.0, 300.0, 1000.0, 2500.0)

@@ -198,7 +198,7 @@ def measure_spark(master: str, partitions: int, events_path: Path, subs_path: Pa
 
 def measure_in_process(engine: str, subs, batch) -> dict:
     from subsum.bench.matching import measure
-    from subsum.bench.workload import Params, Workload
+    from subsum.impl.matching.workload import Params, Workload
 
     workload = Workload(Params(events=0, subscriptions=0), subs, batch, 0)
     return measure(workload, None, engine, 1)

@@ -1,7 +1,7 @@
 """Subscription summaries benchmark (seed 000 §5, Table 5-2; benchmarks/README.md).
 
 One run compares the following, for each covering probability p:
-- **size**: a broker's summary by the thesis's formula (`wire.formula_size`,
+- **size**: a broker's summary by the thesis's formula (`formula_size`,
   s_st = s_id = 4, s_sv = 10) and by its measured binary encoding
   (`wire.to_bytes`), against the raw subscriptions by the thesis's
   S × 50 bytes and by their measured JSONL bytes. Also a single-broker
@@ -317,6 +317,7 @@ def measure(w: Workload, repeat: int, log: Callable[[str], None]) -> tuple[dict,
     from subsum.impl.matching import make_engine
     from subsum.impl.summary import IdLayout, OwnerSummary
     from subsum.impl.summary import wire
+    from subsum.impl.summary.stats import formula_size
 
     S, E = len(w.subscriptions), len(w.events)
     problems: list[str] = []
@@ -333,7 +334,7 @@ def measure(w: Workload, repeat: int, log: Callable[[str], None]) -> tuple[dict,
     build_indexed = time.perf_counter() - t0
 
     # Sizes.
-    formula = wire.formula_size(summary)
+    formula = formula_size(summary)
     binary = len(wire.to_bytes(summary))
     raw_formula = S * THESIS_SUB_BYTES
     raw_jsonl = jsonl_bytes(w.subscriptions)
@@ -415,6 +416,7 @@ def measure_merged(p: float, subscriptions: int, seed: int, log: Callable[[str],
     The merge credits no covering across brokers beyond what cover-or-merge
     and range union find, as in the thesis's model."""
     from subsum.impl.summary import IdLayout, OwnerSummary, wire
+    from subsum.impl.summary.stats import formula_size
 
     exports = []
     for b in range(brokers):
@@ -428,7 +430,7 @@ def measure_merged(p: float, subscriptions: int, seed: int, log: Callable[[str],
     for other in exports[1:]:
         merged.merge_in(other)
     seconds = time.perf_counter() - t0
-    formula = wire.formula_size(merged)["total"]
+    formula = formula_size(merged)["total"]
     raw = brokers * subscriptions * THESIS_SUB_BYTES
     row = {"merged_brokers": brokers, "merged_rows": merged.row_count(), "merged_id_entries": merged.id_entries(),
            "merged_formula_bytes": round(formula), "merged_binary_bytes": len(wire.to_bytes(merged)),

@@ -42,9 +42,6 @@ class InputError(SubsumError, ValueError):
             return f"{where}: field '{self.field}': {self.message}"
         return f"{where}: {self.message}"
 
-    def __reduce__(self):  # picklable, so that Spark's Python workers can raise it
-        return (type(self), (self.path, self.line, self.field, self.message))
-
     def __eq__(self, other: object) -> bool:
         return type(other) is type(self) and str(other) == str(self)
 

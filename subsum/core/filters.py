@@ -22,6 +22,7 @@ import re
 import attrs
 from lark import Lark, Token, UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
+from subsum.core.errors import SubsumError
 from subsum.core.types import (
     OPS_BY_TYPE,
     TYPES,
@@ -74,7 +75,7 @@ _FRIENDLY = {
 
 
 @attrs.frozen
-class FilterError(ValueError):
+class FilterError(SubsumError, ValueError):
     """A filter that does not parse or does not type-check. `column` is 1-based."""
 
     message: str

@@ -17,6 +17,7 @@ from typing import Iterable, Iterator
 
 import attrs
 
+from subsum.core.errors import InputError
 from subsum.core.filters import FilterError, parse_filter
 from subsum.core.types import (
     Attribute,
@@ -27,22 +28,6 @@ from subsum.core.types import (
     TYPES,
     type_of_python_value,
 )
-
-
-@attrs.frozen
-class InputError(Exception):
-    """Bad input: `path:line: field 'f': message`."""
-
-    path: str
-    line: int | None
-    field: str | None
-    message: str
-
-    def __str__(self) -> str:
-        where = self.path if self.line is None else f"{self.path}:{self.line}"
-        if self.field:
-            return f"{where}: field '{self.field}': {self.message}"
-        return f"{where}: {self.message}"
 
 
 @attrs.frozen
@@ -57,14 +42,14 @@ class NamedEvent:
     event: Event
 
 
-class _Object(dict):
+class JsonObject(dict):
     """A JSON object that remembers keys given more than once."""
 
     duplicates: tuple[str, ...] = ()
 
 
-def _object_pairs(pairs: list[tuple[str, object]]) -> _Object:
-    obj = _Object()
+def _object_pairs(pairs: list[tuple[str, object]]) -> JsonObject:
+    obj = JsonObject()
     dups = []
     for key, value in pairs:
         if key in obj:
@@ -93,7 +78,7 @@ def _parse_int(text: str) -> int | _HugeInt:
         return _HugeInt(len(text.lstrip("-")))
 
 
-def _loads(text: str) -> object:
+def loads_json(text: str) -> object:
     return json.loads(text, object_pairs_hook=_object_pairs, parse_constant=_NonFinite, parse_int=_parse_int)
 
 
@@ -117,37 +102,37 @@ class RecordError(Exception):
         self.message = message
 
 
-_Fail = RecordError
+RecordError = RecordError
 
 
-def _check_keys(obj: _Object, where: str | None, required: tuple[str, ...], optional: tuple[str, ...] = ()) -> None:
+def check_keys(obj: JsonObject, where: str | None, required: tuple[str, ...], optional: tuple[str, ...] = ()) -> None:
     def sub(key: str) -> str:
         return f"{where}.{key}" if where else key
 
     for key in obj.duplicates:
-        raise _Fail(sub(key), f"given more than once")
+        raise RecordError(sub(key), f"given more than once")
     for key in required:
         if key not in obj:
-            raise _Fail(sub(key), "missing")
+            raise RecordError(sub(key), "missing")
     for key in obj:
         if key not in required and key not in optional:
             expected = ", ".join(required + optional)
-            raise _Fail(sub(key), f"unknown field; expected {expected}")
+            raise RecordError(sub(key), f"unknown field; expected {expected}")
 
 
 def _scalar(value: object, field: str) -> object:
     if isinstance(value, _NonFinite):
-        raise _Fail(field, f"{value.token} is not allowed; values must be finite numbers")
+        raise RecordError(field, f"{value.token} is not allowed; values must be finite numbers")
     if isinstance(value, _HugeInt):
-        raise _Fail(field, f"an integer of {value.digits} digits is out of range; ints are 64-bit, floats finite")
+        raise RecordError(field, f"an integer of {value.digits} digits is out of range; ints are 64-bit, floats finite")
     if isinstance(value, float) and math.isinf(value):
-        raise _Fail(field, f"{value} is out of the float range; infinities are not allowed")
+        raise RecordError(field, f"{value} is out of the float range; infinities are not allowed")
     if isinstance(value, (dict, list)) or value is None:
-        raise _Fail(field, f"expected an int, float, string or bool, got {_json_kind(value)}")
+        raise RecordError(field, f"expected an int, float, string or bool, got {json_kind(value)}")
     return value
 
 
-def _json_kind(value: object) -> str:
+def json_kind(value: object) -> str:
     if value is None:
         return "null"
     if isinstance(value, (_NonFinite, _HugeInt)):
@@ -162,73 +147,73 @@ def _json_kind(value: object) -> str:
 def _typed(type_: object, value: object, field: str, type_field: str) -> object:
     """A value under an explicit type: int given for float becomes float."""
     if type_ not in TYPES:
-        raise _Fail(type_field, f"unknown type {type_!r}; expected one of {', '.join(TYPES)}")
+        raise RecordError(type_field, f"unknown type {type_!r}; expected one of {', '.join(TYPES)}")
     if type_ == "float" and type(value) is int:
         try:
             as_float = float(value)
         except OverflowError:
-            raise _Fail(field, f"an integer of {len(str(abs(value)))} digits is out of the float range") from None
+            raise RecordError(field, f"an integer of {len(str(abs(value)))} digits is out of the float range") from None
         if int(as_float) != value:
-            raise _Fail(field, f"{value} is not exactly representable as a float")
+            raise RecordError(field, f"{value} is not exactly representable as a float")
         return as_float
     return value
 
 
-def _id(obj: _Object, field: str = "id") -> str:
+def _id(obj: JsonObject, field: str = "id") -> str:
     value = obj[field]
     if type(value) is not str or value == "":
-        raise _Fail(field, f"must be a non-empty string, got {_json_kind(value) if not isinstance(value, str) else 'an empty string'}")
+        raise RecordError(field, f"must be a non-empty string, got {json_kind(value) if not isinstance(value, str) else 'an empty string'}")
     return value
 
 
 def _constraint(obj: object, field: str) -> Constraint:
     if not isinstance(obj, dict):
-        raise _Fail(field, f"a constraint must be an object, got {_json_kind(obj)}")
-    _check_keys(obj, field, ("name", "type", "op"), ("value",))
+        raise RecordError(field, f"a constraint must be an object, got {json_kind(obj)}")
+    check_keys(obj, field, ("name", "type", "op"), ("value",))
     op = obj["op"]
     value = obj.get("value")
     if op != "any":
         if "value" not in obj or value is None:
-            raise _Fail(f"{field}.value", f"missing; operator {op!r} needs a value")
+            raise RecordError(f"{field}.value", f"missing; operator {op!r} needs a value")
         value = _typed(obj["type"], _scalar(value, f"{field}.value"), f"{field}.value", f"{field}.type")
     try:
         return Constraint(name=obj["name"], type=obj["type"], op=op, value=value)
     except InvalidValue as exc:
-        raise _Fail(f"{field}.{exc.part}", str(exc)) from None
+        raise RecordError(f"{field}.{exc.part}", str(exc)) from None
 
 
-def _subscription(obj: _Object) -> tuple[str, Subscription]:
-    _check_keys(obj, None, ("id",), ("filter", "constraints"))
+def subscription_from_json(obj: JsonObject) -> tuple[str, Subscription]:
+    check_keys(obj, None, ("id",), ("filter", "constraints"))
     sid = _id(obj)
     if ("filter" in obj) == ("constraints" in obj):
-        raise _Fail(None, "give exactly one of 'filter' or 'constraints'")
+        raise RecordError(None, "give exactly one of 'filter' or 'constraints'")
     if "filter" in obj:
         text = obj["filter"]
         if type(text) is not str:
-            raise _Fail("filter", f"must be a string, got {_json_kind(text)}")
+            raise RecordError("filter", f"must be a string, got {json_kind(text)}")
         try:
             return sid, parse_filter(text)
         except FilterError as exc:
-            raise _Fail("filter", str(exc)) from None
+            raise RecordError("filter", str(exc)) from None
     items = obj["constraints"]
     if not isinstance(items, list):
-        raise _Fail("constraints", f"must be an array, got {_json_kind(items)}")
+        raise RecordError("constraints", f"must be an array, got {json_kind(items)}")
     return sid, Subscription(frozenset(_constraint(c, f"constraints[{i}]") for i, c in enumerate(items)))
 
 
-def _event(obj: _Object) -> tuple[str, Event]:
-    _check_keys(obj, None, ("id", "attributes"))
+def event_from_json(obj: JsonObject) -> tuple[str, Event]:
+    check_keys(obj, None, ("id", "attributes"))
     eid = _id(obj)
     attrs_obj = obj["attributes"]
     if not isinstance(attrs_obj, dict):
-        raise _Fail("attributes", f"must be an object, got {_json_kind(attrs_obj)}")
+        raise RecordError("attributes", f"must be an object, got {json_kind(attrs_obj)}")
     for name in attrs_obj.duplicates:
-        raise _Fail(f"attributes.{name}", "duplicate attribute name; an event holds each name at most once")
+        raise RecordError(f"attributes.{name}", "duplicate attribute name; an event holds each name at most once")
     attributes = []
     for name, raw in attrs_obj.items():
         field = f"attributes.{name}"
         if isinstance(raw, dict):
-            _check_keys(raw, field, ("type", "value"))
+            check_keys(raw, field, ("type", "value"))
             value = _typed(raw["type"], _scalar(raw["value"], f"{field}.value"), f"{field}.value", f"{field}.type")
             type_ = raw["type"]
             value_field = f"{field}.value"
@@ -239,11 +224,11 @@ def _event(obj: _Object) -> tuple[str, Event]:
         try:
             attributes.append(Attribute(name=name, type=type_, value=value))
         except InvalidValue as exc:
-            raise _Fail(field if exc.part == "name" else value_field, str(exc)) from None
+            raise RecordError(field if exc.part == "name" else value_field, str(exc)) from None
     return eid, Event(tuple(attributes))
 
 
-def decode_line(line: bytes) -> _Object | None:
+def decode_line(line: bytes) -> JsonObject | None:
     """One line of a JSONL file as a JSON object, or None for a blank line.
     Raises RecordError (field None) for bytes that are not UTF-8, malformed
     JSON, or JSON that is not an object."""
@@ -254,13 +239,13 @@ def decode_line(line: bytes) -> _Object | None:
     if not text.strip():
         return None
     try:
-        obj = _loads(text)
+        obj = loads_json(text)
     except json.JSONDecodeError as exc:
         raise RecordError(None, f"malformed JSON: {exc.msg} at column {exc.colno}") from None
     except RecursionError:
         raise RecordError(None, "malformed JSON: nested too deeply") from None
     if not isinstance(obj, dict):
-        raise RecordError(None, f"expected a JSON object, got {_json_kind(obj)}")
+        raise RecordError(None, f"expected a JSON object, got {json_kind(obj)}")
     return obj
 
 
@@ -268,17 +253,17 @@ def parse_subscription_line(line: bytes) -> tuple[str, Subscription] | None:
     """One JSONL line of a subscriptions file: (id, subscription), or None
     for a blank line. Raises RecordError naming the field."""
     obj = decode_line(line)
-    return None if obj is None else _subscription(obj)
+    return None if obj is None else subscription_from_json(obj)
 
 
 def parse_event_line(line: bytes) -> tuple[str, Event] | None:
     """One JSONL line of an events file: (id, event), or None for a blank
     line. Raises RecordError naming the field."""
     obj = decode_line(line)
-    return None if obj is None else _event(obj)
+    return None if obj is None else event_from_json(obj)
 
 
-def _records(path: Path, kind: str) -> Iterator[tuple[int, _Object]]:
+def _records(path: Path, kind: str) -> Iterator[tuple[int, JsonObject]]:
     if path.suffix == ".parquet":
         raise InputError(str(path), None, None, "Parquet input is read by the Spark engine; use --engine spark, or .jsonl")
     try:
@@ -306,7 +291,7 @@ def _read(path: Path | str, kind: str, parse) -> list:
     for number, obj in _records(path, kind):
         try:
             ident, value = parse(obj)
-        except _Fail as exc:
+        except RecordError as exc:
             raise InputError(str(path), number, exc.field, exc.message) from None
         if ident in first_line:
             raise InputError(str(path), number, "id", f"duplicate {kind} id {ident!r} (first on line {first_line[ident]})")
@@ -317,12 +302,12 @@ def _read(path: Path | str, kind: str, parse) -> list:
 
 def read_subscriptions(path: Path | str) -> list[NamedSubscription]:
     """Read a JSONL file of subscriptions; raise InputError on any bad line."""
-    return [NamedSubscription(i, s) for i, s in _read(path, "subscription", _subscription)]
+    return [NamedSubscription(i, s) for i, s in _read(path, "subscription", subscription_from_json)]
 
 
 def read_events(path: Path | str) -> list[NamedEvent]:
     """Read a JSONL file of events; raise InputError on any bad line."""
-    return [NamedEvent(i, e) for i, e in _read(path, "event", _event)]
+    return [NamedEvent(i, e) for i, e in _read(path, "event", event_from_json)]
 
 
 def match_result_lines(results: Iterable[tuple[str, Iterable[str]]]) -> Iterator[str]:

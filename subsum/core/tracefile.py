@@ -14,7 +14,8 @@ import math
 import attrs
 
 from subsum.core.filters import FilterError, format_filter, parse_filter
-from subsum.core.jsonio import InputError, RecordError, _check_keys, _event, _json_kind, _Object, decode_line, file_lines
+from subsum.core.errors import InputError
+from subsum.core.jsonio import RecordError, check_keys, event_from_json, json_kind, JsonObject, decode_line, file_lines
 from subsum.core.types import Event, Subscription
 
 #: The fields of each kind of record, after "time" and "kind" (DEF-NET-9).
@@ -45,7 +46,7 @@ class TraceRecord:
 def _int(obj: dict, field: str) -> int:
     value = obj[field]
     if type(value) is not int:
-        raise RecordError(field, f"must be an integer, got {_json_kind(value)}")
+        raise RecordError(field, f"must be an integer, got {json_kind(value)}")
     if not -(2**63) <= value < 2**63:
         raise RecordError(field, f"{value} is outside the 64-bit range")
     return value
@@ -53,7 +54,7 @@ def _int(obj: dict, field: str) -> int:
 
 def _filter(text: object) -> tuple[Subscription, str]:
     if type(text) is not str:
-        raise RecordError("filter", f"must be a string, got {_json_kind(text)}")
+        raise RecordError("filter", f"must be a string, got {json_kind(text)}")
     if text.strip() == "":
         return Subscription(), ""
     try:
@@ -72,13 +73,13 @@ def parse_trace_line(line: bytes) -> TraceRecord | None:
         raise RecordError("kind", "missing")
     kind = obj["kind"]
     if type(kind) is not str:
-        raise RecordError("kind", f"must be a string, got {_json_kind(kind)}")
+        raise RecordError("kind", f"must be a string, got {json_kind(kind)}")
     if kind not in FIELDS:
         raise RecordError("kind", f"unknown kind {kind!r}; expected one of {', '.join(FIELDS)}")
-    _check_keys(obj, None, ("time", "kind", *FIELDS[kind]))
+    check_keys(obj, None, ("time", "kind", *FIELDS[kind]))
     time = obj["time"]
     if type(time) not in (int, float) or not math.isfinite(time) or time < 0:
-        raise RecordError("time", f"must be a finite number >= 0, got {_json_kind(time) if type(time) not in (int, float) else time}")
+        raise RecordError("time", f"must be a finite number >= 0, got {json_kind(time) if type(time) not in (int, float) else time}")
     fields: dict = {"time": float(time), "kind": kind}
     for name in ("client", "broker", "event"):
         if name in FIELDS[kind]:
@@ -87,13 +88,13 @@ def parse_trace_line(line: bytes) -> TraceRecord | None:
         fields["filter"], fields["filter_text"] = _filter(obj["filter"])
     elif kind == "publish":
         if not isinstance(obj["attributes"], dict):
-            raise RecordError("attributes", f"must be an object, got {_json_kind(obj['attributes'])}")
-        wrapper = _Object(id="-", attributes=obj["attributes"])
-        fields["attributes"] = _event(wrapper)[1]
+            raise RecordError("attributes", f"must be an object, got {json_kind(obj['attributes'])}")
+        wrapper = JsonObject(id="-", attributes=obj["attributes"])
+        fields["attributes"] = event_from_json(wrapper)[1]
     elif kind == "link":
         _int(obj, "a"), _int(obj, "b")
         if type(obj["up"]) is not bool:
-            raise RecordError("up", f"must be true or false, got {_json_kind(obj['up'])}")
+            raise RecordError("up", f"must be true or false, got {json_kind(obj['up'])}")
     return TraceRecord(**fields)
 
 

@@ -14,6 +14,8 @@ from typing import Union
 
 import attrs
 
+from subsum.core.errors import SubsumError
+
 Scalar = Union[int, float, str, bool]
 
 #: DEF-DATA-1: the four types. int and float are distinct types.
@@ -40,7 +42,7 @@ OPERATORS: tuple[str, ...] = (
 )
 
 
-class InvalidValue(ValueError):
+class InvalidValue(SubsumError, ValueError):
     """Raised when a value, attribute, constraint, event or subscription
     would violate the data model. The message names what is wrong; the I/O
     layer adds the file, line and field. `part` says which component of the

@@ -1,0 +1,87 @@
+"""The `subsum` command line (click + rich): one module per command group,
+each parsing arguments and rendering output; the work is done below, in
+`subsum.impl`, `subsum.conformance` and `subsum.bench`.
+
+    claims.py    subsum verify | claims | prove
+    match.py     subsum match | check-filter
+    summary.py   subsum summary build | match | stats | merge
+    network.py   subsum simulate | fuzz reconfig | replay
+    pipeline.py  subsum trace-check
+    bench.py     subsum bench matching | summaries | network | reconfig | spark
+
+Exit codes, enforced here and nowhere else (`guarded`):
+
+    0  success
+    1  a check found a violation or a difference (`CheckFailed`)
+    2  bad input or usage (`InputError`, any other `SubsumError`, click's usage errors)
+    3  an internal or engine failure (`EngineError`, a failed Spark job, a bug)
+
+An expected failure prints `error: <message>` on one line, never a
+traceback. An unexpected one prints one line and a hint to rerun with
+`--debug`, which shows the traceback.
+"""
+
+from __future__ import annotations
+
+import click
+from rich.markup import escape
+
+from subsum.cli import bench, claims, match, network, pipeline, summary
+from subsum.cli.common import err
+from subsum.core.errors import CheckFailed, SubsumError
+
+EXIT_OK, EXIT_VIOLATION, EXIT_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
+
+
+def engine_failure(exc: BaseException) -> bool:
+    """A failure raised by the Spark engine (a failed job, a lost JVM)."""
+    return any(klass.__module__.split(".")[0] in ("pyspark", "py4j") for klass in type(exc).__mro__)
+
+
+class Subsum(click.Group):
+    """The top-level group: every command runs under one error handler."""
+
+    def invoke(self, ctx: click.Context):
+        try:
+            return super().invoke(ctx)
+        except (click.exceptions.Exit, click.exceptions.ClickException, click.exceptions.Abort):
+            raise
+        except CheckFailed as exc:  # the command has printed its report; this is its verdict
+            err.print(f"[bold red]{escape(str(exc))}[/]", highlight=False, soft_wrap=True)
+            ctx.exit(exc.exit_code)
+        except SubsumError as exc:
+            err.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False, soft_wrap=True)
+            ctx.exit(exc.exit_code)
+        except Exception as exc:  # a bug, or an engine failing: one line, the traceback only on request
+            if ctx.obj and ctx.obj.get("debug"):
+                raise
+            what = "the Spark engine failed" if engine_failure(exc) else "internal error"
+            first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+            err.print(f"[bold red]error:[/] {what}: {escape(type(exc).__name__)}{': ' + escape(first) if first else ''}",
+                      highlight=False, soft_wrap=True)
+            err.print("rerun with `subsum --debug ...` to see the traceback", highlight=False)
+            ctx.exit(EXIT_INTERNAL)
+
+
+@click.group(cls=Subsum, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="subsum")
+@click.option("--debug", is_flag=True, help="Show the traceback of an unexpected failure.")
+@click.pass_context
+def main(ctx: click.Context, debug: bool) -> None:
+    """subsum: content-based publish/subscribe with every claim checked.
+
+    The spec (spec/), the reference model (subsum.model) and the
+    implementation (subsum.impl) are tied together by z3 proofs and
+    Hypothesis checks. Start with `subsum verify` and `subsum claims`.
+
+    Exit codes: 0 success, 1 a check found a violation or difference,
+    2 bad input or usage, 3 an internal or engine failure.
+    """
+    ctx.obj = {"debug": debug}
+
+
+for module in (claims, match, summary, network, pipeline, bench):
+    for command in module.COMMANDS:
+        main.add_command(command)
+
+__all__ = ["main", "EXIT_OK", "EXIT_VIOLATION", "EXIT_INPUT", "EXIT_INTERNAL"]

@@ -1,0 +1,156 @@
+"""subsum bench matching | summaries | network | reconfig | spark: the
+benchmarks (benchmarks/README.md). Each writes a CSV, PNG plots and a
+summary.json into `--out-dir`/NAME/, a scratch folder by default;
+`--out-dir benchmarks/results` refreshes the committed results."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+from rich.markup import escape
+from rich.table import Table
+
+from subsum.cli.common import bench_out_dir_option, out, say, timeout_options
+from subsum.core.errors import CheckFailed
+
+
+@click.group()
+def bench() -> None:
+    """Benchmarks: CSV, PNG plots and summary.json under --out-dir (default bench-out/, ignored by git)."""
+
+
+def _parse_groups(_ctx, _param, value: str) -> list[int]:
+    try:
+        groups = sorted({int(v) for v in value.split(",") if v.strip()})
+    except ValueError:
+        raise click.BadParameter(f"expected a comma-separated list of 1..5, got {value!r}") from None
+    if not groups or not all(1 <= g <= 5 for g in groups):
+        raise click.BadParameter(f"expected a comma-separated list of 1..5, got {value!r}")
+    return groups
+
+
+@bench.command("matching")
+@bench_out_dir_option("matching", "matching.csv, one PNG per group, scaling.png and summary.json")
+@click.option("--groups", default="1,2,3,4,5", show_default=True, callback=_parse_groups,
+              help="Seed 001 experiment groups to run (1 a, 2 E, 3 A_n, 4 c, 5 S).")
+@click.option("--quick", is_flag=True, help="Three points per group, a small scaling run, one repeat.")
+@click.option("--repeat", type=click.IntRange(1, 100), default=3, show_default=True, help="Timed runs per measurement (mean and min reported).")
+@click.option("--planted-rate", type=click.FloatRange(0.0, 1.0), default=0.1, show_default=True,
+              help="Share of events built to match a subscription, in the 'planted' variant (the 'literal' variant uses 0).")
+@click.option("--seed", type=int, default=1, show_default=True, help="Seed of the workload generator.")
+@click.option("--model-events", type=click.IntRange(0), default=100, show_default=True,
+              help="Run the reference model on this many events of the default point (0: skip).")
+@click.option("--scaling/--no-scaling", default=True, show_default=True, help="Run the scaling points up to S=E=100,000.")
+@click.option("--budget", type=click.FloatRange(1.0), default=120.0, show_default=True,
+              help="Skip a scaling measurement projected to take longer than this many seconds.")
+def bench_matching(out_dir, groups, quick, repeat, planted_rate, seed, model_events, scaling, budget) -> None:
+    """Seed 001's five experiment groups plus a scaling run, every engine and
+    DuckDB side by side, cross-checked. Exits 1 if the engines disagree."""
+    from subsum.bench import matching as bm
+
+    summary = bm.run(Path(out_dir) / "matching", groups=groups, quick=quick, repeat=repeat, planted_rate=planted_rate,
+                     seed=seed, model_events=model_events, scaling=scaling, budget=budget, log=say)
+    table = Table(title="seed 001 claims and targets")
+    for column in ("claim", "holds", "figures"):
+        table.add_column(column, overflow="fold")
+    for f in summary["findings"]:
+        table.add_row(escape(f["claim"]), "[green]yes[/]" if f["holds"] else "[red]no[/]", escape(f["detail"]))
+    out.print(table)
+    out.print("wrote " + ", ".join(escape(p) for p in summary["files"]))
+    if summary["disagreements"]:
+        raise CheckFailed("engines disagree: " + "; ".join(summary["disagreements"]))
+
+
+@bench.command("summaries")
+@bench_out_dir_option("summaries", "summaries.csv, sizes.png, false_positives.png, throughput.png and summary.json")
+@click.option("--quick", is_flag=True, help="S = 200, E = 200, one timed run (a few seconds).")
+@click.option("--subscriptions", type=click.IntRange(1), default=1000, show_default=True, help="Subscriptions at the broker (Table 5-2's S).")
+@click.option("--events", type=click.IntRange(1), default=2000, show_default=True, help="Events matched per covering probability.")
+@click.option("--repeat", type=click.IntRange(1, 100), default=3, show_default=True, help="Timed runs per measurement (best reported).")
+@click.option("--seed", type=int, default=1, show_default=True, help="Seed of the workload generator.")
+def bench_summaries(out_dir, quick, subscriptions, events, repeat, seed) -> None:
+    """Seed 000 Table 5-2: summary size (formula and measured) against the raw
+    subscriptions, the false-positive rate before the owner's re-check, and
+    summary-match throughput against the indexed engine, per covering
+    probability. Every candidate set is cross-checked against the engine;
+    exits 1 if a cross-check fails."""
+    from subsum.bench import summaries as bs
+
+    result = bs.run(Path(out_dir) / "summaries", subscriptions=subscriptions, events=events, repeat=repeat, seed=seed,
+                    quick=quick, log=say)
+    out.print(bs.markdown_table(result["rows"]), markup=False, highlight=False, soft_wrap=True)
+    if result["disagreements"]:
+        raise CheckFailed("cross-checks failed: " + "; ".join(result["disagreements"]))
+
+
+@bench.command("network")
+@bench_out_dir_option("network", "network.csv, throughput.png, swaps.png and summary.json")
+@click.option("--quick", is_flag=True, help="200 brokers, 2,000 subscriptions, 500 events, 100 swaps, 5 s of fuzzing per size.")
+@click.option("--brokers", type=click.IntRange(2, 100_000), default=1000, show_default=True, help="Brokers in the throughput tree.")
+@click.option("--subscriptions", type=click.IntRange(1), default=10_000, show_default=True, help="Subscriptions in the throughput tree.")
+@click.option("--events", type=click.IntRange(1), default=5000, show_default=True, help="Events routed in the throughput tree.")
+@click.option("--swaps", type=click.IntRange(1), default=1000, show_default=True,
+              help="Strawman link swaps, one at a time, on a 200-broker random tree with 1,000 subscriptions.")
+@click.option("--fuzz-budget", type=click.FloatRange(1.0), default=30.0, show_default=True,
+              help="Seconds of `subsum fuzz reconfig` per schedule size (6 and 20 brokers).")
+@click.option("--seed", type=int, default=1, show_default=True, help="Seed of every workload.")
+def bench_network(out_dir, quick, brokers, subscriptions, events, swaps, fuzz_budget, seed) -> None:
+    """The broker simulator (seed 002): handled messages per second beside a
+    bare heapq loop, SUB/UNSUB traffic and lost events of Strawman link
+    swaps, and fuzz throughput in schedules per minute. Exits 1 if the
+    fuzzer finds a violation."""
+    from subsum.bench import network as bn
+
+    result = bn.run(Path(out_dir) / "network", quick=quick, brokers=brokers, subscriptions=subscriptions, events=events,
+                    swaps=swaps, fuzz_budget=fuzz_budget, seed=seed, log=say)
+    out.print(bn.markdown_table(result), markup=False, highlight=False, soft_wrap=True)
+    if any(f["violations"] for f in result["fuzz"]):
+        raise CheckFailed("the fuzzer found violations while benchmarking")
+
+
+@bench.command("reconfig")
+@bench_out_dir_option("reconfig", "reconfig.csv, control.png, lost.png, stale.png and summary.json")
+@click.option("--quick", is_flag=True, help="Trees of 20 and 100 brokers, two densities, 5 reconfigurations each (about a minute).")
+@click.option("--seed", type=int, default=1, show_default=True, help="Seed of the trees, workloads and overlay choices.")
+@click.option("--protocol", "protocols", type=click.Choice(["timed", "notified", "informed"]), multiple=True,
+              help="Run only these optimized protocols (repeatable); Strawman always runs, as the baseline.")
+@timeout_options
+def bench_reconfig(out_dir, quick, seed, protocols, defer_timeout, sub_timeout) -> None:
+    """Strawman, timed, notified and informed side by side on the same
+    schedules: random and balanced trees of 20, 100 and 500 brokers, sparse
+    to dense subscriptions, link swaps with a shared or disjoint endpoints,
+    broker crashes, concurrent swaps. Reports control messages per
+    reconfiguration and the reduction against Strawman, deliveries lost,
+    and stale-route event traffic."""
+    from subsum.bench import reconfig as br
+
+    chosen = (br.PROTOCOLS[0], *[p for p in br.PROTOCOLS[1:] if not protocols or p in protocols])
+    result = br.run(Path(out_dir) / "reconfig", quick=quick, seed=seed, protocols=chosen, defer_timeout=defer_timeout,
+                    sub_timeout=sub_timeout, log=say)
+    out.print(br.markdown_table(result), markup=False, highlight=False, soft_wrap=True)
+
+
+@bench.command("spark")
+@bench_out_dir_option("spark", "spark.csv, spark.png and summary.json")
+@click.option("--quick", is_flag=True, help="E up to 10^5, S up to 10^4 (a few minutes).")
+@click.option("--max-events", type=click.IntRange(10_000), default=10_000_000, show_default=True,
+              help="Largest point of the events series.")
+@click.option("--in-process-max-events", type=click.IntRange(0), default=10_000_000, show_default=True,
+              help="Skip the in-process engines above this many events.")
+@click.option("--seed", type=int, default=1, show_default=True, help="Seed of the workload generator.")
+def bench_spark(out_dir, quick, max_events, in_process_max_events, seed) -> None:
+    """Spark (local[*], and local[1] at one point) beside the vectorized engine
+    and DuckDB, E from 10^4 to 10^7 and S from 10^3 to 10^5 (benchmarks/README.md)."""
+    from subsum.bench import spark as bs
+    from subsum.impl.spark.session import check_java
+
+    check_java()
+    folder = Path(out_dir) / "spark"
+    summary = bs.run(folder, quick=quick, seed=seed, max_events=max_events, in_process_max_events=in_process_max_events,
+                     log=say)
+    out.print(bs.markdown_table(summary["rows"]), highlight=False, soft_wrap=True)
+    out.print(f"{summary['crossover']}; {summary['seconds']} s; results in {escape(str(folder))}", highlight=False, soft_wrap=True)
+
+
+COMMANDS = (bench,)

@@ -1,0 +1,116 @@
+"""What every command group shares: the two consoles, the option
+conventions, and small renderers.
+
+Option conventions (README, "Command-line conventions"):
+
+- `--output FILE`: the command's main output (default: standard output);
+- `--out-dir DIR`: a directory of outputs;
+- `--format text|json`: how a report is printed on standard output;
+- `--json FILE`: also write the command's report as JSON to FILE.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Callable
+
+import click
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from subsum.core.errors import SubsumError
+from subsum.core.jsonio import write_lines_atomically
+from subsum.impl.network import PROTOCOLS, TOPOLOGIES
+
+out = Console()
+err = Console(stderr=True)
+
+#: Where benchmarks write unless told otherwise (ignored by git); `--out-dir
+#: benchmarks/results` refreshes the committed results.
+BENCH_SCRATCH = "bench-out"
+
+
+def say(message: str) -> None:
+    """A progress or status line on standard error, as given (no markup)."""
+    err.print(escape(message), highlight=False, soft_wrap=True)
+
+
+def output_option(help_text: str, required: bool = False) -> Callable:
+    return click.option("--output", "output_path", type=click.Path(dir_okay=False), required=required, help=help_text)
+
+
+def json_option(help_text: str = "Also write the report as JSON to FILE.") -> Callable:
+    return click.option("--json", "json_path", type=click.Path(dir_okay=False), help=help_text)
+
+
+def format_option(fn: Callable) -> Callable:
+    return click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
+                        help="Print the report as a table (text) or as JSON.")(fn)
+
+
+def bench_out_dir_option(name: str, files: str) -> Callable:
+    return click.option("--out-dir", "out_dir", type=click.Path(file_okay=False), default=BENCH_SCRATCH, show_default=True,
+                        help=f"Write {files} into DIR/{name}/. `--out-dir benchmarks/results` refreshes the committed results.")
+
+
+def write_json(path: str | Path, value: object) -> None:
+    """Write a JSON report atomically."""
+    write_lines_atomically(path, [json.dumps(value, indent=2, ensure_ascii=False)])
+
+
+def counter_table(title: str, values: dict) -> Table:
+    table = Table(title=title)
+    table.add_column("counter")
+    table.add_column("value", justify="right")
+    for key, value in values.items():
+        shown = json.dumps(value) if isinstance(value, dict) else f"{value:,}" if isinstance(value, int) else str(value)
+        table.add_row(escape(key), escape(shown))
+    return table
+
+
+# --- options shared by several groups -------------------------------------------------------
+
+def spark_options(fn: Callable) -> Callable:
+    """--master and --conf, for every command that runs Spark."""
+    fn = click.option("--conf", "spark_conf", multiple=True, metavar="KEY=VALUE",
+                      help="A Spark setting, passed through (repeatable), e.g. spark.driver.memory=4g.")(fn)
+    return click.option("--master", default=None, metavar="URL",
+                        help="Spark master URL (default: $SPARK_MASTER, else local[*]).")(fn)
+
+
+def spark_session(master: str | None, spark_conf: tuple[str, ...]):
+    """Start (or reuse) the Spark session; `SparkUnavailable` says what is missing."""
+    from subsum.impl.spark.session import get_session, parse_conf
+
+    return get_session(master, parse_conf(spark_conf), progress=err.is_terminal)
+
+
+def protocol_option(help_text: str, choices=tuple(PROTOCOLS)) -> Callable:
+    return click.option("--protocol", type=click.Choice(list(choices)), default="strawman", show_default=True, help=help_text)
+
+
+def _finite_ms(_ctx, _param, value: float) -> float:
+    if not math.isfinite(value):
+        raise click.BadParameter(f"expected a finite number of ms >= 0, got {value}")
+    return value
+
+
+def timeout_options(fn: Callable) -> Callable:
+    fn = click.option("--sub-timeout", type=click.FloatRange(0.0), default=5000.0, show_default=True, callback=_finite_ms,
+                      help="Informed link activation: simulated ms before held-back subscriptions are reconsidered.")(fn)
+    return click.option("--defer-timeout", type=click.FloatRange(0.0), default=3000.0, show_default=True, callback=_finite_ms,
+                        help="Deferred unsubscriptions: simulated ms before the waiting UNSUBs run (0 is Strawman).")(fn)
+
+
+def topology_option(fn: Callable) -> Callable:
+    return click.option("--topology", default="random-tree", show_default=True, callback=_check_topology,
+                        help=f"{', '.join(TOPOLOGIES)}, or a networkx edge-list FILE (cycles are cut to a BFS spanning tree).")(fn)
+
+
+def _check_topology(_ctx, _param, value: str) -> str:
+    if value not in TOPOLOGIES and not Path(value).is_file():
+        raise SubsumError(f"--topology {value!r} is neither {', '.join(TOPOLOGIES)} nor a file")
+    return value

@@ -1,0 +1,142 @@
+"""subsum match | check-filter: matching events against subscriptions
+(spec/03-matching.md, spec/07-pipeline.md) and the filter syntax (spec/01)."""
+
+from __future__ import annotations
+
+import time
+
+import click
+from rich.markup import escape
+from rich.table import Table
+
+from subsum.cli.common import err, json_option, output_option, spark_options, spark_session, write_json
+from subsum.core.errors import SubsumError
+from subsum.core.filters import FilterError, format_filter, parse_filter
+from subsum.core.jsonio import match_result_lines, read_events, read_subscriptions, write_lines_atomically
+from subsum.impl.matching import ENGINES
+
+ENGINE_NAMES = (*ENGINES, "model", "spark")
+
+
+@click.command()
+@click.option("--subscriptions", "subs_path", required=True, type=click.Path(),
+              help="Subscriptions: JSONL (.parquet with --engine spark).")
+@click.option("--events", "events_path", required=True, type=click.Path(),
+              help="Events: JSONL (.parquet with --engine spark).")
+@click.option("--engine", type=click.Choice(ENGINE_NAMES), default="vectorized", show_default=True,
+              help="Matching engine (spec/03-matching.md, spec/07-pipeline.md). All give the same lines; "
+                   "'model' is the slow reference; 'spark' runs on PySpark.")
+@output_option("Write the result lines here (default: standard output). With --engine spark, a .parquet path writes Parquet.")
+@click.option("--stats", "show_stats", is_flag=True, help="Print the engine's work counters and timings to standard error.")
+@json_option("Write the engine's work counters and timings as JSON to FILE.")
+@spark_options
+def match(subs_path: str, events_path: str, engine: str, output_path: str | None, show_stats: bool, json_path: str | None,
+          master: str | None, spark_conf: tuple[str, ...]) -> None:
+    """Match events against subscriptions: one result line per event.
+
+    Each line is {"event": ID, "subscriptions": [IDs, sorted]}, in input order.
+    """
+    if engine == "spark":
+        stats = match_on_spark(subs_path, events_path, output_path, master, spark_conf,
+                               counters=show_stats or json_path is not None)
+    else:
+        if master or spark_conf:
+            raise SubsumError("--master and --conf apply only to --engine spark")
+        if output_path and output_path.rstrip("/").endswith(".parquet"):
+            raise SubsumError(f"--output {output_path}: Parquet output needs --engine spark; the in-process engines write JSONL")
+        stats = match_in_process(subs_path, events_path, output_path, engine)
+    if json_path:
+        write_json(json_path, stats)
+    if show_stats:
+        table = Table(title=f"subsum match --engine {engine}")
+        table.add_column("counter")
+        table.add_column("value", justify="right")
+        for key, value in stats.items():
+            table.add_row(escape(key), escape(f"{value:,}" if isinstance(value, int) else str(value)))
+        err.print(table)
+
+
+def match_in_process(subs_path: str, events_path: str, output_path: str | None, engine: str) -> dict:
+    """Read, match with one in-process engine (or the model), write; the counters and timings."""
+    subscriptions = read_subscriptions(subs_path)
+    events = read_events(events_path)
+    pairs = [(s.id, s.subscription) for s in subscriptions]
+    batch = [e.event for e in events]
+    started = time.perf_counter()
+    if engine == "model":
+        from subsum.model.semantics import match_batch
+
+        built = time.perf_counter()
+        matched = match_batch(pairs, batch)
+        counters: dict = {"events": len(batch), "matches": sum(map(len, matched))}
+    else:
+        from subsum.impl.matching import make_engine
+
+        matcher = make_engine(engine, pairs)
+        matcher.prepare()
+        built = time.perf_counter()
+        matched = matcher.match_batch(batch)
+        counters = matcher.stats.to_json()
+    finished = time.perf_counter()
+    lines = list(match_result_lines((e.id, sorted(ids)) for e, ids in zip(events, matched)))
+    if output_path:
+        write_lines_atomically(output_path, lines)
+        err.print(f"{len(events)} events x {len(subscriptions)} subscriptions -> {escape(output_path)}")
+    else:
+        for line in lines:
+            click.echo(line)
+    return {"engine": engine, "subscriptions": len(pairs), "build_seconds": round(built - started, 6),
+            "match_seconds": round(finished - built, 6), **counters}
+
+
+def match_on_spark(subs_path, events_path, output_path, master, spark_conf, counters: bool = False) -> dict:
+    """`subsum match --engine spark`: read, validate, match, write (spec/07-pipeline.md).
+    With `counters`, the results are cached and counted after writing (extra jobs)."""
+    from subsum.impl.spark import io as sio
+    from subsum.impl.spark.match import match as spark_match
+    from subsum.impl.spark.match import result_counters
+    from subsum.impl.spark.session import local_cores
+
+    started = time.perf_counter()
+    spark = spark_session(master, spark_conf)
+    ready = time.perf_counter()
+    subscriptions = sio.read_subscriptions(spark, subs_path)
+    events = sio.read_events(spark, events_path)
+    read = time.perf_counter()
+    results = spark_match(subscriptions, events)
+    if counters:
+        results = results.cache()
+    if output_path:
+        sio.write_results(results, output_path, stream_to_driver=local_cores(spark.sparkContext.master) is None)
+        err.print(f"results -> {escape(output_path)}")
+    else:
+        for row in sio.result_lines(results).orderBy("ord").select("value").toLocalIterator():
+            click.echo(row["value"])
+    finished = time.perf_counter()
+    stats = {"engine": "spark", "master": spark.sparkContext.master, "session_seconds": round(ready - started, 3),
+             "read_seconds": round(read - ready, 3), "match_seconds": round(finished - read, 3)}
+    if counters:
+        stats.update(result_counters(subscriptions, events, results))
+    return stats
+
+
+@click.command("check-filter")
+@click.argument("text")
+def check_filter(text: str) -> None:
+    """Parse a filter and print its normal form, or explain the error (exit 2)."""
+    try:
+        subscription = parse_filter(text)
+    except FilterError as exc:
+        raise FilterSyntaxError(text, exc) from None
+    click.echo(format_filter(subscription))
+
+
+class FilterSyntaxError(SubsumError):
+    """A filter given on the command line that does not parse: the message
+    points at the column below the text."""
+
+    def __init__(self, text: str, exc: FilterError) -> None:
+        super().__init__(f"{exc}\n  {text}\n  {' ' * (exc.column - 1)}^")
+
+
+COMMANDS = (match, check_filter)

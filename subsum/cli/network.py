@@ -1,0 +1,120 @@
+"""subsum simulate | fuzz reconfig | replay: the broker simulator
+(spec/05-network.md, spec/06-reconfiguration.md)."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import click
+from rich.markup import escape
+
+from subsum.cli.common import (counter_table, err, json_option, out, protocol_option, timeout_options, topology_option,
+                               write_json)
+from subsum.conformance import fuzz as fz
+from subsum.core.errors import CheckFailed
+
+
+@click.command("simulate")
+@protocol_option("Broker protocol: subscription forwarding with this reconfiguration protocol.")
+@timeout_options
+@topology_option
+@click.option("--brokers", type=click.IntRange(1, 100_000), default=20, show_default=True, help="Brokers (ignored for a FILE).")
+@click.option("--subscriptions", type=click.IntRange(0), default=100, show_default=True, help="Subscriptions, two per client.")
+@click.option("--events", type=click.IntRange(0), default=100, show_default=True, help="Events published.")
+@click.option("--swaps", type=click.IntRange(0), default=0, show_default=True, help="Link swaps spread among the publications.")
+@click.option("--gap", type=click.FloatRange(0.0), default=5.0, show_default=True, help="Simulated ms between a swap's break and its new link.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seeds the topology, the workload and the link delays.")
+@click.option("--trace", "trace_path", type=click.Path(dir_okay=False), help="Write the trace (spec/05-network.md DEF-NET-9) as JSONL.")
+@json_option("Also write the counters as JSON to FILE.")
+def simulate(protocol, defer_timeout, sub_timeout, topology, brokers, subscriptions, events, swaps, gap, seed, trace_path, json_path):
+    """Run a seeded workload on the broker simulator (subscription forwarding,
+    reconfiguration by the chosen protocol) and print the message counters
+    and the simulator's own delivery audit."""
+    from subsum.impl.network.trace import write_trace
+    from subsum.impl.network.workload import report, simulate as run_workload
+
+    started = time.perf_counter()
+    run = run_workload(topology, brokers, subscriptions, events, swaps, gap, seed, trace=trace_path is not None,
+                       protocol=protocol, defer_timeout=defer_timeout, sub_timeout=sub_timeout)
+    summary = report(run, time.perf_counter() - started)
+    if trace_path:
+        write_trace(run.net.ledger.trace, trace_path)
+        summary["trace"] = trace_path
+    if json_path:
+        write_json(json_path, summary)
+    out.print(counter_table("subsum simulate", summary))
+
+
+@click.group()
+def fuzz() -> None:
+    """Fuzzers: random schedules checked against the model; violations are saved as replay files."""
+
+
+@fuzz.command("reconfig")
+@protocol_option("Reconfiguration protocol (spec/05 Strawman, spec/06 the optimized ones).", choices=fz.PROTOCOLS)
+@timeout_options
+@topology_option
+@click.option("--brokers", type=click.IntRange(1, 10_000), default=6, show_default=True, help="Brokers per schedule (ignored for a FILE).")
+@click.option("--subscriptions", type=click.IntRange(0), default=8, show_default=True,
+              help="About twice the clients: clients = max(1, N // 2), spread at random.")
+@click.option("--churn", type=click.FloatRange(0.0, 1.0), default=0.1, show_default=True, help="Share of operations that change the overlay.")
+@click.option("--steps", type=click.IntRange(1), default=60, show_default=True, help="Operations per schedule (then a final quiesce).")
+@click.option("--seed", type=int, default=0, show_default=True, help="Schedule i uses seed + i.")
+@click.option("--budget", type=click.FloatRange(0.1), default=30.0, show_default=True, help="Seconds to fuzz.")
+@click.option("--schedules", type=click.IntRange(1), default=None, help="Stop after this many schedules.")
+@click.option("--max-violations", type=click.IntRange(1), default=10, show_default=True, help="Stop after this many violations.")
+@click.option("--out-dir", "out_dir", type=click.Path(file_okay=False), default="fuzz-replays", show_default=True,
+              help="Where replay files go.")
+@json_option("Also write the run's summary as JSON to FILE.")
+def fuzz_reconfig(protocol, defer_timeout, sub_timeout, topology, brokers, subscriptions, churn, steps, seed, budget, schedules,
+                  max_violations, out_dir, json_path):
+    """Random subscribe/unsubscribe/publish/deliver/timer/churn schedules on
+    the broker simulator. Every handler is checked against the model's
+    (CLM-NET-6, and CLM-RCF-4, 5, 7 for the optimized protocols), the
+    overlay after every operation (CLM-NET-1, 4), the tables after every
+    quiesce (CLM-NET-2, CLM-RCF-1), and delivery in quiescent static states
+    (CLM-NET-3). Exits 1 if any violation was found."""
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    with Progress(TextColumn("[progress.description]{task.description}"), BarColumn(), TimeElapsedColumn(),
+                  console=err, transient=True, disable=not err.is_terminal) as bar:
+        task = bar.add_task("fuzzing", total=budget)
+
+        def progress(r):
+            bar.update(task, completed=min(r.seconds, budget),
+                       description=f"{r.schedules} schedules, {r.operations} operations, {len(r.violations)} violations")
+
+        result = fz.fuzz(topology=topology, brokers=brokers, subscriptions=subscriptions, churn=churn, steps=steps, seed=seed,
+                         budget=budget, schedules=schedules, replay_dir=Path(out_dir), protocol=protocol,
+                         defer_timeout=defer_timeout, sub_timeout=sub_timeout, max_violations=max_violations,
+                         progress=progress)
+    out.print(f"{protocol}: {result.schedules} schedules, {result.operations} operations in {result.seconds:.1f} s "
+              f"({result.schedules_per_minute:,.0f} schedules/min); {len(result.violations)} violations",
+              highlight=False, soft_wrap=True)
+    for path, claim in zip(result.violations, result.claims):
+        out.print(f"  {claim}: {escape(str(path))}   (subsum replay {escape(str(path))})", highlight=False, soft_wrap=True)
+    if json_path:
+        write_json(json_path, result.report(protocol=protocol, defer_timeout=defer_timeout, sub_timeout=sub_timeout,
+                                            topology=topology, brokers=brokers, churn=churn, steps=steps, seed=seed))
+    if result.violations:
+        raise CheckFailed(f"{len(result.violations)} violations; replay files in {out_dir}")
+
+
+@click.command("replay")
+@click.argument("path", type=click.Path())
+def replay(path):
+    """Re-run a fuzz replay file exactly and print the violated claim (exit 1), or say it no longer fails (exit 0)."""
+    doc = fz.load_replay(path)
+    violation = fz.replay(path)
+    recorded = doc.get("violation", {})
+    if violation is None:
+        out.print(f"{escape(path)}: no violation now (recorded: {escape(str(recorded.get('claim')))} at step {recorded.get('step')})",
+                  highlight=False, soft_wrap=True)
+        return
+    out.print(f"{violation.claim} violated at step {violation.step} of {len(doc['schedule'])}: {escape(violation.message)}",
+              highlight=False, soft_wrap=True)
+    raise CheckFailed(f"{violation.claim} still fails")
+
+
+COMMANDS = (simulate, fuzz, replay)
