@@ -50,6 +50,7 @@ INDEX_HEADER = ("| claim | statement | source | checks |", "|---|---|---|---|")
 OPENER = re.compile(r"^(?P<indent>[ \t]*)(?P<marker>(?:[-*+]|\d+[.)])[ \t]+)?\*\*(?P<id>CLM-[A-Z]+-\d+)\.\*\*(?=\s|$)")
 LIST_ITEM = re.compile(r"^(?P<indent>[ \t]*)(?:[-*+]|\d+[.)])[ \t]+")
 BOLD_CLAIM = re.compile(r"\*\*\s*CLM-[^*]*\*\*")
+CODE_SPAN = re.compile(r"(`+).*?\1")
 FENCE = re.compile(r"^[ \t]*(```|~~~)")
 
 
@@ -63,6 +64,12 @@ class Statement:
     path: str  # relative to ROOT, e.g. spec/01-data-model.md
     line: int  # 1-based line of the bold ID
     text: str
+
+
+def stray_bold_ids(line: str) -> list[re.Match]:
+    """Bold claim IDs on a line, but not those inside `code`."""
+    code = [m.span() for m in CODE_SPAN.finditer(line)]
+    return [b for b in BOLD_CLAIM.finditer(line) if not any(s <= b.start() < e for s, e in code)]
 
 
 def parse_file(path: str, text: str) -> tuple[list[Statement], list[str]]:
@@ -79,7 +86,7 @@ def parse_file(path: str, text: str) -> tuple[list[Statement], list[str]]:
             i += 1
             continue
         opener = OPENER.match(line)
-        for bold in BOLD_CLAIM.finditer(line):
+        for bold in stray_bold_ids(line):
             if not (opener and bold.start() == opener.start("id") - 2):
                 problems.append(f"{path}:{i + 1}: {bold.group()} is not at the start of a statement "
                                 f"(a statement opens a paragraph or list item with `**CLM-AREA-N.**`)")
@@ -98,7 +105,7 @@ def parse_file(path: str, text: str) -> tuple[list[Statement], list[str]]:
             body.append(nxt)
             j += 1
         for k in range(i + 1, j):  # bold claim IDs inside the paragraph
-            for bold in BOLD_CLAIM.finditer(lines[k]):
+            for bold in stray_bold_ids(lines[k]):
                 problems.append(f"{path}:{k + 1}: {bold.group()} inside the statement of {opener['id']} "
                                 f"(a statement opens a paragraph or list item with `**CLM-AREA-N.**`)")
         statement = " ".join(" ".join(body).split())
