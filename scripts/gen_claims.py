@@ -23,7 +23,8 @@ with whitespace collapsed and the bold ID removed. The index shows each
 statement's first sentence (see first_sentence). The script fails, naming
 file, line and claim, on a claim stated twice, a stated claim the registry
 lacks, a registered claim with no statement or stated outside its registered
-spec file, and a bold claim ID anywhere but at the start of a statement.
+spec file, and a bold claim ID anywhere but at the start of a statement (or
+in `code`); it then writes nothing and exits 2.
 """
 
 from __future__ import annotations
