@@ -4,6 +4,11 @@
 matrix (spec section -> model function -> impl function(s) -> checks); the
 test suite runs the same checks, and checks that this registry and the index
 in spec/README.md list the same claims.
+
+A claim's statement is written once, in its spec section. The registry holds
+no statement text: `Claim.statement` reads conformance/statements.py, which
+scripts/gen_claims.py generates from spec/ (the installed package has no
+spec/ to read) together with the claim index of spec/README.md.
 """
 
 from __future__ import annotations
@@ -30,12 +35,24 @@ class Check:
 @attrs.frozen
 class Claim:
     id: str
-    statement: str
     source: str
     spec: str
     model: tuple[str, ...]
     impl: tuple[str, ...]
     checks: tuple[Check, ...]
+
+    @property
+    def statement(self) -> str:
+        """The claim's statement, as its spec section words it (conformance/statements.py)."""
+        # Imported here, not at the top, so that scripts/gen_claims.py can load
+        # the registry and rewrite statements.py when that file is missing or broken.
+        from subsum.conformance.statements import STATEMENTS
+
+        try:
+            return STATEMENTS[self.id]
+        except KeyError:
+            raise LookupError(f"{self.id} has no statement in conformance/statements.py; "
+                              "state it in spec/ and run scripts/gen_claims.py") from None
 
 
 def _proof(prefixes: tuple[str, ...]) -> Check:
@@ -66,81 +83,81 @@ IMPL_ENGINES = tuple(f"subsum.impl.matching.{m}" for m in (
     "brute.BruteForceEngine", "counting.CountingEngine", "indexed.IndexedEngine", "rab.RABEngine", "vectorized.VectorizedEngine"))
 
 CLAIMS: tuple[Claim, ...] = (
-    Claim("CLM-DATA-1", "Invalid values cannot be built: NaN, ±inf, ints outside 64 bits, lone surrogates, empty names, operators that do not fit the type, bad wildcard patterns, repeated event names.",
+    Claim("CLM-DATA-1",
           "derived", "spec/01-data-model.md#clm-data-1", ("subsum.core.types.check_value", "subsum.core.types.Constraint"), (),
           (_example(examples.invalid_values_cannot_be_built),)),
-    Claim("CLM-DATA-2", "-0.0 and +0.0 are one float value.", "seed 001 §5.2; derived", "spec/01-data-model.md#clm-data-2",
+    Claim("CLM-DATA-2", "seed 001 §5.2; derived", "spec/01-data-model.md#clm-data-2",
           ("subsum.core.types.normalize_scalar", M + "semantics.satisfies"), (), (_property(properties.signed_zero_is_one_value),)),
-    Claim("CLM-DATA-3", "An int attribute never satisfies a float constraint, nor a float attribute an int one.", "seed 001 §5.1(13)",
+    Claim("CLM-DATA-3", "seed 001 §5.1(13)",
           "spec/01-data-model.md#clm-data-3", (M + "semantics.satisfies",), (), (_property(properties.int_never_satisfies_float),)),
-    Claim("CLM-DATA-4", "The empty string under prefix, suffix and contains, and the pattern '*' under wildcard, match every string.",
+    Claim("CLM-DATA-4",
           "seed 001 §5.2", "spec/01-data-model.md#clm-data-4", (M + "semantics.operator_holds",), (),
           (_property(properties.empty_pattern_matches_every_string),)),
-    Claim("CLM-DATA-5", "A subscription is a set: duplicate constraints collapse and order does not matter.", "seed 001 §5.2",
+    Claim("CLM-DATA-5", "seed 001 §5.2",
           "spec/01-data-model.md#clm-data-5", ("subsum.core.types.Subscription", M + "semantics.matches"), (),
           (_property(properties.duplicate_constraints_collapse),)),
-    Claim("CLM-DATA-6", "The normal form of a filter parses back to the same subscription.", "derived",
+    Claim("CLM-DATA-6", "derived",
           "spec/01-data-model.md#clm-data-6", ("subsum.core.filters.parse_filter", "subsum.core.filters.format_filter"), (),
           (_property(properties.filter_round_trip),)),
-    Claim("CLM-SMT-1", "The z3 encoding of every operator agrees with operator_holds.", "derived",
+    Claim("CLM-SMT-1", "derived",
           "spec/02-covering.md#clm-smt-1", (M + "smt.operator_holds", M + "semantics.operator_holds"), (),
           (_property(properties.smt_agrees_with_semantics),)),
-    Claim("CLM-COV-1", "Lemma 1: every row of Table 1 is sound, for each type it applies to.", "seed 001 §1.3 Lemma 1, Table 1, Theorem 1",
+    Claim("CLM-COV-1", "seed 001 §1.3 Lemma 1, Table 1, Theorem 1",
           "spec/02-covering.md#clm-cov-1", (M + "rules.RULES", M + "covering.covers_constraint"), (),
           (_proof(("T1-",)), _property(properties.covers_constraint_agrees_with_subscription_covering))),
-    Claim("CLM-COV-2", "Every string covering rule of seed 000 is sound.", "seed 000 §1.5", "spec/02-covering.md#clm-cov-2",
+    Claim("CLM-COV-2", "seed 000 §1.5", "spec/02-covering.md#clm-cov-2",
           (M + "rules.RULES",), (), (_proof(("S-",)),)),
-    Claim("CLM-COV-3", "covers_by_rules implies covers_constraint: every rule is sound.", "seed 001 Theorem 1; derived",
+    Claim("CLM-COV-3", "seed 001 Theorem 1; derived",
           "spec/02-covering.md#clm-cov-3", (M + "covering.covers_by_rules", M + "covering.covers_constraint"), (),
           (_proof(("T1-", "S-", "T2-", "D-")), _property(properties.rules_imply_exact_covering))),
-    Claim("CLM-COV-4", "Theorem 2: syntactically identical constraints are equal.", "seed 001 Theorem 2",
+    Claim("CLM-COV-4", "seed 001 Theorem 2",
           "spec/02-covering.md#clm-cov-4", (M + "covering.constraints_equal",), (),
           (_proof(("T2-",)), _property(properties.identical_constraints_are_equal))),
-    Claim("CLM-COV-5", "The rules are sufficient, not complete.", "seed 001 §1.3 (Theorem 1 is sufficient, not necessary)",
+    Claim("CLM-COV-5", "seed 001 §1.3 (Theorem 1 is sufficient, not necessary)",
           "spec/02-covering.md#clm-cov-5", (M + "covering.covers_by_rules", M + "covering.covers_constraint"), (),
           (_example(examples.rules_are_not_complete),)),
-    Claim("CLM-COV-6", "covers_subscription is exact: covered pairs agree with sampled events, and every refutation has a witness event.",
+    Claim("CLM-COV-6",
           "seed 000 §1.4; derived", "spec/02-covering.md#clm-cov-6",
           (M + "covering.covers_subscription", M + "covering.covering_counterexample"), (),
           (_property(properties.covers_subscription_agrees_with_sampling),)),
-    Claim("CLM-COV-7", "'>*' is prefix: prefix \"T\" does not cover = \"OTE\"; contains \"T\" does.", "seed 000 §2.3.2 vs Example 4-2",
+    Claim("CLM-COV-7", "seed 000 §2.3.2 vs Example 4-2",
           "spec/02-covering.md#clm-cov-7", (M + "covering.covers_constraint",), (), (_example(examples.prefix_semantics_of_thesis_notation),)),
-    Claim("CLM-COV-8", "An unsatisfiable constraint is covered by every constraint.", "seed 001 Def 7; derived",
+    Claim("CLM-COV-8", "seed 001 Def 7; derived",
           "spec/02-covering.md#clm-cov-8", (M + "covering.constraint_is_satisfiable", M + "covering.covers_constraint"), (),
           (_example(examples.unsatisfiable_constraints_are_covered),)),
-    Claim("CLM-MATCH-1", "Counting match equals exact match on Map events.", "seed 001 §2, Def 9",
+    Claim("CLM-MATCH-1", "seed 001 §2, Def 9",
           "spec/03-matching.md#clm-match-1", (M + "semantics.counting_match", M + "semantics.matches"), (),
           (_property(properties.counting_equals_exact),)),
-    Claim("CLM-MATCH-2", "The empty subscription matches every event.", "seed 001 Def 9, §5.2", "spec/03-matching.md#clm-match-2",
+    Claim("CLM-MATCH-2", "seed 001 Def 9, §5.2", "spec/03-matching.md#clm-match-2",
           (M + "semantics.matches", M + "semantics.counting_match"), (), (_property(properties.empty_subscription_matches_every_event),)),
-    Claim("CLM-MATCH-3", "Without the Map property counting gives false positives; events are Maps.", "seed 001 §5.2",
+    Claim("CLM-MATCH-3", "seed 001 §5.2",
           "spec/03-matching.md#clm-match-3", (M + "semantics.satisfied_pair_count", "subsum.core.types.Event"), (),
           (_example(examples.counting_needs_the_map_property),)),
-    Claim("CLM-ENG-1", "Every engine (brute, counting, indexed, rab, vectorized) returns exactly the model's matches.",
+    Claim("CLM-ENG-1",
           "seed 001 §5.1(1)", "spec/03-matching.md#clm-eng-1", (M + "semantics.match_batch",), IMPL_ENGINES,
           (_property(engines.engines_agree_with_model), _property(engines.engines_agree_on_strings),
            _property(engines.engines_agree_on_boundaries))),
-    Claim("CLM-ENG-2", "Under interleaved add, remove and match, every engine equals the model after every step.",
+    Claim("CLM-ENG-2",
           "derived", "spec/03-matching.md#clm-eng-2", (M + "semantics.match_batch",), IMPL_ENGINES,
           (Check("stateful", "conformance.engines.EnginesAgainstModel", engines.run_engines_state_machine),)),
-    Claim("CLM-ENG-3", "Splitting a batch in two gives the first half's lines, then the second half's.",
+    Claim("CLM-ENG-3",
           "seed 001 §5.1(2)", "spec/03-matching.md#clm-eng-3", (M + "semantics.match_batch",), IMPL_ENGINES,
           (_property(engines.batch_split_is_union),)),
-    Claim("CLM-ENG-4", "A duplicated event gets its original's line; no other line changes.",
+    Claim("CLM-ENG-4",
           "seed 001 §5.1(3)", "spec/03-matching.md#clm-eng-4", (M + "semantics.match_batch",), IMPL_ENGINES,
           (_property(engines.duplicate_event_duplicates_its_line),)),
-    Claim("CLM-ENG-5", "Permuting events and the order subscriptions are added only permutes the lines.",
+    Claim("CLM-ENG-5",
           "seed 001 §5.1(4)", "spec/03-matching.md#clm-eng-5", (M + "semantics.match_batch",), IMPL_ENGINES,
           (_property(engines.order_does_not_matter),)),
-    Claim("CLM-ENG-6", "De-duplicating attributes changes only the number of index lookups: same matches, same counter increments.",
+    Claim("CLM-ENG-6",
           "seed 001 §5.1(5), §2.6", "spec/03-matching.md#clm-eng-6", (), ("subsum.impl.matching.rab.RABEngine", "subsum.impl.matching.indexed.IndexedEngine"),
           (_property(engines.deduplication_changes_only_probes),)),
-    Claim("CLM-ENG-7", "Sorted constraint lists are in containment order and a value satisfies exactly the suffix the binary search finds.",
+    Claim("CLM-ENG-7",
           "seed 001 Theorem 1, §1.4, §5.1(7)", "spec/03-matching.md#clm-eng-7", (M + "covering.covers_by_rules", M + "semantics.operator_holds"),
           ("subsum.impl.matching.cindex.OrderedLeaf",), (_property(engines.ordered_lists_are_containment_ordered),)),
-    Claim("CLM-EX-1", "Seed 000's Fig. 2-2 event matches S1 and not S2 of Fig. 4-1.", "seed 000 Fig. 2-2, Fig. 4-1",
+    Claim("CLM-EX-1", "seed 000 Fig. 2-2, Fig. 4-1",
           "spec/03-matching.md#clm-ex-1", (M + "semantics.matches",), (), (_example(examples.seed000_running_example),)),
-    Claim("CLM-PROVER-1", "The prover is not vacuous: deliberately wrong rules are refuted with confirmed counterexamples.", "derived",
+    Claim("CLM-PROVER-1", "derived",
           "spec/02-covering.md#clm-prover-1", (M + "rules.soundness_formula",), (), (_example(examples.prover_refutes_wrong_rules, kind="proof"),)),
 )
 
@@ -149,54 +166,54 @@ SM = M + "summaries."
 SI = "subsum.impl.summary."
 SUMMARY_IMPL = (SI + "summary.OwnerSummary", SI + "summary.Summary", SI + "structures.AACS", SI + "structures.SACS")
 SUMMARY_CLAIMS: tuple[Claim, ...] = (
-    Claim("CLM-SUM-1", "The impl's abstraction of a subscription and covering of normalized constraints equal the model's.", "seed 000 §4.2.1; derived",
+    Claim("CLM-SUM-1", "seed 000 §4.2.1; derived",
           "spec/04-summaries.md#clm-sum-1", (SM + "abstraction", SM + "normalized_covers"), (SI + "normalize.abstraction", SI + "normalize.pattern_covers"),
           (_sum_property(summaries.abstraction_agrees_with_model), _example(summaries.covering_agrees_exhaustively))),
-    Claim("CLM-SUM-2", "No false negatives: exact matches are a subset of the summary's matches; every generalization step is sound.",
+    Claim("CLM-SUM-2",
           "seed 000 §4.2.3 (implied); seed note §4, §7", "spec/04-summaries.md#clm-sum-2", (SM + "reference_summary", SM + "summary_match"),
           SUMMARY_IMPL, (_sum_property(summaries.summary_has_no_false_negatives), Check("proof", "conformance.summaries.prove_generalizations", summaries.prove_generalizations),
                          _sum_property(summaries.rows_cover_members_by_z3))),
-    Claim("CLM-SUM-3", "If no row generalizes (an exact summary), summary match equals exact match.", "seed note §4 (implied); derived",
+    Claim("CLM-SUM-3", "seed note §4 (implied); derived",
           "spec/04-summaries.md#clm-sum-3", (SM + "summary_is_exact", SM + "summary_match"), (SI + "summary.Summary.match",),
           (_sum_property(summaries.exact_rows_give_exact_matches), _sum_property(summaries.exactness_implies_equality))),
-    Claim("CLM-SUM-4", "AACS ranges are disjoint and non-touching, equalities lie outside them, SACS rows form an antichain, no ID list is empty, each (subscription, key) is in exactly one covering row.",
+    Claim("CLM-SUM-4",
           "seed 000 §4.2.1; seed note §8.2", "spec/04-summaries.md#clm-sum-4", (SM + "numeric_rows", SM + "constraint_rows"),
           (SI + "structures.AACS", SI + "structures.SACS"), (_sum_property(summaries.summary_structure_holds),)),
-    Claim("CLM-SUM-5", "The owner's summary has the reference summary's rows, ID sets and matches; every counter is at most popcount(c3).",
+    Claim("CLM-SUM-5",
           "seed 000 §4.2, Algorithm 4-1", "spec/04-summaries.md#clm-sum-5", (SM + "reference_summary", SM + "summary_counters"), SUMMARY_IMPL,
           (_sum_property(summaries.summary_has_no_false_negatives), _sum_property(summaries.lookups_equal_satisfied_rows))),
-    Claim("CLM-SUM-6", "Numeric rows do not depend on insertion order and equal the connected components; with virtual=none neither do string row constraints; with virtual=contains they can.",
+    Claim("CLM-SUM-6",
           "seed note §8.2; derived", "spec/04-summaries.md#clm-sum-6", (SM + "numeric_rows",), (SI + "acgt.IntervalForest", SI + "acgt.ConstraintForest"),
           (_sum_property(summaries.numeric_rows_are_canonical), _example(summaries.contains_policy_depends_on_order))),
-    Claim("CLM-SUM-7", "Under both virtual policies, insert then delete restores the owner's rows and ID sets (through the ACGTs), and a remote history's numeric rows and string row constraints.",
+    Claim("CLM-SUM-7",
           "seed 000 §4.2.4, §4.3.4", "spec/04-summaries.md#clm-sum-7", (SM + "reference_summary",), (SI + "acgt.IntervalForest", SI + "acgt.ConstraintForest", SI + "summary.Summary.apply"),
           (_sum_property(summaries.insert_then_delete_restores), _example(summaries.contains_policy_round_trip))),
-    Claim("CLM-SUM-8", "Merge is commutative and associative on numeric rows with ID sets and on string row constraints, idempotent, without false negatives; merge(history, delta) equals the summary built from scratch.",
+    Claim("CLM-SUM-8",
           "seed 000 §4.3.1, §4.3.4", "spec/04-summaries.md#clm-sum-8", (SM + "numeric_rows",), (SI + "summary.Summary.merge_in", SI + "summary.Summary.apply"),
           (_sum_property(summaries.merge_laws), _sum_property(summaries.history_plus_delta_equals_scratch),
            _example(summaries.merge_assigns_ids_by_order))),
-    Claim("CLM-SUM-9", "Packed IDs round-trip with widths ⌈log2 brokers⌉, ⌈log2 max subscriptions⌉ and nt; Fig. 4-4's ID is 10 001 1101000.",
+    Claim("CLM-SUM-9",
           "seed 000 §4.2.2, Fig. 4-4", "spec/04-summaries.md#clm-sum-9", (), (SI + "ids.IdLayout",),
           (_sum_property(summaries.ids_round_trip), _example(summaries.seed000_fig_4_4_id))),
-    Claim("CLM-SUM-10", "The owner's re-check returns exactly the exact matches: every false positive is removed, no true match dropped.",
+    Claim("CLM-SUM-10",
           "seed note §4, §7 (recommended)", "spec/04-summaries.md#clm-sum-10", (SM + "recheck",), (SI + "summary.OwnerSummary.recheck",),
           (_sum_property(summaries.summary_has_no_false_negatives),)),
-    Claim("CLM-SUM-11", "Under churn at three owners and a remote history (deltas, method-1 rebuilds), rows equal the reference, structures hold, and delivery after re-check is exact.",
+    Claim("CLM-SUM-11",
           "seed 000 §4.2.4, §4.3.4", "spec/04-summaries.md#clm-sum-11", (SM + "reference_summary",), SUMMARY_IMPL + (SI + "history.History",),
           (Check("stateful", "conformance.summaries.SummariesUnderChurn", summaries.run_summaries_state_machine),
            _example(summaries.history_survives_slot_reuse_and_late_deletions))),
-    Claim("CLM-SUM-12", "Example 4-1: counters S1 = 3, S2 = 2; the match is exactly {S1}; rows as Figs. 4-2 and 4-3.", "seed 000 Example 4-1, Figs. 4-1 .. 4-3",
+    Claim("CLM-SUM-12", "seed 000 Example 4-1, Figs. 4-1 .. 4-3",
           "spec/04-summaries.md#clm-sum-12", (SM + "summary_counters",), (SI + "summary.Summary.counters",), (_example(summaries.seed000_example_4_1),)),
-    Claim("CLM-SUM-13", "Example 4-2's time series under the prefix reading, and the thesis's t4 and ACGTs (Figs. 4-10, 4-11) under the contains reading.",
+    Claim("CLM-SUM-13",
           "seed 000 Example 4-2, Figs. 4-5, 4-10, 4-11", "spec/04-summaries.md#clm-sum-13", (SM + "reference_summary",), (SI + "acgt.ConstraintForest", SI + "acgt.IntervalForest"),
           (_example(summaries.seed000_example_4_2),)),
-    Claim("CLM-SUM-14", "Example 4-4: t1 -> t2 -> t3 at broker 3's history gives back t1; under the contains reading t1, t2 are Figs. 4-13, 4-14.",
+    Claim("CLM-SUM-14",
           "seed 000 Example 4-4, Figs. 4-13, 4-14", "spec/04-summaries.md#clm-sum-14", (), (SI + "history.History", SI + "history.Directory"),
           (_example(summaries.seed000_example_4_4),)),
-    Claim("CLM-SUM-15", "The documented false positive: (symbol OTE, price 8.65) is reported for S1, S2, S3; none matches; the re-check removes all three.",
+    Claim("CLM-SUM-15",
           "seed note §4 (Example 4-2 rows)", "spec/04-summaries.md#clm-sum-15", (SM + "summary_match", SM + "recheck"), (SI + "summary.OwnerSummary.recheck",),
           (_example(summaries.seed000_false_positive),)),
-    Claim("CLM-SUM-16", "Summaries survive the JSON file and the binary encoding unchanged; files with rows out of canonical form are rejected.",
+    Claim("CLM-SUM-16",
           "derived", "spec/04-summaries.md#clm-sum-16", (), (SI + "wire.to_json", SI + "wire.from_json", SI + "wire.to_bytes", SI + "wire.from_bytes"),
           (_sum_property(summaries.summary_formats_round_trip),)),
 )
@@ -207,27 +224,27 @@ CLAIMS = CLAIMS + SUMMARY_CLAIMS
 NM = M + "network."
 NI = "subsum.impl.network."
 NETWORK_CLAIMS: tuple[Claim, ...] = (
-    Claim("CLM-NET-1", "At all times the overlay is a forest with symmetric neighbour sets; each client is a neighbour of exactly its access broker.",
+    Claim("CLM-NET-1",
           "seed 002 §3.2, §4.1; seed note §6.3(9)", "spec/05-network.md#clm-net-1", (NM + "overlay",), (NI + "sim.Network",),
           (Check("stateful", "conformance.network.StrawmanUnderChurn", network.run_strawman_state_machine),)),
-    Claim("CLM-NET-2", "After quiescence every broker's table equals the ideal oracle, under any interleaving of client operations, message deliveries and overlay churn.",
+    Claim("CLM-NET-2",
           "seed 002 §2.4; seed note §6.3(1, 7)", "spec/05-network.md#clm-net-2", (NM + "ideal_tables",), (NI + "forwarding.StrawmanBroker",),
           (Check("stateful", "conformance.network.StrawmanUnderChurn", network.run_strawman_state_machine),)),
-    Claim("CLM-NET-3", "In a quiescent static topology an event reaches exactly the ideal set, once each, crossing only links with a matching subscriber beyond.",
+    Claim("CLM-NET-3",
           "seed 002 §2.5; seed note §6.3(2, 3)", "spec/05-network.md#clm-net-3", (NM + "ideal_delivery", NM + "side_of"), (NI + "forwarding.StrawmanBroker.event_received",),
           (Check("stateful", "conformance.network.StrawmanUnderChurn", network.run_strawman_state_machine),)),
-    Claim("CLM-NET-4", "No SUB or UNSUB is ever addressed to a client.", "seed 002 §2.2 (REDS); seed note §6.3(6)",
+    Claim("CLM-NET-4", "seed 002 §2.2 (REDS); seed note §6.3(6)",
           "spec/05-network.md#clm-net-4", (), (NI + "sim.Network.send",),
           (Check("stateful", "conformance.network.StrawmanUnderChurn", network.run_strawman_state_machine),)),
-    Claim("CLM-NET-5", "The ideal tables before and after a link swap differ only on the old link and the links of the reconfiguration path.",
+    Claim("CLM-NET-5",
           "seed 002 §3.4 Observation 3; seed note §6.3(10)", "spec/05-network.md#clm-net-5", (NM + "reconfiguration_path", NM + "ideal_tables"), (),
           (Check("property", "conformance.network.ideal_changes_only_on_the_reconfiguration_path",
                  lambda: properties.run_property(network.ideal_changes_only_on_the_reconfiguration_path)),)),
-    Claim("CLM-NET-6", "Every impl handler leaves the same table and sends the same messages as the model's plain handler, from the same state.",
+    Claim("CLM-NET-6",
           "seed 002 §2.3, §3.3; derived", "spec/05-network.md#clm-net-6",
           (NM + "on_sub", NM + "on_unsub", NM + "event_targets", NM + "on_remove_link", NM + "on_add_link"), (NI + "forwarding.StrawmanBroker",),
           (Check("stateful", "conformance.network.StrawmanDifferential", network.run_differential_state_machine),)),
-    Claim("CLM-NET-7", "A queued SUB from a former neighbour adds nothing; a queued UNSUB for a dropped (n, p) changes and sends nothing.",
+    Claim("CLM-NET-7",
           "seed 002 §2.3 (REDS)", "spec/05-network.md#clm-net-7", (NM + "on_sub", NM + "on_unsub"),
           (NI + "forwarding.StrawmanBroker.sub_received", NI + "forwarding.StrawmanBroker.unsub_received"),
           (_example(network.stale_messages_from_former_neighbours_are_ignored),)),
@@ -246,32 +263,30 @@ def _rcf_property(fn) -> Check:
 
 
 RECONFIG_CLAIMS: tuple[Claim, ...] = (
-    Claim("CLM-RCF-1", "Every protocol converges: once all messages are delivered and all timers fired, every table equals the ideal oracle, "
-          "whatever the timeouts, under concurrent reconfigurations, lost or late FLUSH, crashes and racing client operations.",
+    Claim("CLM-RCF-1",
           "seed 002 §3.6; seed note §6.3(7)", "spec/06-reconfiguration.md#clm-rcf-1", (NM + "ideal_tables",),
           (NP + "TimedBroker", NP + "NotifiedBroker", NP + "InformedBroker"), RCF_MACHINES),
-    Claim("CLM-RCF-2", "Deferral window (isolated swap): routes kept by the swap are never missing; once the new link's SUBs have arrived "
-          "every table holds the new ideal table; events are lost only across the cut before that.",
+    Claim("CLM-RCF-2",
           "seed note §6.3(11, 12)", "spec/06-reconfiguration.md#clm-rcf-2", (NM + "ideal_tables", NM + "swapped", NM + "ideal_delivery"),
           (NP + "TimedBroker.manage_removed_link",), (_rcf_property(reconfig.deferral_window_keeps_every_route),)),
-    Claim("CLM-RCF-3", "Timed deferral with timeout 0 gives Strawman's tables, message counts, deliveries and message sequence on the same schedule.",
+    Claim("CLM-RCF-3",
           "seed 002 §3.5.2 (REDS); seed note §6.3(8)", "spec/06-reconfiguration.md#clm-rcf-3", (),
           (NP + "TimedBroker",), (_rcf_property(reconfig.timed_with_timeout_zero_is_strawman),)),
-    Claim("CLM-RCF-4", "Leaf brokers never start a deferral timer.", "seed 002 §3.5.2", "spec/06-reconfiguration.md#clm-rcf-4",
+    Claim("CLM-RCF-4", "seed 002 §3.5.2", "spec/06-reconfiguration.md#clm-rcf-4",
           (NM + "is_leaf_without", NM + "deferred_removal"), (NP + "TimedBroker.manage_removed_link",),
           (_example(reconfig.leaf_brokers_start_no_timer), RCF_MACHINES[0])),
-    Claim("CLM-RCF-5", "A FLUSH with a rid the broker holds no task for is passed to every other broker neighbour, changes nothing, and the flood dies out.",
+    Claim("CLM-RCF-5",
           "seed 002 §3.5.3 (REDS); seed note §6.3(13)", "spec/06-reconfiguration.md#clm-rcf-5", (NM + "flush_forward",),
           (NP + "NotifiedBroker.flush_received",),
           (_rcf_property(reconfig.unknown_flush_floods_once_and_dies), _example(reconfig.late_flush_is_passed_on), RCF_MACHINES[1])),
-    Claim("CLM-RCF-6", "Informed link activation never sends SUB(p) for p in P over the new link before subTimer fires (isolated swap).",
+    Claim("CLM-RCF-6",
           "seed 002 §3.5.4; seed note §6.3(14)", "spec/06-reconfiguration.md#clm-rcf-6", (NM + "only_subscribed_by", NM + "activation"),
           (NP + "InformedBroker.activate",), (_rcf_property(reconfig.held_back_subscriptions_wait_for_the_timer),)),
-    Claim("CLM-RCF-7", "Every protocol step (deferral, deferred UNSUBs, FLUSH pass-on, P, activation, release) equals the model's plain step.",
+    Claim("CLM-RCF-7",
           "seed 002 §3.5; derived", "spec/06-reconfiguration.md#clm-rcf-7",
           (NM + "deferred_removal", NM + "deferred_unsubscribe", NM + "flush_forward", NM + "only_subscribed_by", NM + "announced_to",
            NM + "activation", NM + "released"), (NP + "TimedBroker", NP + "NotifiedBroker", NP + "InformedBroker"), RCF_MACHINES),
-    Claim("CLM-RCF-8", "Strawman breaks CLM-RCF-2: its UNSUB wave deletes routes the swap keeps; the deferred protocols keep them on the same schedule.",
+    Claim("CLM-RCF-8",
           "seed 002 §3.3 Fig. 2; seed note §6.3(11)", "spec/06-reconfiguration.md#clm-rcf-8", (NM + "ideal_tables", NM + "swapped"),
           (NI + "forwarding.StrawmanBroker.remove_link_to",), (_example(reconfig.strawman_has_a_routing_gap),)),
 )
@@ -287,31 +302,28 @@ def _spark_property(fn) -> Check:
 
 
 PIPELINE_CLAIMS: tuple[Claim, ...] = (
-    Claim("CLM-PIPE-1", "The Spark engine gives every input event exactly the model's set of matching subscriptions "
-          "(empty subscription, !=, any, several constraints on one name, boundary values included).",
+    Claim("CLM-PIPE-1",
           "derived (seed 001 §2)", "spec/07-pipeline.md#clm-pipe-1", (M + "semantics.match_batch",),
           (SP + "match.match", SP + "match.matching_pairs", SP + "io.read_events", SP + "io.read_subscriptions",
            SP + "io.write_results"),
           (_spark_property(spark.spark_engine_equals_model), _example(spark.operator_boundaries),
            _example(spark.seed000_files_through_every_reader))),
-    Claim("CLM-PIPE-2", "Counting rows per (event, subscription) counts distinct satisfied constraints because events are Maps; "
-          "the Parquet reader refuses an event with a repeated name, and every other bad events file, naming row and field.",
+    Claim("CLM-PIPE-2",
           "seed 001 §2", "spec/07-pipeline.md#clm-pipe-2", (M + "semantics.satisfied_pair_count",),
           (SP + "io.read_events",), (_example(spark.parquet_rejects_bad_events),)),
-    Claim("CLM-PIPE-3", "The Spark readers refuse exactly the JSONL input the in-process readers refuse, with the same file, line, field and message.",
+    Claim("CLM-PIPE-3",
           "derived (DESIGN.md bad input)", "spec/07-pipeline.md#clm-pipe-3", (),
           (SP + "io.read_events", SP + "io.read_subscriptions"), (_example(spark.jsonl_errors_agree),)),
-    Claim("CLM-TRACE-1", "The Spark trace checker and the reference checker report the same violations on every trace.",
+    Claim("CLM-TRACE-1",
           "derived", "spec/07-pipeline.md#clm-trace-1", (M + "trace.check_trace",), (SP + "trace.check",),
           (_spark_property(spark.trace_check_equals_model),)),
-    Claim("CLM-TRACE-2", "On a simulated run without churn the trace checker reports no violation.",
+    Claim("CLM-TRACE-2",
           "seed 002 §2.3", "spec/07-pipeline.md#clm-trace-2", (M + "trace.check_trace",), (SP + "trace.check",),
           (_example(spark.static_run_is_clean),)),
-    Claim("CLM-TRACE-3", "The trace checker reports exactly the planted violations: a dropped delivery (missed), a repeated one (duplicate), "
-          "one to a client with no matching filter (spurious).",
+    Claim("CLM-TRACE-3",
           "derived", "spec/07-pipeline.md#clm-trace-3", (M + "trace.check_trace",), (SP + "trace.check",),
           (_example(spark.planted_violations),)),
-    Claim("CLM-TRACE-4", "On Strawman runs with link swaps, missed, duplicate and spurious counts equal the simulator's own audit.",
+    Claim("CLM-TRACE-4",
           "seed 002 §3.3", "spec/07-pipeline.md#clm-trace-4", (M + "trace.check_trace",),
           (SP + "trace.check", "subsum.impl.network.workload.delivery_audit"), (_example(spark.churn_losses_match_audit),)),
 )

@@ -3,6 +3,7 @@
 import json
 from pathlib import Path
 
+import attrs
 from click.testing import CliRunner
 
 import subsum.conformance.claims as claims_module
@@ -57,8 +58,7 @@ def test_verify_fails_when_a_check_fails(monkeypatch):
         raise AssertionError("planted failure")
 
     claim = claims_module.claim_by_id("CLM-EX-1")
-    planted = claims_module.Claim(claim.id, claim.statement, claim.source, claim.spec, claim.model, claim.impl,
-                                  (claims_module.Check("example", "planted", broken),))
+    planted = attrs.evolve(claim, checks=(claims_module.Check("example", "planted", broken),))
     monkeypatch.setattr(claims_module, "CLAIMS", (planted,))
     result = CliRunner().invoke(main, ["verify"])
     assert result.exit_code == 1

@@ -1,14 +1,35 @@
 """The registry, the spec index and the layering agree."""
 
 import importlib
+import importlib.util
 import re
 import subprocess
 import sys
 from pathlib import Path
 
-from subsum.conformance.claims import CLAIMS, KINDS
+import attrs
+import pytest
+
+from subsum.conformance.claims import CLAIMS, KINDS, Claim
 
 ROOT = Path(__file__).resolve().parents[1]
+GENERATOR = ROOT / "scripts" / "gen_claims.py"
+
+
+def load_generator():
+    spec = importlib.util.spec_from_file_location("gen_claims", GENERATOR)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up there
+    spec.loader.exec_module(module)
+    return module
+
+
+gen = load_generator()
+REGISTRY = {c.id: c.spec.partition("#")[0] for c in CLAIMS}
+
+
+def spec_files() -> dict[str, str]:
+    return {str(p.relative_to(ROOT)): p.read_text(encoding="utf-8") for p in sorted(ROOT.glob(gen.SPEC_GLOB))}
 
 
 def spec_index_ids() -> set[str]:
@@ -20,11 +41,115 @@ def test_spec_index_lists_exactly_the_registered_claims():
     assert spec_index_ids() == {c.id for c in CLAIMS}
 
 
-def test_every_claim_is_stated_in_its_spec_section():
+def test_every_claim_is_stated_once_in_its_spec_section():
+    # parse_spec raises, naming file, line and claim, on a claim stated twice,
+    # unregistered, unstated, or stated outside the file the registry names.
+    statements = gen.parse_spec(spec_files(), REGISTRY)
+    assert {c.id: statements[c.id].path for c in CLAIMS} == REGISTRY
+
+
+def test_generated_statements_and_index_are_current():
+    # The generator's own --check: conformance/statements.py and the claim
+    # index of spec/README.md must equal what the spec sections give now.
+    result = subprocess.run([sys.executable, str(GENERATOR), "--check"], capture_output=True, text=True, cwd=ROOT)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_statements_are_the_spec_text():
+    statements = gen.parse_spec(spec_files(), REGISTRY)
+    stale = [c.id for c in CLAIMS if c.statement != statements[c.id].text]
+    assert stale == [], f"stale in conformance/statements.py: {stale}; run {gen.COMMAND}"
+
+
+def test_the_registry_holds_no_statement_text():
+    assert "statement" not in attrs.fields_dict(Claim)
+    source = (ROOT / "conformance" / "claims.py").read_text(encoding="utf-8")
     for claim in CLAIMS:
-        path, _, _anchor = claim.spec.partition("#")
-        text = (ROOT / path).read_text(encoding="utf-8")
-        assert re.search(rf"\*\*{re.escape(claim.id)}\.?\*\*", text), f"{claim.id} is not stated in {path}"
+        assert claim.statement[:40] not in source, f"{claim.id}'s statement is written in conformance/claims.py"
+
+
+# The parser on made-up spec files.
+
+def test_parser_handles_paragraphs_lists_and_indented_text():
+    files = {"spec/01-a.md": "\n".join([
+        "Intro naming CLM-A-1 and `**CLM-A-9.**` in code is not a statement.",
+        "",
+        "**CLM-A-1.** First   sentence,",
+        "  wrapped. Check: property.",
+        "",
+        "**CLM-A-2.** Holds:",
+        "- (i) one;",
+        "  - (ii) two.",
+        "Check: example.",
+        "**CLM-A-3.** Right after, without a blank line.",
+        "",
+        "- **CLM-A-4.** In a list,",
+        "  continued.",
+        "- **CLM-A-5.** The next item.",
+        "  1. nested, part of A-5",
+        "- an item that is not a claim",
+        "## Heading",
+        "**CLM-A-6.** Last.",
+        "# Next",
+        "```",
+        "**CLM-A-7.** in a fence: not a statement",
+        "```",
+    ])}
+    registry = {f"CLM-A-{n}": "spec/01-a.md" for n in range(1, 7)}
+    got = {k: s.text for k, s in gen.parse_spec(files, registry).items()}
+    assert got == {
+        "CLM-A-1": "First sentence, wrapped. Check: property.",
+        "CLM-A-2": "Holds: - (i) one; - (ii) two. Check: example.",
+        "CLM-A-3": "Right after, without a blank line.",
+        "CLM-A-4": "In a list, continued.",
+        "CLM-A-5": "The next item. 1. nested, part of A-5",
+        "CLM-A-6": "Last.",
+    }
+    assert gen.parse_spec(files, registry)["CLM-A-3"].line == 10
+
+
+@pytest.mark.parametrize("files,registry,messages", [
+    ({"spec/01-a.md": "**CLM-A-1.** One.\n\n**CLM-A-1.** Again.\n"}, {"CLM-A-1": "spec/01-a.md"},
+     ["spec/01-a.md:3: CLM-A-1 is stated twice (first at spec/01-a.md:1)"]),
+    ({"spec/01-a.md": "**CLM-A-1.** One.\n", "spec/02-b.md": "\n**CLM-A-1.** Again.\n"}, {"CLM-A-1": "spec/01-a.md"},
+     ["spec/02-b.md:2: CLM-A-1 is stated twice (first at spec/01-a.md:1)"]),
+    ({"spec/01-a.md": "**CLM-A-1.** One.\n\n**CLM-A-2.** Two.\n"}, {"CLM-A-1": "spec/01-a.md"},
+     ["spec/01-a.md:3: CLM-A-2 is stated but not registered"]),
+    ({"spec/01-a.md": "**CLM-A-1.** One.\n"}, {"CLM-A-1": "spec/01-a.md", "CLM-B-1": "spec/02-b.md"},
+     ["spec/02-b.md: CLM-B-1 is registered in conformance/claims.py but has no `**CLM-B-1.**` statement"]),
+    ({"spec/01-a.md": "**CLM-A-1.** One.\n"}, {"CLM-A-1": "spec/02-b.md"},
+     ["spec/01-a.md:1: CLM-A-1 is stated here, but conformance/claims.py gives its spec section as spec/02-b.md"]),
+    ({"spec/01-a.md": "**CLM-A-1.** One, as\n**CLM-A-2** says.\n\nSee **CLM-A-1.** too.\n"}, {"CLM-A-1": "spec/01-a.md"},
+     ["spec/01-a.md:2: **CLM-A-2** inside the statement of CLM-A-1", "spec/01-a.md:4: **CLM-A-1.** is not at the start"]),
+    ({"spec/01-a.md": "**CLM-A-1.**\n"}, {"CLM-A-1": "spec/01-a.md"}, ["spec/01-a.md:1: CLM-A-1 has an empty statement"]),
+])
+def test_parser_fails_loudly_naming_file_and_claim(files, registry, messages):
+    with pytest.raises(gen.SpecError) as failure:
+        gen.parse_spec(files, registry)
+    for message in messages:
+        assert message in str(failure.value)
+
+
+@pytest.mark.parametrize("text,first", [
+    ("One. Two.", "One."),
+    ("*Title.* The claim holds. Check: property.", "*Title.* The claim holds."),
+    ("Rows as Fig. 4-4 and Figs. 4-10, 4-11 (e.g. Example 4-2) hold. Check: example.",
+     "Rows as Fig. 4-4 and Figs. 4-10, 4-11 (e.g. Example 4-2) hold."),
+    ("Prices 8.40 and 8.20 (seed 001 §5.1(13)). t1 follows.", "Prices 8.40 and 8.20 (seed 001 §5.1(13))."),
+    ("No full stop", "No full stop"),
+])
+def test_the_index_shows_the_first_sentence(text, first):
+    assert gen.first_sentence(text) == first
+
+
+def test_check_names_the_stale_claims():
+    module = (ROOT / gen.MODULE).read_text(encoding="utf-8")
+    changed = module.replace("Invalid values cannot be built", "Invalid values can be built", 1)
+    summary = "\n".join(gen.stale_summary(gen.MODULE, changed, module))
+    assert "changed: CLM-DATA-1" in summary and "-        'Invalid values can be built" in summary
+    readme = (ROOT / gen.INDEX).read_text(encoding="utf-8")
+    without = "\n".join(line for line in readme.splitlines() if not line.startswith("| CLM-NET-4 |"))
+    assert "missing: CLM-NET-4" in "\n".join(gen.stale_summary(gen.INDEX, without, readme))
 
 
 def test_every_claim_has_a_check_of_a_known_kind():
