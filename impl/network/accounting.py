@@ -1,4 +1,4 @@
-"""What the simulator counts and records (spec/05-network.md, DEF-NET-7,
+"""What the simulator counts and records (spec/05-network.md, DEF-NET-2,
 DEF-NET-9): messages sent, handled and dropped by kind, deliveries of each
 published event per client, the broker links each event crossed, the
 timers brokers started, and the optional trace.

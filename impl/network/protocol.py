@@ -1,5 +1,5 @@
 """The protocol interface: what a broker protocol must provide to run on the
-simulator (spec/05-network.md, DEF-NET-8).
+simulator (spec/05-network.md, DEF-NET-2).
 
 A protocol is a `Broker` subclass registered by name (`@register("name")`).
 The simulator creates one instance per broker and talks to it in two ways:

@@ -1,4 +1,4 @@
-"""The transport (DEF-NET-8, spec/05-network.md): FIFO links, timers, an
+"""The transport (DEF-NET-2, spec/05-network.md): FIFO links, timers, an
 out-of-band channel, and the one event loop.
 
 - Every directed broker link (src, dst) is a FIFO queue. A message sent at

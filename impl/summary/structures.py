@@ -113,10 +113,10 @@ class SACS:
     satisfies, so inserting an `=` constraint (most rows in practice) uses
     the index too and never scans the table."""
 
-    __slots__ = ("rows_", "virtual", "_index")
+    __slots__ = ("sorted_rows", "virtual", "_index")
 
     def __init__(self, virtual: str = "none") -> None:
-        self.rows_: list[list] = []  # [order key, (op, value), ids], sorted by order key
+        self.sorted_rows: list[list] = []  # [order key, (op, value), ids], sorted by order key
         self.virtual = virtual
         self._index = None
 
@@ -130,36 +130,36 @@ class SACS:
                 min(covering, key=_order)[2].update(ids)
                 return
             row = [row_order(c), c, set(ids)]  # an `=` row covers no other row
-            insort(self.rows_, row, key=_order)
+            insort(self.sorted_rows, row, key=_order)
             if self._index is not None:
                 self._index[0][c[1]] = row
             return
-        for row in self.rows_:
+        for row in self.sorted_rows:
             if pattern_covers(row[1], c):
                 row[2].update(ids)
                 return
         self._add(c, set(ids))
         if self.virtual == "contains" and c[0] in ("prefix", "suffix"):
             twin = ("suffix" if c[0] == "prefix" else "prefix", c[1])
-            pair = [row for row in self.rows_ if row[1] == twin or row[1] == c]
+            pair = [row for row in self.sorted_rows if row[1] == twin or row[1] == c]
             if len(pair) == 2:
                 joined = pair[0][2] | pair[1][2]
-                self.rows_ = [row for row in self.rows_ if row not in pair]
+                self.sorted_rows = [row for row in self.sorted_rows if row not in pair]
                 self._add(("contains", c[1]), joined)
 
     def _add(self, c, ids: set[int]) -> None:
         keep = []
-        for row in self.rows_:
+        for row in self.sorted_rows:
             if pattern_covers(c, row[1]):
                 ids |= row[2]
             else:
                 keep.append(row)
         insort(keep, [row_order(c), c, ids], key=_order)
-        self.rows_ = keep
+        self.sorted_rows = keep
         self._index = None
 
     def delete_row(self, i: int) -> None:
-        del self.rows_[i]
+        del self.sorted_rows[i]
         self._index = None
 
     def _build_index(self):
@@ -167,7 +167,7 @@ class SACS:
         prefix: dict[int, dict] = {}
         suffix: dict[int, dict] = {}
         rest = []
-        for row in self.rows_:
+        for row in self.sorted_rows:
             op, w = row[1]
             if op == "=":
                 equal[w] = row
@@ -212,16 +212,16 @@ class SACS:
         return hits[0][2] if len(hits) == 1 else set().union(*(row[2] for row in hits))
 
     def row_of(self, c):
-        for i, row in enumerate(self.rows_):
+        for i, row in enumerate(self.sorted_rows):
             if row[1] == c:
                 return i
         return None
 
     def rows(self):
-        return [("constraint", c, ids) for _, c, ids in self.rows_]
+        return [("constraint", c, ids) for _, c, ids in self.sorted_rows]
 
     def __len__(self) -> int:
-        return len(self.rows_)
+        return len(self.sorted_rows)
 
 
 def _order(row: list):

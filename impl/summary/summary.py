@@ -161,7 +161,7 @@ class Summary:
                     s.drop(row)
                     self._rebuild(key, ids, resolve)
             else:
-                for i, (_, c, ids) in enumerate(s.rows_):
+                for i, (_, c, ids) in enumerate(s.sorted_rows):
                     if sid in ids:
                         break
                 else:
