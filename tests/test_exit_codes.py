@@ -52,12 +52,29 @@ def test_1_a_check_found_a_violation(monkeypatch):
     (["simulate", "--topology", "nowhere"], "error: --topology 'nowhere' is neither random-tree, path, star, balanced nor a file"),
     (["replay", str(EX / "events.jsonl")], "error: "),
     (["match", "--engine", "nope"], "Error: Invalid value for '--engine'"),  # click's own usage error
+    ([*MATCH, "--output", "/nonexistent/out.jsonl"], "error: /nonexistent/out.jsonl: cannot write: the folder /nonexistent does not exist"),
+    ([*MATCH, "--json", "/nonexistent/stats.json"], "error: /nonexistent/stats.json: cannot write"),
+    (["fuzz", "reconfig", "--schedules", "1", "--out-dir", str(EX / "events.jsonl" / "replays")], "is not a folder"),
+    (["simulate", "--topology", str(ROOT / "README.md")], "README.md:19: expected two node names"),
 ])
 def test_2_bad_input_or_usage(argv, message):
     result = CliRunner().invoke(main, argv)
     assert result.exit_code == 2, result.output
     assert message in result.stderr and "Traceback" not in result.output
     assert result.exception is None or isinstance(result.exception, SystemExit)
+
+
+def test_outputs_are_checked_before_the_work_starts(monkeypatch):
+    planted(monkeypatch, AssertionError("the work ran"))
+    result = run(*MATCH, "--output", "/nonexistent/out.jsonl")
+    assert result.exit_code == 2 and "the work ran" not in result.output
+
+
+def test_emoji_codes_in_a_message_stay_as_written(tmp_path):
+    topology = tmp_path / "a:x:b.edgelist"
+    topology.write_text("root:x:0\n")
+    result = run("simulate", "--topology", topology)
+    assert result.exit_code == 2 and "got 'root:x:0'" in result.stderr
 
 
 def test_3_an_internal_failure_is_one_line_and_a_hint(monkeypatch):

@@ -13,6 +13,7 @@ from rich.table import Table
 
 from subsum.cli.common import bench_out_dir_option, out, say, timeout_options
 from subsum.core.errors import CheckFailed
+from subsum.impl.network import forwarding_protocols
 
 
 @click.group()
@@ -113,7 +114,7 @@ def bench_network(out_dir, quick, brokers, subscriptions, events, swaps, fuzz_bu
 @bench_out_dir_option("reconfig", "reconfig.csv, control.png, lost.png, stale.png and summary.json")
 @click.option("--quick", is_flag=True, help="Trees of 20 and 100 brokers, two densities, 5 reconfigurations each (about a minute).")
 @click.option("--seed", type=int, default=1, show_default=True, help="Seed of the trees, workloads and overlay choices.")
-@click.option("--protocol", "protocols", type=click.Choice(["timed", "notified", "informed"]), multiple=True,
+@click.option("--protocol", "protocols", type=click.Choice(forwarding_protocols()[1:]), multiple=True,
               help="Run only these optimized protocols (repeatable); Strawman always runs, as the baseline.")
 @timeout_options
 def bench_reconfig(out_dir, quick, seed, protocols, defer_timeout, sub_timeout) -> None:

@@ -10,11 +10,12 @@ from rich.markup import escape
 from rich.table import Table
 
 from subsum.cli.common import err, format_option, json_option, out, write_json
+from subsum.conformance.profiles import PROFILES
 from subsum.core.errors import CheckFailed, SubsumError
 
 
 @click.command()
-@click.option("--profile", type=click.Choice(["ci", "thorough"]), default="ci", show_default=True,
+@click.option("--profile", type=click.Choice(PROFILES), default="ci", show_default=True,
               help="Hypothesis profile: ci is derandomized and quick; thorough draws many more random examples.")
 @json_option("Also write the results as JSON to FILE.")
 @click.option("--claim", "claim_ids", multiple=True, metavar="ID", help="Run only this claim (repeatable).")

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 from pathlib import Path
 from typing import Callable
 
@@ -22,11 +23,11 @@ from rich.markup import escape
 from rich.table import Table
 
 from subsum.core.errors import SubsumError
-from subsum.core.jsonio import write_lines_atomically
+from subsum.core.jsonio import check_output_path, write_lines_atomically
 from subsum.impl.network import PROTOCOLS, TOPOLOGIES
 
-out = Console()
-err = Console(stderr=True)
+out = Console(emoji=False)  # ':x:' in a file name stays ':x:'
+err = Console(stderr=True, emoji=False)
 
 #: Where benchmarks write unless told otherwise (ignored by git); `--out-dir
 #: benchmarks/results` refreshes the committed results.
@@ -38,12 +39,38 @@ def say(message: str) -> None:
     err.print(escape(message), highlight=False, soft_wrap=True)
 
 
+def writable_path(_ctx, _param, value: str | None) -> str | None:
+    """An output file is checked before the work starts (exit 2, nothing done).
+    A URI (hdfs://, s3a://) is Spark's to check; a .parquet output is a
+    folder Spark writes (and replaces)."""
+    if value is not None and "://" not in value:
+        check_output_path(value, folder_ok=value.rstrip("/").endswith(".parquet"))
+    return value
+
+
+def writable_dir(_ctx, param, value: str | None) -> str | None:
+    """An output folder: an existing folder, or one that can be made (its
+    nearest existing ancestor is a writable folder). Checked before the work starts."""
+    if value is None or "://" in value:
+        return value
+    path = Path(value)
+    ancestor = path
+    while not ancestor.exists() and ancestor != ancestor.parent:
+        ancestor = ancestor.parent
+    if not ancestor.is_dir():
+        raise SubsumError(f"--{param.name.replace('_', '-')} {value}: {ancestor} is not a folder")
+    if not os.access(ancestor, os.W_OK | os.X_OK):
+        raise SubsumError(f"--{param.name.replace('_', '-')} {value}: {ancestor} is not writable")
+    return value
+
+
 def output_option(help_text: str, required: bool = False) -> Callable:
-    return click.option("--output", "output_path", type=click.Path(dir_okay=False), required=required, help=help_text)
+    return click.option("--output", "output_path", type=click.Path(dir_okay=False), required=required, callback=writable_path,
+                        help=help_text)
 
 
 def json_option(help_text: str = "Also write the report as JSON to FILE.") -> Callable:
-    return click.option("--json", "json_path", type=click.Path(dir_okay=False), help=help_text)
+    return click.option("--json", "json_path", type=click.Path(dir_okay=False), callback=writable_path, help=help_text)
 
 
 def format_option(fn: Callable) -> Callable:
@@ -53,7 +80,7 @@ def format_option(fn: Callable) -> Callable:
 
 def bench_out_dir_option(name: str, files: str) -> Callable:
     return click.option("--out-dir", "out_dir", type=click.Path(file_okay=False), default=BENCH_SCRATCH, show_default=True,
-                        help=f"Write {files} into DIR/{name}/. `--out-dir benchmarks/results` refreshes the committed results.")
+                        callback=writable_dir, help=f"Write {files} into DIR/{name}/. `--out-dir benchmarks/results` refreshes the committed results.")
 
 
 def write_json(path: str | Path, value: object) -> None:

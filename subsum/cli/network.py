@@ -10,7 +10,7 @@ import click
 from rich.markup import escape
 
 from subsum.cli.common import (counter_table, err, json_option, out, protocol_option, timeout_options, topology_option,
-                               write_json)
+                               writable_dir, writable_path, write_json)
 from subsum.conformance import fuzz as fz
 from subsum.core.errors import CheckFailed
 
@@ -25,7 +25,7 @@ from subsum.core.errors import CheckFailed
 @click.option("--swaps", type=click.IntRange(0), default=0, show_default=True, help="Link swaps spread among the publications.")
 @click.option("--gap", type=click.FloatRange(0.0), default=5.0, show_default=True, help="Simulated ms between a swap's break and its new link.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seeds the topology, the workload and the link delays.")
-@click.option("--trace", "trace_path", type=click.Path(dir_okay=False), help="Write the trace (spec/05-network.md DEF-NET-9) as JSONL.")
+@click.option("--trace", "trace_path", type=click.Path(dir_okay=False), callback=writable_path, help="Write the trace (spec/05-network.md DEF-NET-9) as JSONL.")
 @json_option("Also write the counters as JSON to FILE.")
 def simulate(protocol, defer_timeout, sub_timeout, topology, brokers, subscriptions, events, swaps, gap, seed, trace_path, json_path):
     """Run a seeded workload on the broker simulator (subscription forwarding,
@@ -64,7 +64,7 @@ def fuzz() -> None:
 @click.option("--budget", type=click.FloatRange(0.1), default=30.0, show_default=True, help="Seconds to fuzz.")
 @click.option("--schedules", type=click.IntRange(1), default=None, help="Stop after this many schedules.")
 @click.option("--max-violations", type=click.IntRange(1), default=10, show_default=True, help="Stop after this many violations.")
-@click.option("--out-dir", "out_dir", type=click.Path(file_okay=False), default="fuzz-replays", show_default=True,
+@click.option("--out-dir", "out_dir", type=click.Path(file_okay=False), callback=writable_dir, default="fuzz-replays", show_default=True,
               help="Where replay files go.")
 @json_option("Also write the run's summary as JSON to FILE.")
 def fuzz_reconfig(protocol, defer_timeout, sub_timeout, topology, brokers, subscriptions, churn, steps, seed, budget, schedules,

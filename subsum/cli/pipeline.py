@@ -10,7 +10,7 @@ import click
 from rich.markup import escape
 from rich.table import Table
 
-from subsum.cli.common import out, spark_options, spark_session, write_json
+from subsum.cli.common import out, spark_options, spark_session, writable_dir, write_json
 from subsum.core.errors import CheckFailed, SubsumError
 
 
@@ -29,7 +29,7 @@ def _seconds(low_inclusive: bool):
               help="Grace window in seconds (the trace's times are milliseconds: 0.05 = 50 ms).")
 @click.option("--window", type=float, default=1.0, show_default=True, callback=_seconds(False),
               help="Width in seconds of the time windows the report counts violations in.")
-@click.option("--out-dir", "out_dir", type=click.Path(file_okay=False),
+@click.option("--out-dir", "out_dir", type=click.Path(file_okay=False), callback=writable_dir,
               help="Write violations.parquet and summary.json into DIR.")
 @spark_options
 def trace_check(trace_path, grace, window, out_dir, master, spark_conf):

@@ -323,10 +323,28 @@ def _new_file_mode() -> int:
     return 0o666 & ~mask
 
 
+def check_output_path(path: Path | str, folder_ok: bool = False) -> None:
+    """Raise InputError unless `path` can be written as an output: its
+    folder exists and is writable, and it is not a folder itself (unless
+    `folder_ok`). Commands check their outputs before they start the work."""
+    path = Path(path)
+    folder = path.parent if str(path.parent) else Path(".")
+    if path.is_dir() and not folder_ok:
+        raise InputError(str(path), None, None, "is a directory; expected a file to write")
+    if not folder.is_dir():
+        raise InputError(str(path), None, None, f"cannot write: the folder {folder} does not exist")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise InputError(str(path), None, None, f"cannot write: the folder {folder} is not writable")
+
+
 def write_lines_atomically(path: Path | str, lines: Iterable[str]) -> None:
     """Write all lines to a temporary file beside `path`, then rename it."""
     path = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent or ".")
+    check_output_path(path)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent or ".")
+    except OSError as exc:
+        raise InputError(str(path), None, None, f"cannot write: {exc.strerror}") from None
     try:
         os.fchmod(fd, _new_file_mode())  # mkstemp makes 0600; an output is an ordinary file
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
