@@ -117,31 +117,36 @@ def test_bench_network_counts_are_pinned():
     assert bench_network_digest() == PINNED["bench-network"]
 
 
-def all_digests() -> dict:
-    return {
+def all_digests(bench: bool = True) -> dict:
+    found = {
         "simulate": {p: simulate_digest(p) for p in PROTOCOLS},
         "fuzz": {p: fuzz_digest(p) for p in PROTOCOLS},
         "reconfig": {p: reconfig_digest(p) for p in PROTOCOLS},
-        "bench-network": bench_network_digest(),
     }
+    if bench:
+        found["bench-network"] = bench_network_digest()
+    return found
 
 
-@pytest.mark.parametrize("hash_seed", ["3", "6"])
-def test_runs_do_not_depend_on_the_string_hash_seed(hash_seed):
+def test_runs_do_not_depend_on_the_string_hash_seed():
     """Python salts string hashes per process, so the order of a set of
     filters differs between processes: no set order may decide a message,
     a random draw or a fuzz schedule, or `--seed N` and replay files would
-    not reproduce elsewhere. Hash seeds 3 and 6 drew different fuzz
-    schedules before the fuzzer sorted filters by `repr` no more."""
+    not reproduce elsewhere. The tests above run under this process's
+    random hash seed; this one under hash seed 6, which drew other fuzz
+    schedules than hash seed 3 while the fuzzer sorted filters by `repr`.
+    (The benchmark's filters have one constraint each: no set order to vary.)"""
     import os
     import subprocess
     import sys
 
-    env = dict(os.environ, PYTHONHASHSEED=hash_seed)
-    done = subprocess.run([sys.executable, __file__], env=env, capture_output=True, text=True, timeout=600)
+    env = dict(os.environ, PYTHONHASHSEED="6")
+    done = subprocess.run([sys.executable, __file__, "--no-bench"], env=env, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr
-    assert json.loads(done.stdout) == PINNED
+    assert json.loads(done.stdout) == {k: v for k, v in PINNED.items() if k != "bench-network"}
 
 
 if __name__ == "__main__":  # print the digests (to pin them after a deliberate change)
-    print(json.dumps(all_digests(), indent=4))
+    import sys
+
+    print(json.dumps(all_digests(bench="--no-bench" not in sys.argv), indent=4))
