@@ -64,32 +64,28 @@ class Overlay:
 
     def component(self, b: int) -> set[int]:
         """The brokers of b's tree."""
-        return self.side(b, None)
+        return set(self.walk(b))
 
-    def side(self, a: int, b: int | None) -> set[int]:
-        """The brokers on a's side of the link (a, b): reachable from a
-        without crossing it (with b None, a's whole tree)."""
-        seen, stack = {a}, [a]
-        while stack:
-            u = stack.pop()
-            for m in self.adjacent[u]:
-                if m not in seen and not (u == a and m == b):
-                    seen.add(m)
-                    stack.append(m)
-        return seen
+    def side(self, a: int, b: int) -> set[int]:
+        """The brokers on a's side of the link (a, b): reachable from a without crossing it."""
+        return set(self.walk(a, without=(a, b)))
 
     def parent_of(self, b: int) -> int | None:
         """b's parent in its tree rooted at its smallest broker (LSTree's rooted view)."""
-        root = min(self.component(b))
-        previous: dict[int, int | None] = {root: None}
-        stack = [root]
+        return self.walk(min(self.component(b)))[b]
+
+    def walk(self, start: int, without: tuple[int, int] | None = None) -> dict[int, int | None]:
+        """Every broker reachable from `start` (not crossing the link
+        `without`), each with the broker it was reached from (None for start)."""
+        previous: dict[int, int | None] = {start: None}
+        stack = [start]
         while stack:
             u = stack.pop()
             for m in self.adjacent[u]:
-                if m not in previous:
+                if m not in previous and (u, m) != without:
                     previous[m] = u
                     stack.append(m)
-        return previous[b]
+        return previous
 
     def lstree_repairs(self, b: int) -> list[tuple[int, int]]:
         """LSTree repair for a crash of b (seed 002 §3.5.5): the link to b's
