@@ -312,7 +312,7 @@ PIPELINE_CLAIMS: tuple[Claim, ...] = (
           "seed 001 §2", "spec/07-pipeline.md#clm-pipe-2", (M + "semantics.satisfied_pair_count",),
           (SP + "io.read_events",), (_example(spark.parquet_rejects_bad_events),)),
     Claim("CLM-PIPE-3",
-          "derived (DESIGN.md bad input)", "spec/07-pipeline.md#clm-pipe-3", (),
+          "derived (spec/formats.md, bad input)", "spec/07-pipeline.md#clm-pipe-3", (),
           (SP + "io.read_events", SP + "io.read_subscriptions"), (_example(spark.jsonl_errors_agree),)),
     Claim("CLM-TRACE-1",
           "derived", "spec/07-pipeline.md#clm-trace-1", (M + "trace.check_trace",), (SP + "trace.check",),

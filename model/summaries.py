@@ -36,10 +36,6 @@ class Interval:
     def holds(self, value: Union[int, float]) -> bool:
         return self.lo <= value <= self.hi
 
-    @property
-    def is_point(self) -> bool:
-        return self.lo == self.hi
-
 
 #: A normalized constraint: an Interval for int and float, a Constraint for string and bool.
 Normalized = Union[Interval, Constraint]

@@ -124,10 +124,3 @@ def check_trace(records: Sequence[TraceRecord], grace: float) -> list[Violation]
             if (publication.event, client) not in delivered:
                 found.append(Violation("missed", publication.event, client, publication.time))
     return sorted(found, key=lambda v: (v.cause, v.event, v.client, v.time))
-
-
-def count_by_cause(violations: Sequence[Violation]) -> dict[str, int]:
-    counts = {"duplicate": 0, "spurious": 0, "missed": 0}
-    for v in violations:
-        counts[v.cause] += 1
-    return counts

@@ -211,7 +211,6 @@ class ConstraintIndex:
 
     def __init__(self) -> None:
         self.tree: dict[str, dict[str, dict[str, object]]] = {}
-        self.lookups = 0
 
     def touched(self, key: ConstraintKey) -> None:
         """The slot list of an indexed constraint changed in place."""

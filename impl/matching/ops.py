@@ -30,5 +30,3 @@ HOLDS: dict[str, Callable[[object, object], bool]] = {
 #: Type, name, operator, value: how every engine keys a distinct constraint
 #: (seed 001 Theorem 2: syntactically equal constraints are equal).
 ConstraintKey = tuple  # (type, name, op, value)
-#: Type, name, value: how the batch engines key a distinct attribute (seed 001 Def 5).
-AttributeKey = tuple  # (type, name, value)

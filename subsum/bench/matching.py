@@ -348,7 +348,7 @@ def plot_scaling(rows, out: Path) -> Path | None:
 
 
 def assess(rows, groups) -> list[dict]:
-    """Seed 001's qualitative claims and the issue's targets: holds or not, with the figures."""
+    """Seed 001's qualitative claims and the performance targets: holds or not, with the figures."""
     findings = []
     # 1. brute < counting < indexed < rab (slowest first) at every point.
     points = {(r["group"], r["variant"], r["x"]) for r in rows if r["group"] not in ("default", "scaling")}

@@ -1,9 +1,9 @@
 """The value types of the data model (spec/01-data-model.md).
 
 These frozen attrs classes are shared by `subsum.model` and `subsum.impl`
-(DESIGN.md allows the value types in `subsum.core`). Their validators enforce
-DEF-DATA-1 .. DEF-DATA-7, so an invalid attribute, constraint, event or
-subscription cannot be built. They carry no matching semantics: those are in
+(`subsum.core` is the one layer both may import; tests/test_layers.py checks
+the layering). Their validators enforce DEF-DATA-1 .. DEF-DATA-7, so an
+invalid attribute, constraint, event or subscription cannot be built. They carry no matching semantics: those are in
 `subsum.model.semantics` (reference) and `subsum.impl` (optimized).
 """
 
