@@ -110,7 +110,7 @@ def check_keys(obj: JsonObject, where: str | None, required: tuple[str, ...], op
         return f"{where}.{key}" if where else key
 
     for key in obj.duplicates:
-        raise RecordError(sub(key), f"given more than once")
+        raise RecordError(sub(key), "given more than once")
     for key in required:
         if key not in obj:
             raise RecordError(sub(key), "missing")
