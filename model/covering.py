@@ -8,6 +8,7 @@ is the cheap syntactic test of DEF-COV-4: sound, not complete.
 from __future__ import annotations
 
 from collections import defaultdict
+from typing import Any, cast
 
 import z3
 
@@ -16,15 +17,15 @@ from subsum.model import smt
 from subsum.model.rules import PYTHON, RULES
 
 
-def _constraint_formula(c: Constraint, var, chars: smt.CharMap) -> z3.BoolRef:
+def _constraint_formula(c: Constraint, var: Any, chars: smt.CharMap) -> z3.BoolRef:
     return smt.operator_holds(c.op, var, smt.constant(c.type, c.op, c.value, chars))
 
 
 def _chars_for(*constraints: Constraint) -> smt.CharMap:
-    texts = []
+    texts: list[str] = []
     for c in constraints:
         if c.type == "string" and c.value is not None:
-            texts.append(c.value)
+            texts.append(cast(str, c.value))
     return smt.CharMap(texts)
 
 
@@ -35,7 +36,7 @@ def constraint_is_satisfiable(c: Constraint) -> bool:
     v = smt.variable(c.type, "v")
     verdict, _ = smt.check(z3.And(smt.in_domain(c.type, v), _constraint_formula(c, v, chars)))
     assert verdict != z3.unknown, f"z3 could not decide satisfiability of {c}"
-    return verdict == z3.sat
+    return bool(verdict == z3.sat)
 
 
 def covers_constraint(general: Constraint, specific: Constraint) -> bool:
@@ -57,7 +58,7 @@ def covers_constraint(general: Constraint, specific: Constraint) -> bool:
         )
     )
     assert verdict != z3.unknown, f"z3 could not decide {specific} ≺ {general}"
-    return verdict == z3.unsat
+    return bool(verdict == z3.unsat)
 
 
 def constraints_equal(c1: Constraint, c2: Constraint) -> bool:

@@ -9,7 +9,7 @@ deliveries *should* be, with no messages at all: the oracle the simulator
 
 from __future__ import annotations
 
-from typing import Mapping
+from typing import Iterable, Mapping, cast
 
 import attrs
 import networkx as nx
@@ -19,10 +19,10 @@ from subsum.model.semantics import matches
 
 #: DEF-NET-2: a client is attached to one broker and holds a set of filters.
 ClientAccess = Mapping[int, int]
-ClientFilters = Mapping[int, frozenset]
+ClientFilters = Mapping[int, frozenset[Subscription]]
 
 
-def overlay(brokers, links) -> nx.Graph:
+def overlay(brokers: Iterable[int], links: Iterable[tuple[int, int]]) -> nx.Graph:
     """DEF-NET-1: the overlay: brokers as nodes, links as edges. It must be a forest."""
     graph = nx.Graph()
     graph.add_nodes_from(brokers)
@@ -54,7 +54,7 @@ def ideal_table(graph: nx.Graph, u: int, access: ClientAccess, filters: ClientFi
     return table
 
 
-def ideal_tables(graph: nx.Graph, access: ClientAccess, filters: ClientFilters) -> dict[int, set]:
+def ideal_tables(graph: nx.Graph, access: ClientAccess, filters: ClientFilters) -> dict[int, set[tuple[int, Subscription]]]:
     """DEF-NET-3: the ideal table of every broker."""
     return {u: ideal_table(graph, u, access, filters) for u in graph.nodes}
 
@@ -77,7 +77,7 @@ def reconfiguration_path(graph: nx.Graph, old: tuple[int, int], new: tuple[int, 
     other end to the second old endpoint."""
     after = swapped(graph, old, new)
     a, b = sorted(old)
-    return nx.shortest_path(after, a, b)
+    return cast(list[int], nx.shortest_path(after, a, b))
 
 
 def swapped(graph: nx.Graph, old: tuple[int, int], new: tuple[int, int]) -> nx.Graph:
@@ -98,21 +98,21 @@ class BrokerState:
     clients, and its table subTab as a set of (neighbour, filter) pairs."""
 
     id: int
-    neighbors: frozenset
-    clients: frozenset
-    table: frozenset
+    neighbors: frozenset[int]
+    clients: frozenset[int]
+    table: frozenset[tuple[int, Subscription]]
 
 
 #: DEF-NET-6: a message a handler sends: (destination, "SUB" | "UNSUB", filter).
-Message = tuple
+Message = tuple[int, str, Subscription]
 
 
-def subscribers_of(state: BrokerState, p: Subscription) -> set:
+def subscribers_of(state: BrokerState, p: Subscription) -> set[int]:
     """DEF-NET-6: the neighbours subscribed to p."""
     return {n for n, q in state.table if q == p}
 
 
-def broker_neighbors(state: BrokerState) -> set:
+def broker_neighbors(state: BrokerState) -> set[int]:
     """DEF-NET-6: the neighbours that are brokers (only they get SUB and UNSUB)."""
     return set(state.neighbors - state.clients)
 
@@ -151,7 +151,7 @@ def on_unsub(state: BrokerState, n: int, p: Subscription) -> tuple[BrokerState, 
     return unsubscribe_from(state, n, p)
 
 
-def event_targets(state: BrokerState, n: int, event: Event) -> set:
+def event_targets(state: BrokerState, n: int, event: Event) -> set[int]:
     """DEF-NET-6: the neighbours but n with a filter the event matches."""
     return {m for m, p in state.table if m != n and matches(p, event)}
 
@@ -175,7 +175,7 @@ def on_add_link(state: BrokerState, n: int, is_client: bool) -> tuple[BrokerStat
 
 # --- DEF-RCF-2..5: the optimized protocols' steps, plainly (spec/06-reconfiguration.md) --------
 
-def entries_of(state: BrokerState, n: int) -> frozenset:
+def entries_of(state: BrokerState, n: int) -> frozenset[tuple[int, Subscription]]:
     """DEF-RCF-2: the pairs (n, p) of the table."""
     return frozenset((m, p) for m, p in state.table if m == n)
 
@@ -185,7 +185,7 @@ def is_leaf_without(state: BrokerState, n: int) -> bool:
     return not (broker_neighbors(state) - {n})
 
 
-def deferred_removal(state: BrokerState, n: int) -> tuple[BrokerState, frozenset]:
+def deferred_removal(state: BrokerState, n: int) -> tuple[BrokerState, frozenset[tuple[int, Subscription]]]:
     """DEF-RCF-2 (manageRemovedLink): n's pairs leave the table silently and
     n leaves the neighbours. Returns the new state and the pairs to defer
     (none for a leaf, which only drops them)."""
@@ -203,23 +203,23 @@ def deferred_unsubscribe(state: BrokerState, n: int, p: Subscription) -> tuple[B
     return unsubscribe_from(attrs.evolve(state, table=state.table | {(n, p)}), n, p)
 
 
-def flush_forward(state: BrokerState, m: int) -> set:
+def flush_forward(state: BrokerState, m: int) -> set[int]:
     """DEF-RCF-3: where a FLUSH with a rid this broker holds no task for goes:
     every broker neighbour but the sender."""
     return broker_neighbors(state) - {m}
 
 
-def only_subscribed_by(state: BrokerState, o: int) -> frozenset:
+def only_subscribed_by(state: BrokerState, o: int) -> frozenset[Subscription]:
     """DEF-RCF-4: P, the filters whose only subscriber is o."""
     return frozenset(p for _, p in state.table if subscribers_of(state, p) == {o})
 
 
-def announced_to(state: BrokerState, o: int) -> frozenset:
+def announced_to(state: BrokerState, o: int) -> frozenset[Subscription]:
     """DEF-RCF-5: the filters this broker had announced to o (a subscriber other than o)."""
     return frozenset(p for m, p in state.table if m != o)
 
 
-def activation(state: BrokerState, n: int, held: frozenset) -> tuple[list[Message], frozenset]:
+def activation(state: BrokerState, n: int, held: frozenset[Subscription]) -> tuple[list[Message], frozenset[Subscription]]:
     """DEF-RCF-4 (activateReceived at n1, new neighbour n): SUB(p) to n for
     every distinct p not from n and not in P; the ones in P are held back.
     Returns the SUBs and the held-back filters (FLUSH follows the SUBs)."""
@@ -227,7 +227,7 @@ def activation(state: BrokerState, n: int, held: frozenset) -> tuple[list[Messag
     return [(n, "SUB", p) for p in distinct - held], frozenset(distinct & held)
 
 
-def released(state: BrokerState, n: int, held: frozenset) -> list[Message]:
+def released(state: BrokerState, n: int, held: frozenset[Subscription]) -> list[Message]:
     """DEF-RCF-4 (subTimerExpired): a held-back p goes to n only if a
     neighbour other than n still subscribes it."""
     if n not in state.neighbors:

@@ -6,7 +6,7 @@ is a direct transcription of the definition it cites.
 
 from __future__ import annotations
 
-from typing import Iterable, Sequence
+from typing import Iterable, Sequence, cast
 
 from subsum.core.types import Attribute, Constraint, Event, Scalar, Subscription, split_wildcard
 
@@ -14,6 +14,10 @@ from subsum.core.types import Attribute, Constraint, Event, Scalar, Subscription
 def operator_holds(op: str, v: Scalar, w: Scalar | None) -> bool:
     """DEF-DATA-6: op(v, w), the attribute value `v` on the left and the
     constraint value `w` on the right (seed 001 Def 6 argument order)."""
+    # DEF-DATA-5 fits the operator to the type, which mypy cannot see: the
+    # ordering operators compare numbers, the string operators strings.
+    x, y = cast(float, v), cast(float, w)
+    s, t = cast(str, v), cast(str, w)
     if op == "any":
         return True
     if op == "=":
@@ -21,22 +25,22 @@ def operator_holds(op: str, v: Scalar, w: Scalar | None) -> bool:
     if op == "!=":
         return v != w
     if op == "<":
-        return v < w
+        return x < y
     if op == "<=":
-        return v <= w
+        return x <= y
     if op == ">":
-        return v > w
+        return x > y
     if op == ">=":
-        return v >= w
+        return x >= y
     if op == "prefix":
-        return v.startswith(w)
+        return s.startswith(t)
     if op == "suffix":
-        return v.endswith(w)
+        return s.endswith(t)
     if op == "contains":
-        return w in v
+        return t in s
     if op == "wildcard":
-        left, right = split_wildcard(w)
-        return v.startswith(left) and v.endswith(right) and len(v) >= len(left) + len(right)
+        left, right = split_wildcard(t)
+        return s.startswith(left) and s.endswith(right) and len(s) >= len(left) + len(right)
     raise AssertionError(f"unknown operator {op!r}")
 
 

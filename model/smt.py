@@ -22,6 +22,7 @@ from __future__ import annotations
 import random
 import re
 import struct
+from typing import Any, Iterable, cast
 
 import z3
 
@@ -34,7 +35,7 @@ _PRIVATE_USE = 0xE000
 class CharMap:
     """An injective map from the characters of a query's constants to z3 characters."""
 
-    def __init__(self, texts: list[str] = ()):
+    def __init__(self, texts: Iterable[str] = ()):
         chars = sorted({ch for text in texts for ch in text})
         self.forward: dict[str, int] = {ch: ord(ch) for ch in chars if ord(ch) <= Z3_MAX_CHAR}
         used = set(self.forward.values())
@@ -68,7 +69,7 @@ class CharMap:
     def decode(self, value: z3.SeqRef) -> str:
         # as_string() writes some characters raw and others as \u{hex}; it
         # always escapes a backslash, so each token below is one character.
-        def one(match: re.Match) -> str:
+        def one(match: re.Match[str]) -> str:
             code = int(match.group(1), 16) if match.group(1) else ord(match.group(0))
             if code in self.backward:
                 return self.backward[code]
@@ -111,12 +112,12 @@ def in_domain(type_: str, var: z3.ExprRef) -> z3.BoolRef:
     return z3.BoolVal(True)
 
 
-def constant(type_: str, op: str, value: Scalar | None, chars: CharMap):
+def constant(type_: str, op: str, value: Scalar | None, chars: CharMap) -> Any:
     """The z3 term for a constraint value (a pair for wildcard patterns)."""
     if value is None:
         return None
     if op == "wildcard":
-        left, right = split_wildcard(value)
+        left, right = split_wildcard(cast(str, value))
         return chars.encode(left), chars.encode(right)
     return value_constant(type_, value, chars)
 
@@ -128,17 +129,17 @@ def value_constant(type_: str, value: Scalar, chars: CharMap) -> z3.ExprRef:
     if type_ == "float":
         return z3.FPVal(value, z3.Float64())
     if type_ == "string":
-        return chars.encode(value)
+        return chars.encode(cast(str, value))
     return z3.BoolVal(value)
 
 
-def _equal(v, w) -> z3.BoolRef:
+def _equal(v: Any, w: Any) -> z3.BoolRef:
     if z3.is_fp(v):
         return z3.fpEQ(v, w)
     return v == w
 
 
-def operator_holds(op: str, v, w) -> z3.BoolRef:
+def operator_holds(op: str, v: Any, w: Any) -> z3.BoolRef:
     """DEF-SMT-1: the z3 formula for op(v, w), mirroring
     `subsum.model.semantics.operator_holds`."""
     if op == "any":
@@ -173,7 +174,7 @@ def operator_holds(op: str, v, w) -> z3.BoolRef:
     raise AssertionError(f"unknown operator {op!r}")
 
 
-def value_from_model(type_: str, model: z3.ModelRef, term, chars: CharMap):
+def value_from_model(type_: str, model: z3.ModelRef, term: Any, chars: CharMap) -> Any:
     """Read a witness value of `type_` back from a z3 model."""
     if isinstance(term, tuple):
         return "*".join(value_from_model("string", model, part, chars) for part in term)

@@ -11,11 +11,11 @@ one against the other.
 from __future__ import annotations
 
 import math
-from typing import Iterable, Mapping, Sequence, Union
+from typing import Any, Iterable, Mapping, Sequence, Union, cast
 
 import attrs
 
-from subsum.core.types import Attribute, Constraint, Event, Subscription, constraint_sort_key
+from subsum.core.types import Attribute, Constraint, Event, Scalar, Subscription, constraint_sort_key
 from subsum.model.covering import covers_by_rules
 from subsum.model.semantics import matches, operator_holds
 
@@ -57,12 +57,13 @@ def schema_of(subscriptions: Iterable[Subscription]) -> tuple[Key, ...]:
 def constraint_interval(c: Constraint) -> Interval:
     """DEF-SUM-2 (numeric): the closed interval of one constraint. Strict
     bounds are closed, `!=` and `any` are the whole line: over-approximations."""
+    v = cast(float, c.value)  # a number, or None under `any` (not read then)
     if c.op == "=":
-        return Interval(c.value, c.value)
+        return Interval(v, v)
     if c.op in ("<", "<="):
-        return Interval(-INF, c.value)
+        return Interval(-INF, v)
     if c.op in (">", ">="):
-        return Interval(c.value, INF)
+        return Interval(v, INF)
     assert c.op in ("!=", "any"), c.op
     return Interval(-INF, INF)
 
@@ -102,7 +103,7 @@ def canonical_string_constraint(c: Constraint) -> Constraint:
     if c.op == "!=" or (c.op in ("prefix", "suffix", "contains") and c.value == ""):
         return Constraint(c.name, "string", "any")
     if c.op == "wildcard":
-        left, _, right = c.value.partition("*")
+        left, _, right = cast(str, c.value).partition("*")
         if left == "" and right == "":
             return Constraint(c.name, "string", "any")
         if right == "":
@@ -116,11 +117,11 @@ def canonical_string_constraint(c: Constraint) -> Constraint:
 SELECTIVITY = {"=": 0, "wildcard": 1, "prefix": 2, "suffix": 2, "contains": 3, "any": 4}
 
 
-def representative(c: Constraint) -> tuple:
+def representative(c: Constraint) -> tuple[Any, ...]:
     """DEF-SUM-2: the order in which a conjunct is chosen to stand for the
     conjunction: most selective operator, then longest value, then the
     canonical constraint order."""
-    length = 0 if c.value is None else len(c.value)
+    length = 0 if c.value is None else len(cast(str, c.value))
     return (SELECTIVITY[c.op], -length, constraint_sort_key(c))
 
 
@@ -133,7 +134,7 @@ def normalize_string(constraints: Sequence[Constraint]) -> Constraint | None:
     if equalities:
         if len(equalities) > 1:
             return None
-        value = equalities.pop()
+        value = cast(str, equalities.pop())
         if all(operator_holds(c.op, value, c.value) for c in constraints):
             return Constraint(constraints[0].name, "string", "=", value)
         return None
@@ -167,10 +168,10 @@ def abstraction(subscription: Subscription) -> dict[Key, Normalized] | None:
     return result
 
 
-def normalized_holds(n: Normalized, value) -> bool:
+def normalized_holds(n: Normalized, value: Scalar) -> bool:
     """DEF-SUM-3: a value satisfies a normalized constraint."""
     if isinstance(n, Interval):
-        return n.holds(value)
+        return n.holds(cast(float, value))
     return operator_holds(n.op, value, n.value)
 
 
@@ -178,8 +179,9 @@ def normalized_covers(general: Normalized, specific: Normalized) -> bool:
     """DEF-SUM-3: interval containment for numeric keys; the proved
     syntactic rules (DEF-COV-4) for string and bool keys."""
     if isinstance(general, Interval):
+        specific = cast(Interval, specific)  # normalized constraints of one key
         return general.lo <= specific.lo and specific.hi <= general.hi
-    return covers_by_rules(general, specific)
+    return covers_by_rules(general, cast(Constraint, specific))
 
 
 # --- Rows and the reference summary ---------------------------------------
@@ -201,7 +203,8 @@ def numeric_rows(members: Sequence[tuple[str, Interval]]) -> list[Row]:
     row (AACS_E), any other a range row (AACS_SR). Sorted by lower bound."""
     rows: list[Row] = []
     current_ids: set[str] = set()
-    lo = hi = None
+    lo: float | None = None
+    hi: float = -INF  # read only once lo is set
     for sid, interval in sorted(members, key=lambda m: (m[1].lo, m[1].hi, m[0])):
         if lo is not None and interval.lo <= hi:
             hi = max(hi, interval.hi)
@@ -215,7 +218,7 @@ def numeric_rows(members: Sequence[tuple[str, Interval]]) -> list[Row]:
     return rows
 
 
-def _numeric_row(lo, hi, ids: set[str]) -> Row:
+def _numeric_row(lo: float, hi: float, ids: set[str]) -> Row:
     return Row("equality" if lo == hi else "range", Interval(lo, hi), frozenset(ids))
 
 
@@ -240,7 +243,7 @@ def constraint_rows(members: Sequence[tuple[str, Constraint]], virtual: str = "n
                 joined = {i for r in rows if r.constraint in (c, twin) for i in r.ids}
                 rows = [r for r in rows if r.constraint not in (c, twin)]
                 rows = _add_row(rows, Constraint(c.name, c.type, "contains", c.value), joined)
-        rows.sort(key=lambda r: constraint_sort_key(r.constraint))
+        rows.sort(key=lambda r: constraint_sort_key(cast(Constraint, r.constraint)))
     return rows
 
 
@@ -277,14 +280,14 @@ def reference_summary(subscriptions: Sequence[tuple[str, Subscription]], virtual
     rows = {}
     for key, key_members in sorted(members.items()):
         if key[1] in NUMERIC_TYPES:
-            rows[key] = tuple(numeric_rows(key_members))
+            rows[key] = tuple(numeric_rows(cast(list[tuple[str, Interval]], key_members)))
         else:
-            rows[key] = tuple(constraint_rows(key_members, virtual))
+            rows[key] = tuple(constraint_rows(cast(list[tuple[str, Constraint]], key_members), virtual))
     unconditional = frozenset(sid for sid, n in counts.items() if n == 0)
     return ReferenceSummary(rows, counts, unconditional)
 
 
-def satisfied_rows(rows: Sequence[Row], value) -> list[Row]:
+def satisfied_rows(rows: Sequence[Row], value: Scalar) -> list[Row]:
     """DEF-SUM-8 step 1: the rows of one key that a value satisfies."""
     return [r for r in rows if normalized_holds(r.constraint, value)]
 
@@ -327,7 +330,7 @@ def row_is_exact(key: Key, row: Row, subscriptions: Mapping[str, Subscription]) 
             return False
         c = own[0]
         if isinstance(row.constraint, Interval):
-            if not (c.op == "=" and row.constraint == Interval(c.value, c.value)):
+            if not (c.op == "=" and row.constraint == Interval(cast(float, c.value), cast(float, c.value))):
                 return False
         elif c.type == "string" and canonical_string_constraint(c) != row.constraint:
             return False

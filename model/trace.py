@@ -10,7 +10,7 @@ is a direct transcription of the definition it cites. The Spark checker
 from __future__ import annotations
 
 import math
-from typing import Sequence
+from typing import Sequence, cast
 
 import attrs
 
@@ -62,12 +62,14 @@ def subscription_intervals(records: Sequence[TraceRecord]) -> list[Interval]:
             if later.kind == "unsubscribe" and later.client == record.client and later.filter_text == record.filter_text:
                 end = later.time
                 break
-        intervals.append(Interval(record.client, record.filter_text, record.filter, record.time, end))
+        # A subscribe record has a client and a filter (DEF-NET-9); mypy sees Optional fields.
+        intervals.append(Interval(cast(int, record.client), cast(str, record.filter_text), cast(Subscription, record.filter), record.time, end))
     return intervals
 
 
 def publications(records: Sequence[TraceRecord]) -> dict[int, Publication]:
-    return {r.event: Publication(r.event, r.client, r.time, r.attributes) for r in records if r.kind == "publish"}
+    return {cast(int, r.event): Publication(cast(int, r.event), cast(int, r.client), r.time, cast(Event, r.attributes))
+            for r in records if r.kind == "publish"}
 
 
 def active_within(interval: Interval, t: float, grace: float) -> bool:
@@ -113,12 +115,12 @@ def check_trace(records: Sequence[TraceRecord], grace: float) -> list[Violation]
     for record in records:
         if record.kind != "deliver":
             continue
-        pair = (record.event, record.client)
+        pair = (cast(int, record.event), cast(int, record.client))
         if pair in delivered:
-            found.append(Violation("duplicate", record.event, record.client, record.time))
+            found.append(Violation("duplicate", *pair, record.time))
         delivered.add(pair)
-        if not justified(record.client, published.get(record.event), intervals, grace):
-            found.append(Violation("spurious", record.event, record.client, record.time))
+        if not justified(pair[1], published.get(pair[0]), intervals, grace):
+            found.append(Violation("spurious", *pair, record.time))
     for publication in published.values():
         for client in owed(publication, intervals, grace):
             if (publication.event, client) not in delivered:

@@ -5,7 +5,7 @@ functions, so that an engine looks the operator up once per constraint."""
 from __future__ import annotations
 
 import operator
-from typing import Callable
+from typing import Any, Callable
 
 
 def _wildcard(v: str, pattern: str) -> bool:
@@ -13,7 +13,7 @@ def _wildcard(v: str, pattern: str) -> bool:
     return len(v) >= len(left) + len(right) and v.startswith(left) and v.endswith(right)
 
 
-HOLDS: dict[str, Callable[[object, object], bool]] = {
+HOLDS: dict[str, Callable[[Any, Any], bool]] = {
     "=": operator.eq,
     "!=": operator.ne,
     "<": operator.lt,
