@@ -236,6 +236,13 @@ def soundness_formula(rule: Rule) -> tuple[z3.BoolRef, dict[str, Any]]:
     Values range over a superset of the data model (z3 Int without 64-bit
     bounds; Float64 without NaN but with ±inf and -0.0; wildcard patterns as
     arbitrary (l, r) pairs), so a proof covers the data model a fortiori.
+
+    >>> rule = RULES[0]
+    >>> rule.key, rule.text
+    ('T1-1[int]', 'x > v1 ≺ x > v2 if v1 >= v2')
+    >>> formula, variables = soundness_formula(rule)
+    >>> smt.check(formula)[0]  # no counterexample: the rule is sound
+    unsat
     """
     v = smt.variable(rule.type, "v")
 
