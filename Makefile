@@ -12,7 +12,7 @@ PROFILE ?= ci
 
 help:
 	@echo "make verify   bootstrap .venv, install, run 'subsum verify' (every claim's checks)"
-	@echo "make test     bootstrap .venv, install, run pytest"
+	@echo "make test     bootstrap .venv, install, run ruff, mypy and pytest"
 	@echo "make prove    run the z3 proofs alone"
 	@echo "make claims   print the traceability matrix"
 	@echo "make bench    run every benchmark: subsum bench matching, summaries, network, reconfig, spark"
@@ -38,7 +38,13 @@ $(STAMP): pyproject.toml | check-python
 verify: $(STAMP) check-java
 	$(BIN)/subsum verify --profile $(PROFILE)
 
+# ruff and mypy first (seconds), then pytest (minutes; it includes the
+# docstring examples of subsum.model and subsum.core, tests/test_doctests.py).
+# mypy reads build/typecheck/, which scripts/link_tree.py makes.
 test: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/python scripts/link_tree.py >/dev/null
+	$(BIN)/mypy
 	$(BIN)/python -m pytest
 
 prove: $(STAMP)
@@ -60,4 +66,4 @@ bench-refresh:
 	$(MAKE) bench BENCH_OUT=benchmarks/results
 
 clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis build *.egg-info
+	rm -rf $(VENV) .pytest_cache .hypothesis .mypy_cache .ruff_cache build *.egg-info

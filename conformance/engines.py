@@ -4,7 +4,6 @@ add, remove and match (claims CLM-ENG-*, spec/03-matching.md)."""
 
 from __future__ import annotations
 
-import functools
 
 from hypothesis import settings
 from hypothesis import strategies as st

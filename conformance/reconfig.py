@@ -29,7 +29,7 @@ from subsum.conformance import strategies as gen
 from subsum.conformance.network import (FILTERS, CheckedBroker, StrawmanUnderChurn, check_tables, model_state, model_view,
                                          patched)
 from subsum.conformance.properties import property_check
-from subsum.impl.network import CLIENT_BASE, Network, build
+from subsum.impl.network import Network, build
 from subsum.impl.network import PROTOCOLS
 from subsum.impl.network.protocols import InformedBroker
 from subsum.model import network as ref

@@ -497,8 +497,8 @@ STATEMENTS: dict[str, str] = {
     # spec/07-pipeline.md
     'CLM-PIPE-3': (
         'The Spark readers refuse exactly the JSONL input the in-process readers refuse, '
-        'with the same file, line, field and message. Source: derived (DESIGN.md "bad '
-        'input"). Checks: example (`conformance.spark.jsonl_errors_agree`: malformed '
+        'with the same file, line, field and message. Source: derived (spec/formats.md, '
+        'bad input). Checks: example (`conformance.spark.jsonl_errors_agree`: malformed '
         'JSON, an unknown operator, an operator that does not fit the type, NaN, a '
         'duplicate ID, an empty file, blank lines before the bad one).'
     ),

@@ -12,6 +12,7 @@ They are built to find bugs, not to look realistic:
 from __future__ import annotations
 
 import math
+from typing import cast
 
 from hypothesis import strategies as st
 
@@ -89,7 +90,7 @@ def attribute_value_for(c: Constraint) -> st.SearchStrategy:
     if c.op == "any" or c.value is None:
         return values(c.type)
     if c.op == "wildcard":
-        left, right = c.value.split("*")
+        left, right = cast(str, c.value).split("*")
         return st.builds(lambda m: left + m + right, short_text)
     return near(c.type, c.value)
 

@@ -772,7 +772,10 @@ def history_survives_slot_reuse_and_late_deletions() -> None:
     another broker about an ID it deleted but has not shipped yet."""
     schema = (("s", "string"), ("x", "int"))
     layout = IdLayout(3, 8, 2)
-    one = lambda text: Subscription(frozenset(parse_filter(text).constraints))
+
+    def one(text):
+        return Subscription(frozenset(parse_filter(text).constraints))
+
     # (1) A deleted, B added in its place before the delta: B must be found.
     o = OwnerSummary(0, layout, schema)
     h = History(layout, schema)

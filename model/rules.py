@@ -16,7 +16,7 @@ that runs.
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Any, Callable
 
 import attrs
 import z3
@@ -32,27 +32,27 @@ class PYTHON:
     TRUE = True
 
     @staticmethod
-    def both(a, b):
+    def both(a: bool, b: bool) -> bool:
         return a and b
 
     @staticmethod
-    def either(a, b):
+    def either(a: bool, b: bool) -> bool:
         return a or b
 
     @staticmethod
-    def left(pattern):
+    def left(pattern: str) -> str:
         return split_wildcard(pattern)[0]
 
     @staticmethod
-    def right(pattern):
+    def right(pattern: str) -> str:
         return split_wildcard(pattern)[1]
 
     @staticmethod
-    def is_empty(text):
+    def is_empty(text: str) -> bool:
         return text == ""
 
     @staticmethod
-    def same(v1, v2):
+    def same(v1: object, v2: object) -> bool:
         return v1 == v2
 
 
@@ -65,19 +65,19 @@ class SMT:
     either = staticmethod(z3.Or)
 
     @staticmethod
-    def left(pattern):
+    def left(pattern: Any) -> Any:
         return pattern[0]
 
     @staticmethod
-    def right(pattern):
+    def right(pattern: Any) -> Any:
         return pattern[1]
 
     @staticmethod
-    def is_empty(text):
+    def is_empty(text: Any) -> Any:
         return z3.Length(text) == 0
 
     @staticmethod
-    def same(v1, v2):
+    def same(v1: Any, v2: Any) -> Any:
         if isinstance(v1, tuple):
             return z3.And(v1[0] == v2[0], v1[1] == v2[1])
         if v1 is None:
@@ -85,7 +85,8 @@ class SMT:
         return z3.fpEQ(v1, v2) if z3.is_fp(v1) else v1 == v2
 
 
-Condition = Callable[[type, object, object], object]
+#: A condition over a vocabulary (PYTHON or SMT, passed as the class) and v1, v2.
+Condition = Callable[..., Any]
 
 
 @attrs.frozen
@@ -229,16 +230,23 @@ def _derived_rules() -> list[Rule]:
 RULES: tuple[Rule, ...] = tuple(_table_1_rules() + _string_rules() + _derived_rules())
 
 
-def soundness_formula(rule: Rule) -> tuple[z3.BoolRef, dict]:
+def soundness_formula(rule: Rule) -> tuple[z3.BoolRef, dict[str, Any]]:
     """The negation of the rule's soundness: a model of it is a counterexample.
 
     Values range over a superset of the data model (z3 Int without 64-bit
     bounds; Float64 without NaN but with ±inf and -0.0; wildcard patterns as
     arbitrary (l, r) pairs), so a proof covers the data model a fortiori.
+
+    >>> rule = RULES[0]
+    >>> rule.key, rule.text
+    ('T1-1[int]', 'x > v1 ≺ x > v2 if v1 >= v2')
+    >>> formula, variables = soundness_formula(rule)
+    >>> smt.check(formula)[0]  # no counterexample: the rule is sound
+    unsat
     """
     v = smt.variable(rule.type, "v")
 
-    def value_var(op: str, label: str):
+    def value_var(op: str, label: str) -> Any:
         if op == "wildcard":
             return smt.pattern_variable(label)
         if op == "any":

@@ -22,6 +22,7 @@ from __future__ import annotations
 import random
 import re
 import struct
+from typing import Any, Iterable, cast
 
 import z3
 
@@ -34,7 +35,7 @@ _PRIVATE_USE = 0xE000
 class CharMap:
     """An injective map from the characters of a query's constants to z3 characters."""
 
-    def __init__(self, texts: list[str] = ()):
+    def __init__(self, texts: Iterable[str] = ()):
         chars = sorted({ch for text in texts for ch in text})
         self.forward: dict[str, int] = {ch: ord(ch) for ch in chars if ord(ch) <= Z3_MAX_CHAR}
         used = set(self.forward.values())
@@ -68,7 +69,7 @@ class CharMap:
     def decode(self, value: z3.SeqRef) -> str:
         # as_string() writes some characters raw and others as \u{hex}; it
         # always escapes a backslash, so each token below is one character.
-        def one(match: re.Match) -> str:
+        def one(match: re.Match[str]) -> str:
             code = int(match.group(1), 16) if match.group(1) else ord(match.group(0))
             if code in self.backward:
                 return self.backward[code]
@@ -80,6 +81,11 @@ class CharMap:
 
 
 def sort_of(type_: str) -> z3.SortRef:
+    """DEF-SMT-1: the z3 sort of a data-model type.
+
+    >>> sort_of("int"), sort_of("float"), sort_of("string"), sort_of("bool")
+    (Int, FPSort(11, 53), String, Bool)
+    """
     return {
         "int": z3.IntSort(),
         "float": z3.Float64(),
@@ -89,17 +95,30 @@ def sort_of(type_: str) -> z3.SortRef:
 
 
 def variable(type_: str, label: str) -> z3.ExprRef:
-    """A z3 variable ranging over values of `type_`."""
+    """A z3 variable ranging over values of `type_`.
+
+    >>> v = variable("float", "v")
+    >>> v, v.sort()
+    (v, FPSort(11, 53))
+    """
     return z3.Const(label, sort_of(type_))
 
 
 def pattern_variable(label: str) -> tuple[z3.SeqRef, z3.SeqRef]:
-    """A z3 variable ranging over wildcard patterns, as the pair (l, r)."""
+    """A z3 variable ranging over wildcard patterns, as the pair (l, r).
+
+    >>> pattern_variable("w")
+    (w.left, w.right)
+    """
     return z3.String(f"{label}.left"), z3.String(f"{label}.right")
 
 
 def in_domain(type_: str, var: z3.ExprRef) -> z3.BoolRef:
-    """DEF-DATA-2 as a formula: `var` holds a value the data model allows."""
+    """DEF-DATA-2 as a formula: `var` holds a value the data model allows.
+
+    >>> in_domain("int", variable("int", "v"))
+    And(v >= -9223372036854775808, v <= 9223372036854775807)
+    """
     if type_ == "int":
         return z3.And(var >= INT_MIN, var <= INT_MAX)
     if type_ == "float":
@@ -111,36 +130,55 @@ def in_domain(type_: str, var: z3.ExprRef) -> z3.BoolRef:
     return z3.BoolVal(True)
 
 
-def constant(type_: str, op: str, value: Scalar | None, chars: CharMap):
-    """The z3 term for a constraint value (a pair for wildcard patterns)."""
+def constant(type_: str, op: str, value: Scalar | None, chars: CharMap) -> Any:
+    """The z3 term for a constraint value (a pair for wildcard patterns).
+
+    >>> constant("int", ">", 5, CharMap()), constant("int", "any", None, CharMap())
+    (5, None)
+    >>> left, right = constant("string", "wildcard", "N*SE", CharMap(["N*SE"]))
+    >>> z3.simplify(left == z3.StringVal("N")), z3.simplify(right == z3.StringVal("SE"))
+    (True, True)
+    """
     if value is None:
         return None
     if op == "wildcard":
-        left, right = split_wildcard(value)
+        left, right = split_wildcard(cast(str, value))
         return chars.encode(left), chars.encode(right)
     return value_constant(type_, value, chars)
 
 
 def value_constant(type_: str, value: Scalar, chars: CharMap) -> z3.ExprRef:
-    """The z3 term for a value of `type_`."""
+    """The z3 term for a value of `type_`.
+
+    >>> value_constant("int", 5, CharMap()), value_constant("bool", True, CharMap())
+    (5, True)
+    >>> z3.simplify(value_constant("string", "OTE", CharMap(["OTE"])) == z3.StringVal("OTE"))
+    True
+    """
     if type_ == "int":
         return z3.IntVal(value)
     if type_ == "float":
         return z3.FPVal(value, z3.Float64())
     if type_ == "string":
-        return chars.encode(value)
+        return chars.encode(cast(str, value))
     return z3.BoolVal(value)
 
 
-def _equal(v, w) -> z3.BoolRef:
+def _equal(v: Any, w: Any) -> z3.BoolRef:
     if z3.is_fp(v):
         return z3.fpEQ(v, w)
     return v == w
 
 
-def operator_holds(op: str, v, w) -> z3.BoolRef:
+def operator_holds(op: str, v: Any, w: Any) -> z3.BoolRef:
     """DEF-SMT-1: the z3 formula for op(v, w), mirroring
-    `subsum.model.semantics.operator_holds`."""
+    `subsum.model.semantics.operator_holds`.
+
+    >>> z3.simplify(operator_holds("<", z3.IntVal(3), z3.IntVal(5)))
+    True
+    >>> z3.simplify(operator_holds("prefix", z3.StringVal("OTE"), z3.StringVal("OT")))
+    True
+    """
     if op == "any":
         return z3.BoolVal(True)
     if op == "=":
@@ -173,8 +211,14 @@ def operator_holds(op: str, v, w) -> z3.BoolRef:
     raise AssertionError(f"unknown operator {op!r}")
 
 
-def value_from_model(type_: str, model: z3.ModelRef, term, chars: CharMap):
-    """Read a witness value of `type_` back from a z3 model."""
+def value_from_model(type_: str, model: z3.ModelRef, term: Any, chars: CharMap) -> Any:
+    """Read a witness value of `type_` back from a z3 model.
+
+    >>> v = variable("int", "v")
+    >>> verdict, model = check(z3.And(v > 1, v < 3))
+    >>> value_from_model("int", model, v, CharMap())
+    2
+    """
     if isinstance(term, tuple):
         return "*".join(value_from_model("string", model, part, chars) for part in term)
     value = model.eval(term, model_completion=True)
@@ -197,7 +241,13 @@ def _conjuncts(formula: z3.BoolRef) -> list[z3.BoolRef]:
 
 def orderings(formula: z3.BoolRef, shuffles: int = 6) -> list[list[z3.BoolRef]]:
     """The same conjunction in several orders: as given, reversed, then
-    seeded shuffles. Deterministic, so every run tries the same sequence."""
+    seeded shuffles. Deterministic, so every run tries the same sequence.
+
+    >>> v = variable("int", "v")
+    >>> tries = orderings(z3.And(v > 1, v < 3))
+    >>> len(tries), tries[0], tries[1]
+    (8, [v > 1, v < 3], [v < 3, v > 1])
+    """
     parts = _conjuncts(formula)
     tries = [parts, parts[::-1]]
     for seed in range(shuffles):
@@ -216,6 +266,12 @@ def check(formula: z3.BoolRef, timeout_ms: int = 60_000) -> tuple[z3.CheckSatRes
     not change meaning, so this tries the orderings of `orderings` with a
     short timeout each, then the given order with the rest of the budget;
     whichever ordering answers sat or unsat answers for the formula.
+
+    >>> v = variable("int", "v")
+    >>> check(z3.And(v > 1, v < 3))
+    (sat, [v = 2])
+    >>> check(z3.And(v > 1, v < 2))
+    (unsat, None)
     """
     attempts = orderings(formula)
     short = max(1, min(2_000, timeout_ms // (2 * len(attempts))))

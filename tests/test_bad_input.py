@@ -117,7 +117,8 @@ def test_an_existing_output_is_left_untouched_on_bad_input(tmp_path):
     (tmp_path / "subs.jsonl").write_text(GOOD_SUBS)
     (tmp_path / "events.jsonl").write_text('{"id": "e1", "attributes": {"x": NaN}}\n')
     (tmp_path / "out.jsonl").write_text("previous\n")
-    result = CliRunner().invoke(main, ["match", "--subscriptions", str(tmp_path / "subs.jsonl"), "--events", str(tmp_path / "events.jsonl"), "--output", str(tmp_path / "out.jsonl")])
+    result = CliRunner().invoke(main, ["match", "--subscriptions", str(tmp_path / "subs.jsonl"), "--events", str(tmp_path / "events.jsonl"),
+                                       "--output", str(tmp_path / "out.jsonl")])
     assert result.exit_code == 2
     assert (tmp_path / "out.jsonl").read_text() == "previous\n"
 
@@ -127,7 +128,8 @@ def test_a_large_valid_input_is_matched_completely(tmp_path):
     events = "".join(json.dumps({"id": f"e{j}", "attributes": {"x": j}}) + "\n" for j in range(2000))
     (tmp_path / "subs.jsonl").write_text(subs)
     (tmp_path / "events.jsonl").write_text(events)
-    result = CliRunner().invoke(main, ["match", "--subscriptions", str(tmp_path / "subs.jsonl"), "--events", str(tmp_path / "events.jsonl"), "--output", str(tmp_path / "out.jsonl")])
+    result = CliRunner().invoke(main, ["match", "--subscriptions", str(tmp_path / "subs.jsonl"), "--events", str(tmp_path / "events.jsonl"),
+                                       "--output", str(tmp_path / "out.jsonl")])
     assert result.exit_code == 0, result.output
     lines = [json.loads(line) for line in (tmp_path / "out.jsonl").read_text().splitlines()]
     assert len(lines) == 2000

@@ -78,7 +78,7 @@ def test_bad_replay_files_name_the_field(tmp_path, text, message):
     assert result.exit_code == 2 and message in result.stderr and str(bad) in result.stderr, result.output
 
 
-# --- the optimized protocols (issue 6): one planted bug each ---------------------------------------
+# --- the optimized protocols (spec/06-reconfiguration.md): one planted bug each -------------------
 
 from subsum.impl.network import protocols as P  # noqa: E402
 

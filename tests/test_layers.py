@@ -1,4 +1,4 @@
-"""One direction of dependencies, checked on the import graph (issue 16).
+"""One direction of dependencies, checked on the import graph.
 
 Every import of every module of the package (at the top or inside a
 function) is read with `ast` and its layer checked against an allow-list:

@@ -111,6 +111,7 @@ def test_simulate_writes_a_trace(tmp_path):
     assert sum(r["kind"] == "link" and not r["up"] for r in records) == 3
     again = CliRunner().invoke(main, ["simulate", "--brokers", "12", "--subscriptions", "30", "--events", "20", "--swaps", "3",
                                       "--seed", "4", "--trace", str(tmp_path / "t2.jsonl")])
+    assert again.exit_code == 0, again.output
     assert (tmp_path / "t2.jsonl").read_text() == trace.read_text()  # deterministic
     bad = CliRunner().invoke(main, ["simulate", "--topology", "nowhere"])
     assert bad.exit_code == 2 and "neither random-tree" in bad.stderr

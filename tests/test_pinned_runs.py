@@ -2,7 +2,7 @@
 must not change one message, one timer or one random draw.
 
 The digests were recorded before the simulator was split into overlay,
-transport, accounting and protocol parts (issue 16) and are regression
+transport, accounting and protocol parts and are regression
 pins, not claims: a deliberate change of behaviour (a new random draw, a
 different message order) changes them, and the change must then be
 explained in the commit that updates them.

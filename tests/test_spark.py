@@ -171,7 +171,7 @@ def test_streamed_jsonl_equals_the_written_one(tmp_path):
 
 
 def test_a_fresh_process_logs_nothing_but_the_jvms_own_notice():
-    """Quiet logs (issue 7): a real `subsum match --engine spark` process writes its result to stdout
+    """Quiet logs: a real `subsum match --engine spark` process writes its result to stdout
     and nothing to stderr except the JVM launcher's notice about incubator modules, which log4j
     does not control. Before the gateway logger was configured, Spark printed
     'Setting default log level to "WARN"' and lowered the console threshold to WARN."""

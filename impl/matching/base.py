@@ -8,7 +8,7 @@ for every engine.
 
 from __future__ import annotations
 
-from typing import Iterable, Sequence
+from typing import Iterable, Sequence, cast
 
 import attrs
 
@@ -59,7 +59,7 @@ def constraint_keys(subscription: Subscription) -> tuple[ConstraintKey, ...]:
 
 def count_distinct_attributes(events: Sequence[Event]) -> tuple[int, int]:
     """(attribute occurrences, distinct (type, name, value) attributes) of a batch."""
-    seen = set()
+    seen: set[ConstraintKey] = set()
     total = 0
     for event in events:
         total += len(event.attributes)
@@ -130,7 +130,7 @@ class Engine:
             total, distinct = count_distinct_attributes(events)
             self.stats.attributes += total
             self.stats.distinct_attributes += distinct
-        ids = self._ids
+        ids = cast(list[str], self._ids)  # the slots matched or empty are live: their IDs are set
         empty = [ids[slot] for slot in self._empty]
         results = []
         for slots in self._match_slots(events):

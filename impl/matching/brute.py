@@ -3,7 +3,7 @@ Definition 9 read directly, with a name -> attribute hash per event."""
 
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Any, Iterable
 
 from subsum.core.types import Event
 from subsum.impl.matching.base import Engine
@@ -14,7 +14,7 @@ class BruteForceEngine(Engine):
     name = "brute"
 
     def __init__(self, subscriptions=(), **options):
-        self._subs: dict[int, tuple[tuple[str, str, object, object], ...]] = {}
+        self._subs: dict[int, tuple[tuple[str, str, Any, object], ...]] = {}
         super().__init__(subscriptions, **options)
 
     def _insert(self, slot: int, keys: tuple[ConstraintKey, ...]) -> None:

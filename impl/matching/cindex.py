@@ -24,6 +24,7 @@ DEF-MATCH-4):
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
+from typing import Any, Iterable
 from subsum.impl.matching.ops import ConstraintKey
 
 ASCENDING = ("<", "<=")
@@ -104,11 +105,11 @@ class PatternLeaf:
 
     def __init__(self, op: str):
         self.op = op
-        self.subs: dict[str, list[int]] = {}
+        self.subs: dict[str, object] = {}  # slot lists in ConstraintIndex, pattern IDs in PatternProber
         self.length_count: dict[int, int] = {}
         self._lengths: tuple[int, ...] | None = ()
 
-    def add(self, pattern: str, subs: list[int]) -> None:
+    def add(self, pattern: str, subs: object) -> None:
         self.subs[pattern] = subs
         self.length_count[len(pattern)] = self.length_count.get(len(pattern), 0) + 1
         self._lengths = None
@@ -140,7 +141,7 @@ class PatternLeaf:
             if length > n:
                 break
             if self.op == "prefix":
-                keys = (v[:length],)
+                keys: Iterable[str] = (v[:length],)
             elif self.op == "suffix":
                 keys = (v[n - length:],)
             else:
@@ -159,10 +160,10 @@ class WildcardLeaf:
     __slots__ = ("by_left", "left_lengths")
 
     def __init__(self):
-        self.by_left: dict[str, dict[str, list[int]]] = {}
+        self.by_left: dict[str, dict[str, object]] = {}
         self.left_lengths = PatternLeaf("prefix")  # only its length bookkeeping is used
 
-    def add(self, pattern: str, subs: list[int]) -> None:
+    def add(self, pattern: str, subs: object) -> None:
         left, _, right = pattern.partition("*")
         rights = self.by_left.get(left)
         if rights is None:
@@ -210,8 +211,7 @@ class ConstraintIndex:
     """type -> name -> operator -> leaf."""
 
     def __init__(self) -> None:
-        self.tree: dict[str, dict[str, dict[str, object]]] = {}
-        self.lookups = 0
+        self.tree: dict[str, dict[str, dict[str, Any]]] = {}  # leaves of several kinds
 
     def touched(self, key: ConstraintKey) -> None:
         """The slot list of an indexed constraint changed in place."""
@@ -283,7 +283,7 @@ class PatternProber:
     it satisfies out."""
 
     def __init__(self) -> None:
-        self.leaves = {op: PatternLeaf(op) for op in ("prefix", "suffix", "contains")}
+        self.leaves: dict[str, PatternLeaf | WildcardLeaf] = {op: PatternLeaf(op) for op in ("prefix", "suffix", "contains")}
         self.leaves["wildcard"] = WildcardLeaf()
         self.lookups = 0
 

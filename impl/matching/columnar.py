@@ -9,7 +9,7 @@ without building one Python object per attribute.
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Any, Sequence, cast
 
 import attrs
 import numpy as np
@@ -44,7 +44,7 @@ class ColumnarBatch:
     def from_events(cls, events: Sequence[Event]) -> "ColumnarBatch":
         names: dict[str, int] = {}
         strings: dict[str, int] = {}
-        lists = {t: ([], [], []) for t in TYPES}
+        lists: dict[str, tuple[list[int], list[int], list[Any]]] = {t: ([], [], []) for t in TYPES}
         for i, event in enumerate(events):
             for a in event.attributes:
                 ev, nm, val = lists[a.type]
@@ -54,9 +54,9 @@ class ColumnarBatch:
                     code = names[a.name] = len(names)
                 nm.append(code)
                 if a.type == "string":
-                    s = strings.get(a.value)
+                    s = strings.get(cast(str, a.value))
                     if s is None:
-                        s = strings[a.value] = len(strings)
+                        s = strings[cast(str, a.value)] = len(strings)
                     val.append(s)
                 else:
                     val.append(a.value)

@@ -5,7 +5,7 @@ functions, so that an engine looks the operator up once per constraint."""
 from __future__ import annotations
 
 import operator
-from typing import Callable
+from typing import Any, Callable
 
 
 def _wildcard(v: str, pattern: str) -> bool:
@@ -13,7 +13,7 @@ def _wildcard(v: str, pattern: str) -> bool:
     return len(v) >= len(left) + len(right) and v.startswith(left) and v.endswith(right)
 
 
-HOLDS: dict[str, Callable[[object, object], bool]] = {
+HOLDS: dict[str, Callable[[Any, Any], bool]] = {
     "=": operator.eq,
     "!=": operator.ne,
     "<": operator.lt,
@@ -30,5 +30,3 @@ HOLDS: dict[str, Callable[[object, object], bool]] = {
 #: Type, name, operator, value: how every engine keys a distinct constraint
 #: (seed 001 Theorem 2: syntactically equal constraints are equal).
 ConstraintKey = tuple  # (type, name, op, value)
-#: Type, name, value: how the batch engines key a distinct attribute (seed 001 Def 5).
-AttributeKey = tuple  # (type, name, value)

@@ -31,7 +31,7 @@ match (or `prepare()`) rebuilds them.
 
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Iterable, cast
 
 import numpy as np
 
@@ -202,7 +202,7 @@ class VectorizedEngine(Engine):
 
     def _match_pairs(self, batch: ColumnarBatch) -> tuple[np.ndarray, np.ndarray]:
         self.prepare()
-        c = self._compiled
+        c = cast(_Compiled, self._compiled)  # prepare() compiled it
         if c.n_constraints == 0 or batch.n_events == 0:
             return EMPTY, EMPTY
         ev, gid, rkey, scode = self._relevant_occurrences(batch, c)
@@ -249,7 +249,7 @@ class VectorizedEngine(Engine):
         """The satisfied (string code, pattern ID) pairs, as sorted keys code * n_patterns + pid."""
         if not c.patterns or len(codes) == 0:
             return EMPTY
-        keys = []
+        keys: list[np.ndarray] = []
         before = c.patterns.lookups
         satisfied, strings, n_patterns = c.patterns.satisfied, batch.strings, c.n_patterns
         for code in codes.tolist():

@@ -27,6 +27,7 @@ from __future__ import annotations
 import math
 import random
 import string
+from typing import Any, cast
 
 import attrs
 import numpy as np
@@ -138,7 +139,7 @@ class _Generator:
 
     def witness(self, c: Constraint):
         """A value satisfying c."""
-        rnd, w = self.rnd, c.value
+        rnd, w = self.rnd, cast(Any, c.value)  # typed by c.type
         if c.type == "bool":
             return w if c.op == "=" else not w
         if c.type == "string":
@@ -175,10 +176,10 @@ def generate(p: Params) -> Workload:
     subs = [(f"s{j}", g.subscription()) for j in range(p.subscriptions)]
     name_code = {n: i for i, n in enumerate(g.names)}
     strings: dict[str, int] = {s: i for i, s in enumerate(g.table)}
-    cols = {t: ([], [], []) for t in DTYPES}
+    cols: dict[str, tuple[list[int], list[int], list[Any]]] = {t: ([], [], []) for t in DTYPES}
     planted = 0
     for i in range(p.events):
-        chosen: dict[int, object] = {}
+        chosen: dict[int, Any] = {}
         if subs and p.planted_rate and rnd.random() < p.planted_rate:
             planted += 1
             for c in sorted(rnd.choice(subs)[1].constraints, key=lambda c: c.name):

@@ -19,7 +19,7 @@ against the model's ideal routing state.
 from __future__ import annotations
 
 import random
-from typing import Callable, Iterable
+from typing import Callable, Iterable, Mapping
 
 from subsum.core.types import Event, Subscription
 from subsum.impl.network.accounting import Ledger
@@ -175,7 +175,7 @@ class Network:
             self.refused += 1
 
     def remove_broker(self, b: int, lose_in_flight: bool = True,
-                      notices: dict[int, tuple[int | None, tuple | None]] | None = None) -> list[int]:
+                      notices: Mapping[int, tuple[int | None, tuple | None]] | None = None) -> list[int]:
         """A broker crashes or leaves: it is gone at once (it runs no handler
         any more), all its links break and its clients go with it. Each
         broker neighbour m learns `link_removed(b, *notices[m])` (by default

@@ -1,5 +1,5 @@
 """The simulator's trace file (DEF-NET-9, spec/05-network.md): one JSON
-object per line, in time order. The Spark trace checker (issue 7) reads it.
+object per line, in time order. The Spark trace checker (`subsum trace-check`) reads it.
 
     {"time": t, "kind": "subscribe" | "unsubscribe", "client": c, "broker": b, "filter": "x > 1"}
     {"time": t, "kind": "publish", "event": e, "client": c, "broker": b, "attributes": {"x": 3}}

@@ -30,7 +30,7 @@ from typing import Iterable, Sequence
 
 from subsum.core.errors import InputError
 from subsum.core.jsonio import RecordError, parse_event_line, parse_subscription_line
-from subsum.core.types import Constraint, Event, Subscription
+from subsum.core.types import Event, Subscription
 
 VALUE_FIELDS = ("int", "float", "string", "bool")
 ATTRIBUTE_DDL = "struct<name: string, type: string, int: bigint, float: double, string: string, bool: boolean>"

@@ -160,10 +160,3 @@ def pattern_covers(general: Pattern, specific: Pattern) -> bool:
 
 def interval_covers(general: Interval, specific: Interval) -> bool:
     return general[0] <= specific[0] and specific[1] <= general[1]
-
-
-def holds(n, value) -> bool:
-    """A value satisfies a normalized constraint."""
-    if len(n) == 2 and not isinstance(n[0], str):
-        return n[0] <= value <= n[1]
-    return HOLDS[n[0]](value, n[1])

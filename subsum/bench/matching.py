@@ -348,7 +348,7 @@ def plot_scaling(rows, out: Path) -> Path | None:
 
 
 def assess(rows, groups) -> list[dict]:
-    """Seed 001's qualitative claims and the issue's targets: holds or not, with the figures."""
+    """Seed 001's qualitative claims and the performance targets: holds or not, with the figures."""
     findings = []
     # 1. brute < counting < indexed < rab (slowest first) at every point.
     points = {(r["group"], r["variant"], r["x"]) for r in rows if r["group"] not in ("default", "scaling")}
@@ -387,7 +387,8 @@ def assess(rows, groups) -> list[dict]:
         best = min(fast, key=fast.get)
         ratio = float(d["duckdb"]["match_s_mean"]) / fast[best]
         findings.append({"claim": "target: fastest engine >= 5x faster than DuckDB at the default point (planted)",
-                         "holds": ratio >= 5, "detail": f"{best} {fast[best] * 1000:.1f} ms vs duckdb {float(d['duckdb']['match_s_mean']) * 1000:.1f} ms: {ratio:.2f}x"})
+                         "holds": ratio >= 5,
+                         "detail": f"{best} {fast[best] * 1000:.1f} ms vs duckdb {float(d['duckdb']['match_s_mean']) * 1000:.1f} ms: {ratio:.2f}x"})
         if "model" in d:
             best_rate = float(d[best]["events_per_s"])
             model_rate = float(d["model"]["events_per_s"])
@@ -400,7 +401,8 @@ def assess(rows, groups) -> list[dict]:
         total = float(best["match_s_mean"]) + float(best["build_s"])
         findings.append({"claim": "target: S=100,000, E=100,000 in < 60 s and < 4 GiB peak",
                          "holds": total < 60 and float(best["peak_rss_mib"]) < 4096,
-                         "detail": f"{best['engine']}: build {float(best['build_s']):.1f} s + match {float(best['match_s_mean']):.1f} s, peak {float(best['peak_rss_mib']):.0f} MiB"})
+                         "detail": (f"{best['engine']}: build {float(best['build_s']):.1f} s + match {float(best['match_s_mean']):.1f} s, "
+                                    f"peak {float(best['peak_rss_mib']):.0f} MiB")})
     return findings
 
 

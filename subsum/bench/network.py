@@ -265,7 +265,7 @@ def _plots(rows: list[dict], stats: SwapStats, out) -> list:
 
 
 def markdown_table(summary: dict) -> str:
-    """The benchmark's figures as the Markdown table the issue notes quote."""
+    """The benchmark's figures as a Markdown table."""
     t, w = summary["throughput"], summary["swaps"]
     base = t["heapq_baseline_per_s"]
     lines = ["| measurement | figure | vs heapq baseline |", "|---|---:|---:|",

@@ -27,7 +27,7 @@ import csv
 import json
 import random
 import time
-from collections import Counter, defaultdict
+from collections import Counter
 from pathlib import Path
 from typing import Callable
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import re
+from typing import Any, cast
 
 import attrs
 from lark import Lark, Token, UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
@@ -28,6 +29,7 @@ from subsum.core.types import (
     TYPES,
     Constraint,
     InvalidValue,
+    Scalar,
     Subscription,
     sorted_constraints,
     type_of_python_value,
@@ -101,7 +103,8 @@ def _syntax_error(text: str, exc: UnexpectedInput) -> FilterError:
             len(text) + 1,
         )
     if isinstance(exc, UnexpectedCharacters):
-        char = text[exc.pos_in_stream] if exc.pos_in_stream < len(text) else ""
+        pos = cast(int, exc.pos_in_stream)
+        char = text[pos] if pos < len(text) else ""
         hint = ""
         if char == '"':
             hint = " (an unterminated or badly escaped string?)"
@@ -124,13 +127,13 @@ def _decode_name(token: Token) -> str:
     return re.sub(r"\\(.)", r"\1", str(token)[1:-1])
 
 
-def _decode_literal(token: Token) -> object:
+def _decode_literal(token: Token) -> Scalar:
     if token.type == "INT":
         try:
             return int(token)
         except ValueError:  # more digits than Python converts (4,300); far beyond 64 bits anyway
             raise FilterError(f"an integer of {len(token.lstrip('-'))} digits is out of range; ints are 64-bit",
-                              token.column) from None
+                              cast(int, token.column)) from None
     if token.type == "FLOAT":
         return float(token)
     if token.type == "TRUE":
@@ -138,12 +141,12 @@ def _decode_literal(token: Token) -> object:
     if token.type == "FALSE":
         return False
     try:
-        return json.loads(token)
+        return cast(str, json.loads(token))
     except json.JSONDecodeError as exc:
-        raise FilterError(f"bad string literal: {exc.msg}", token.column + exc.pos) from None
+        raise FilterError(f"bad string literal: {exc.msg}", cast(int, token.column) + exc.pos) from None
 
 
-def _coerce(type_: str, literal: object, token: Token) -> object:
+def _coerce(type_: str, literal: Scalar, token: Token) -> Scalar:
     """Apply an explicit `name:type` annotation to a literal."""
     literal_type = type_of_python_value(literal)
     if literal_type == type_:
@@ -152,15 +155,15 @@ def _coerce(type_: str, literal: object, token: Token) -> object:
         try:
             as_float = float(literal)
         except OverflowError:
-            raise FilterError(f"an integer of {len(str(abs(literal)))} digits is out of the float range",
-                              token.column) from None
+            raise FilterError(f"an integer of {len(str(abs(cast(int, literal))))} digits is out of the float range",
+                              cast(int, token.column)) from None
         if int(as_float) != literal:
-            raise FilterError(f"{literal} is not exactly representable as a float", token.column)
+            raise FilterError(f"{literal} is not exactly representable as a float", cast(int, token.column))
         return as_float
-    raise FilterError(f"the value {token} is {literal_type}, but the name is declared {type_}", token.column)
+    raise FilterError(f"the value {token} is {literal_type}, but the name is declared {type_}", cast(int, token.column))
 
 
-def _build_constraint(node) -> Constraint:
+def _build_constraint(node: Any) -> Constraint:  # a lark parse-tree node
     children = list(node.children)
     name_node = children.pop(0)
     name = _decode_name(name_node.children[0])

@@ -13,7 +13,7 @@ import math
 import os
 import tempfile
 from pathlib import Path
-from typing import Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator, TypeVar, cast
 
 import attrs
 
@@ -24,6 +24,7 @@ from subsum.core.types import (
     Constraint,
     Event,
     InvalidValue,
+    Scalar,
     Subscription,
     TYPES,
     type_of_python_value,
@@ -42,7 +43,7 @@ class NamedEvent:
     event: Event
 
 
-class JsonObject(dict):
+class JsonObject(dict[str, Any]):
     """A JSON object that remembers keys given more than once."""
 
     duplicates: tuple[str, ...] = ()
@@ -110,7 +111,7 @@ def check_keys(obj: JsonObject, where: str | None, required: tuple[str, ...], op
         return f"{where}.{key}" if where else key
 
     for key in obj.duplicates:
-        raise RecordError(sub(key), f"given more than once")
+        raise RecordError(sub(key), "given more than once")
     for key in required:
         if key not in obj:
             raise RecordError(sub(key), "missing")
@@ -169,6 +170,7 @@ def _id(obj: JsonObject, field: str = "id") -> str:
 def _constraint(obj: object, field: str) -> Constraint:
     if not isinstance(obj, dict):
         raise RecordError(field, f"a constraint must be an object, got {json_kind(obj)}")
+    obj = cast(JsonObject, obj)  # every object a reader decodes is one
     check_keys(obj, field, ("name", "type", "op"), ("value",))
     op = obj["op"]
     value = obj.get("value")
@@ -207,13 +209,14 @@ def event_from_json(obj: JsonObject) -> tuple[str, Event]:
     attrs_obj = obj["attributes"]
     if not isinstance(attrs_obj, dict):
         raise RecordError("attributes", f"must be an object, got {json_kind(attrs_obj)}")
+    attrs_obj = cast(JsonObject, attrs_obj)
     for name in attrs_obj.duplicates:
         raise RecordError(f"attributes.{name}", "duplicate attribute name; an event holds each name at most once")
     attributes = []
     for name, raw in attrs_obj.items():
         field = f"attributes.{name}"
         if isinstance(raw, dict):
-            check_keys(raw, field, ("type", "value"))
+            check_keys(cast(JsonObject, raw), field, ("type", "value"))
             value = _typed(raw["type"], _scalar(raw["value"], f"{field}.value"), f"{field}.value", f"{field}.type")
             type_ = raw["type"]
             value_field = f"{field}.value"
@@ -222,7 +225,7 @@ def event_from_json(obj: JsonObject) -> tuple[str, Event]:
             type_ = type_of_python_value(value)
             value_field = field
         try:
-            attributes.append(Attribute(name=name, type=type_, value=value))
+            attributes.append(Attribute(name=name, type=type_, value=cast(Scalar, value)))
         except InvalidValue as exc:
             raise RecordError(field if exc.part == "name" else value_field, str(exc)) from None
     return eid, Event(tuple(attributes))
@@ -246,7 +249,7 @@ def decode_line(line: bytes) -> JsonObject | None:
         raise RecordError(None, "malformed JSON: nested too deeply") from None
     if not isinstance(obj, dict):
         raise RecordError(None, f"expected a JSON object, got {json_kind(obj)}")
-    return obj
+    return cast(JsonObject, obj)
 
 
 def parse_subscription_line(line: bytes) -> tuple[str, Subscription] | None:
@@ -284,7 +287,10 @@ def _records(path: Path, kind: str) -> Iterator[tuple[int, JsonObject]]:
         raise InputError(str(path), None, None, f"the file is empty; expected one {kind} per line")
 
 
-def _read(path: Path | str, kind: str, parse) -> list:
+T = TypeVar("T")
+
+
+def _read(path: Path | str, kind: str, parse: Callable[[JsonObject], tuple[str, T]]) -> list[tuple[str, T]]:
     path = Path(path)
     out = []
     first_line: dict[str, int] = {}

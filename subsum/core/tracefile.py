@@ -11,6 +11,9 @@ and raises `RecordError` naming the field.
 from __future__ import annotations
 
 import math
+from os import PathLike
+from typing import Any
+
 import attrs
 
 from subsum.core.filters import FilterError, format_filter, parse_filter
@@ -43,7 +46,7 @@ class TraceRecord:
     attributes: Event | None = None  # publish
 
 
-def _int(obj: dict, field: str) -> int:
+def _int(obj: JsonObject, field: str) -> int:
     value = obj[field]
     if type(value) is not int:
         raise RecordError(field, f"must be an integer, got {json_kind(value)}")
@@ -80,7 +83,7 @@ def parse_trace_line(line: bytes) -> TraceRecord | None:
     time = obj["time"]
     if type(time) not in (int, float) or not math.isfinite(time) or time < 0:
         raise RecordError("time", f"must be a finite number >= 0, got {json_kind(time) if type(time) not in (int, float) else time}")
-    fields: dict = {"time": float(time), "kind": kind}
+    fields: dict[str, Any] = {"time": float(time), "kind": kind}
     for name in ("client", "broker", "event"):
         if name in FIELDS[kind]:
             fields[name] = _int(obj, name)
@@ -98,7 +101,7 @@ def parse_trace_line(line: bytes) -> TraceRecord | None:
     return TraceRecord(**fields)
 
 
-def read_trace(path) -> list[TraceRecord]:
+def read_trace(path: str | PathLike[str]) -> list[TraceRecord]:
     """A whole trace file, in file order; InputError names the file, line and field."""
     from pathlib import Path
 

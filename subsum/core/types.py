@@ -1,16 +1,16 @@
 """The value types of the data model (spec/01-data-model.md).
 
 These frozen attrs classes are shared by `subsum.model` and `subsum.impl`
-(DESIGN.md allows the value types in `subsum.core`). Their validators enforce
-DEF-DATA-1 .. DEF-DATA-7, so an invalid attribute, constraint, event or
-subscription cannot be built. They carry no matching semantics: those are in
+(`subsum.core` is the one layer both may import; tests/test_layers.py checks
+the layering). Their validators enforce DEF-DATA-1 .. DEF-DATA-7, so an
+invalid attribute, constraint, event or subscription cannot be built. They carry no matching semantics: those are in
 `subsum.model.semantics` (reference) and `subsum.impl` (optimized).
 """
 
 from __future__ import annotations
 
 import math
-from typing import Union
+from typing import Any, Iterable, Union
 
 import attrs
 
@@ -140,7 +140,7 @@ def split_wildcard(pattern: str) -> tuple[str, str]:
     return left, right
 
 
-def _validate_attribute(instance: "Attribute", _attr: object, _value: object) -> None:
+def _validate_attribute(instance: "Attribute", _attr: object, _value: Scalar) -> None:
     check_name(instance.name)
     check_value(instance.type, instance.value)
 
@@ -157,7 +157,7 @@ class Attribute:
         object.__setattr__(self, "value", normalize_scalar(self.type, self.value))
 
 
-def _validate_constraint(instance: "Constraint", _attr: object, _value: object) -> None:
+def _validate_constraint(instance: "Constraint", _attr: object, _value: Scalar | None) -> None:
     check_name(instance.name)
     if instance.type not in TYPES:
         raise InvalidValue(f"unknown type {instance.type!r}; expected one of {', '.join(TYPES)}", "type")
@@ -174,7 +174,7 @@ def _validate_constraint(instance: "Constraint", _attr: object, _value: object) 
             raise InvalidValue(f"operator 'any' takes no value, got {_describe(instance.value)}")
         return
     check_value(instance.type, instance.value)
-    if instance.op == "wildcard" and instance.value.count("*") != 1:
+    if instance.op == "wildcard" and isinstance(instance.value, str) and instance.value.count("*") != 1:
         raise InvalidValue(
             f"wildcard pattern {instance.value!r} must hold exactly one '*', "
             f"it holds {instance.value.count('*')}"
@@ -195,11 +195,11 @@ class Constraint:
             object.__setattr__(self, "value", normalize_scalar(self.type, self.value))
 
 
-def _sorted_attributes(attributes: object) -> tuple[Attribute, ...]:
+def _sorted_attributes(attributes: Iterable[Attribute]) -> tuple[Attribute, ...]:
     return tuple(sorted(attributes, key=lambda a: a.name))
 
 
-def _validate_event(instance: "Event", _attr: object, attributes: tuple) -> None:
+def _validate_event(instance: "Event", _attr: object, attributes: tuple[Attribute, ...]) -> None:
     seen: set[str] = set()
     for attribute in attributes:
         if not isinstance(attribute, Attribute):
@@ -224,10 +224,14 @@ class Event:
         return None
 
 
-def _validate_subscription(instance: "Subscription", _attr: object, constraints: frozenset) -> None:
+def _validate_subscription(instance: "Subscription", _attr: object, constraints: frozenset[Constraint]) -> None:
     for constraint in constraints:
         if not isinstance(constraint, Constraint):
             raise InvalidValue(f"a subscription holds Constraint values, got {constraint!r}")
+
+
+def _frozenset(constraints: Iterable[Constraint]) -> frozenset[Constraint]:
+    return frozenset(constraints)
 
 
 @attrs.frozen
@@ -237,7 +241,7 @@ class Subscription:
     subscription is allowed and matches every event (DEF-MATCH-2)."""
 
     constraints: frozenset[Constraint] = attrs.field(
-        default=frozenset(), converter=frozenset, validator=_validate_subscription
+        default=frozenset(), converter=_frozenset, validator=_validate_subscription
     )
 
 
@@ -245,7 +249,7 @@ _TYPE_RANK = {t: i for i, t in enumerate(TYPES)}
 _OP_RANK = {op: i for i, op in enumerate(OPERATORS)}
 
 
-def constraint_sort_key(c: Constraint) -> tuple:
+def constraint_sort_key(c: Constraint) -> tuple[Any, ...]:
     """The canonical order of constraints: by name, type, operator, value."""
     value_key = () if c.value is None else (c.value,)
     return (c.name, _TYPE_RANK[c.type], _OP_RANK[c.op], value_key)
@@ -255,7 +259,7 @@ def sorted_constraints(subscription: Subscription) -> list[Constraint]:
     return sorted(subscription.constraints, key=constraint_sort_key)
 
 
-def subscription_sort_key(subscription: Subscription) -> tuple:
+def subscription_sort_key(subscription: Subscription) -> tuple[Any, ...]:
     """A canonical order of subscriptions: by their constraints in canonical
     order. Unlike `repr`, which lists a frozenset in hash order, it is the
     same in every process (PYTHONHASHSEED)."""
