@@ -30,11 +30,6 @@ class Ledger:
         self.deliveries[eid] = Counter()
         self.crossings[eid] = []
 
-    def delivered(self, now: float, eid: int, client: int, broker: int) -> None:
-        self.deliveries[eid][client] += 1
-        if self.trace is not None:
-            self.trace.append({"time": now, "kind": "deliver", "client": client, "broker": broker, "event": eid})
-
     def record(self, now: float, kind: str, **fields) -> None:
         """Append a trace record (DEF-NET-9), if tracing."""
         if self.trace is not None:

@@ -67,11 +67,9 @@ class Network:
         self.brokers[dst].receive(src, kind, payload)
 
     def to_client(self, src: int, client: int, kind: str, payload) -> None:
-        """A message from broker src to a client: an EVENT is a delivery; anything else a violation."""
-        if kind == "EVENT":
-            self.ledger.delivered(self.transport.now, payload[0], client, src)
-        else:
-            self.ledger.violations[f"{kind} to a client"] += 1
+        """A message other than EVENT from broker src to a client: a violation
+        (the transport delivers EVENTs itself)."""
+        self.ledger.violations[f"{kind} to a client"] += 1
 
     def send(self, src: int, dst: int, kind: str, payload) -> None:
         """A message over the tree link (src, dst)."""

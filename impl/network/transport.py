@@ -9,8 +9,10 @@ out-of-band channel, and the one event loop.
   the same delays, for messages that do not travel over the tree (REDS
   sends ACTIVATE over UDP). It needs no link; a message to a node that is
   gone when it is sent is dropped.
-- A message to a client is not queued: `to_client(src, client, kind,
-  payload)` decides what it means (a delivery, or a violation).
+- A message to a client is not queued. An EVENT is delivered (counted in
+  `Ledger.deliveries`, and traced); for any other kind `to_client(src,
+  client, kind, payload)` decides what it means (the network counts a
+  violation).
 - Timers run a callback at a simulated time. One heap orders messages and
   timers by (time, sequence number); `run` pops it, skipping entries whose
   message was dropped or already delivered, and timers that were
@@ -68,15 +70,25 @@ class Transport:
 
     # --- sending -------------------------------------------------------------------------
     def send_many(self, src: int, targets, kind: str, payload, channel: str | None = None) -> None:
-        """Send one message to each target: a client's goes to `to_client`,
-        a broker's into the link (src, dst), or with `channel` into the
-        out-of-band queue (src, dst, channel). The simulator's hottest path."""
+        """Send one message to each target: a broker's into the link (src,
+        dst), or with `channel` into the out-of-band queue (src, dst,
+        channel); a client gets an EVENT at once (a delivery, counted and
+        traced) and any other kind through `to_client`. The simulator's
+        hottest path."""
         links, heap, push, rnd = self.links, self._heap, heapq.heappush, self._random
         low, span = self.delay[0], self.delay[1] - self.delay[0]
         now, seq, sent = self.now, self._seq, 0
+        # An EVENT's payload is (event id, event); reaching a client, it is a delivery (DEF-NET-4).
+        copies = self.ledger.deliveries[payload[0]] if kind == "EVENT" else None
+        trace = self.ledger.trace
         for dst in targets:
             if dst >= CLIENT_BASE:
-                self.to_client(src, dst, kind, payload)
+                if copies is None:
+                    self.to_client(src, dst, kind, payload)
+                else:
+                    copies[dst] += 1
+                    if trace is not None:
+                        trace.append({"time": now, "kind": "deliver", "client": dst, "broker": src, "event": payload[0]})
                 continue
             sent += 1
             if channel is None:
