@@ -56,6 +56,8 @@ def test_1_a_check_found_a_violation(monkeypatch):
     ([*MATCH, "--json", "/nonexistent/stats.json"], "error: /nonexistent/stats.json: cannot write"),
     (["fuzz", "reconfig", "--schedules", "1", "--out-dir", str(EX / "events.jsonl" / "replays")], "is not a folder"),
     (["simulate", "--topology", str(ROOT / "README.md")], "README.md:19: expected two node names"),
+    (["fuzz", "reconfig", "--budget", "nan"], "'nan' is not a finite number"),  # click's FloatRange lets nan through
+    (["simulate", "--gap", "inf"], "'inf' is not a finite number"),
 ])
 def test_2_bad_input_or_usage(argv, message):
     result = CliRunner().invoke(main, argv)

@@ -11,7 +11,7 @@ import click
 from rich.markup import escape
 from rich.table import Table
 
-from subsum.cli.common import bench_out_dir_option, out, say, timeout_options
+from subsum.cli.common import FiniteFloat, bench_out_dir_option, out, say, timeout_options
 from subsum.core.errors import CheckFailed
 from subsum.impl.network import forwarding_protocols
 
@@ -37,13 +37,13 @@ def _parse_groups(_ctx, _param, value: str) -> list[int]:
               help="Seed 001 experiment groups to run (1 a, 2 E, 3 A_n, 4 c, 5 S).")
 @click.option("--quick", is_flag=True, help="Three points per group, a small scaling run, one repeat.")
 @click.option("--repeat", type=click.IntRange(1, 100), default=3, show_default=True, help="Timed runs per measurement (mean and min reported).")
-@click.option("--planted-rate", type=click.FloatRange(0.0, 1.0), default=0.1, show_default=True,
+@click.option("--planted-rate", type=FiniteFloat(0.0, 1.0), default=0.1, show_default=True,
               help="Share of events built to match a subscription, in the 'planted' variant (the 'literal' variant uses 0).")
 @click.option("--seed", type=int, default=1, show_default=True, help="Seed of the workload generator.")
 @click.option("--model-events", type=click.IntRange(0), default=100, show_default=True,
               help="Run the reference model on this many events of the default point (0: skip).")
 @click.option("--scaling/--no-scaling", default=True, show_default=True, help="Run the scaling points up to S=E=100,000.")
-@click.option("--budget", type=click.FloatRange(1.0), default=120.0, show_default=True,
+@click.option("--budget", type=FiniteFloat(1.0), default=120.0, show_default=True,
               help="Skip a scaling measurement projected to take longer than this many seconds.")
 def bench_matching(out_dir, groups, quick, repeat, planted_rate, seed, model_events, scaling, budget) -> None:
     """Seed 001's five experiment groups plus a scaling run, every engine and
@@ -93,7 +93,7 @@ def bench_summaries(out_dir, quick, subscriptions, events, repeat, seed) -> None
 @click.option("--events", type=click.IntRange(1), default=5000, show_default=True, help="Events routed in the throughput tree.")
 @click.option("--swaps", type=click.IntRange(1), default=1000, show_default=True,
               help="Strawman link swaps, one at a time, on a 200-broker random tree with 1,000 subscriptions.")
-@click.option("--fuzz-budget", type=click.FloatRange(1.0), default=30.0, show_default=True,
+@click.option("--fuzz-budget", type=FiniteFloat(1.0), default=30.0, show_default=True,
               help="Seconds of `subsum fuzz reconfig` per schedule size (6 and 20 brokers).")
 @click.option("--seed", type=int, default=1, show_default=True, help="Seed of every workload.")
 def bench_network(out_dir, quick, brokers, subscriptions, events, swaps, fuzz_budget, seed) -> None:

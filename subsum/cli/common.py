@@ -119,16 +119,22 @@ def protocol_option(help_text: str, choices=tuple(PROTOCOLS)) -> Callable:
     return click.option("--protocol", type=click.Choice(list(choices)), default="strawman", show_default=True, help=help_text)
 
 
-def _finite_ms(_ctx, _param, value: float) -> float:
-    if not math.isfinite(value):
-        raise click.BadParameter(f"expected a finite number of ms >= 0, got {value}")
-    return value
+class FiniteFloat(click.FloatRange):
+    """A float option in a range that also refuses nan and ±inf (click's FloatRange lets nan through)."""
+
+    name = "finite float"
+
+    def convert(self, value, param, ctx):
+        number = super().convert(value, param, ctx)
+        if not math.isfinite(number):
+            self.fail(f"{value!r} is not a finite number", param, ctx)
+        return number
 
 
 def timeout_options(fn: Callable) -> Callable:
-    fn = click.option("--sub-timeout", type=click.FloatRange(0.0), default=5000.0, show_default=True, callback=_finite_ms,
+    fn = click.option("--sub-timeout", type=FiniteFloat(0.0), default=5000.0, show_default=True,
                       help="Informed link activation: simulated ms before held-back subscriptions are reconsidered.")(fn)
-    return click.option("--defer-timeout", type=click.FloatRange(0.0), default=3000.0, show_default=True, callback=_finite_ms,
+    return click.option("--defer-timeout", type=FiniteFloat(0.0), default=3000.0, show_default=True,
                         help="Deferred unsubscriptions: simulated ms before the waiting UNSUBs run (0 is Strawman).")(fn)
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 from rich.markup import escape
 
-from subsum.cli.common import (counter_table, err, json_option, out, protocol_option, timeout_options, topology_option,
+from subsum.cli.common import (FiniteFloat, counter_table, err, json_option, out, protocol_option, timeout_options, topology_option,
                                writable_dir, writable_path, write_json)
 from subsum.conformance import fuzz as fz
 from subsum.core.errors import CheckFailed
@@ -23,7 +23,7 @@ from subsum.core.errors import CheckFailed
 @click.option("--subscriptions", type=click.IntRange(0), default=100, show_default=True, help="Subscriptions, two per client.")
 @click.option("--events", type=click.IntRange(0), default=100, show_default=True, help="Events published.")
 @click.option("--swaps", type=click.IntRange(0), default=0, show_default=True, help="Link swaps spread among the publications.")
-@click.option("--gap", type=click.FloatRange(0.0), default=5.0, show_default=True, help="Simulated ms between a swap's break and its new link.")
+@click.option("--gap", type=FiniteFloat(0.0), default=5.0, show_default=True, help="Simulated ms between a swap's break and its new link.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seeds the topology, the workload and the link delays.")
 @click.option("--trace", "trace_path", type=click.Path(dir_okay=False), callback=writable_path, help="Write the trace (spec/05-network.md DEF-NET-9) as JSONL.")
 @json_option("Also write the counters as JSON to FILE.")
@@ -58,10 +58,10 @@ def fuzz() -> None:
 @click.option("--brokers", type=click.IntRange(1, 10_000), default=6, show_default=True, help="Brokers per schedule (ignored for a FILE).")
 @click.option("--subscriptions", type=click.IntRange(0), default=8, show_default=True,
               help="About twice the clients: clients = max(1, N // 2), spread at random.")
-@click.option("--churn", type=click.FloatRange(0.0, 1.0), default=0.1, show_default=True, help="Share of operations that change the overlay.")
+@click.option("--churn", type=FiniteFloat(0.0, 1.0), default=0.1, show_default=True, help="Share of operations that change the overlay.")
 @click.option("--steps", type=click.IntRange(1), default=60, show_default=True, help="Operations per schedule (then a final quiesce).")
 @click.option("--seed", type=int, default=0, show_default=True, help="Schedule i uses seed + i.")
-@click.option("--budget", type=click.FloatRange(0.1), default=30.0, show_default=True, help="Seconds to fuzz.")
+@click.option("--budget", type=FiniteFloat(0.1), default=30.0, show_default=True, help="Seconds to fuzz.")
 @click.option("--schedules", type=click.IntRange(1), default=None, help="Stop after this many schedules.")
 @click.option("--max-violations", type=click.IntRange(1), default=10, show_default=True, help="Stop after this many violations.")
 @click.option("--out-dir", "out_dir", type=click.Path(file_okay=False), callback=writable_dir, default="fuzz-replays", show_default=True,
