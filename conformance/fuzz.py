@@ -14,6 +14,7 @@ it exactly, whatever the generator does in later versions.
 from __future__ import annotations
 
 import json
+import math
 import random
 import time
 from pathlib import Path
@@ -374,13 +375,13 @@ def load_replay(path: Path) -> dict:
     if not isinstance(doc, dict) or doc.get("format") != REPLAY_FORMAT:
         raise ReplayError(path, "format", f"expected {REPLAY_FORMAT!r}")
     for field, kind in (("seed", int), ("topology", dict), ("schedule", list), ("protocol", str)):
-        if not isinstance(doc.get(field), kind):
+        if not isinstance(doc.get(field), kind) or isinstance(doc.get(field), bool):
             raise ReplayError(path, field, f"missing or not a {kind.__name__}")
     if doc["protocol"] not in PROTOCOLS:
         raise ReplayError(path, "protocol", f"unknown protocol {doc['protocol']!r}; this version has {', '.join(PROTOCOLS)}")
     for field in ("defer_timeout", "sub_timeout"):
         value = doc.setdefault(field, 3000.0 if field == "defer_timeout" else 5000.0)
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < math.inf:
             raise ReplayError(path, field, f"expected a number >= 0 (ms), got {value!r}")
     return doc
 

@@ -13,7 +13,7 @@ GOOD_EVENTS = '{"id": "e1", "attributes": {"x": 2}}\n'
 # (name, subscriptions text, events text, the exact error message)
 CASES = [
     ("malformed-json", '{"id": "s1", "filter": }\n', GOOD_EVENTS,
-     "subs.jsonl:1: malformed JSON: Expecting value at column 24"),
+     "subs.jsonl:1: malformed JSON: Expecting value (column 24)"),
     ("not-an-object", "[1, 2]\n", GOOD_EVENTS,
      "subs.jsonl:1: expected a JSON object, got an array"),
     ("unknown-operator", '{"id": "s1", "constraints": [{"name": "x", "type": "int", "op": "~", "value": 1}]}\n', GOOD_EVENTS,
@@ -77,7 +77,7 @@ CASES = [
      "subs.jsonl:1: field 'filter': must be a string, got a number"),
     # A byte order mark is dropped at the start of a file only (as Spark's reader does).
     ("bom-not-at-the-start", GOOD_SUBS + "\ufeff" + '{"id": "s2", "filter": "x > 2"}\n', GOOD_EVENTS,
-     "subs.jsonl:2: malformed JSON: Unexpected UTF-8 BOM (decode using utf-8-sig) at column 1"),
+     "subs.jsonl:2: malformed JSON: Unexpected UTF-8 BOM (decode using utf-8-sig) (column 1)"),
 ]
 
 

@@ -58,6 +58,8 @@ def test_1_a_check_found_a_violation(monkeypatch):
     (["simulate", "--topology", str(ROOT / "README.md")], "README.md:19: expected two node names"),
     (["fuzz", "reconfig", "--budget", "nan"], "'nan' is not a finite number"),  # click's FloatRange lets nan through
     (["simulate", "--gap", "inf"], "'inf' is not a finite number"),
+    ([*MATCH, "--output", str(EX / "events.jsonl")], "is the same file as --events"),  # an input is never overwritten
+    (["summary", "build", "--subscriptions", str(EX / "subscriptions.jsonl"), "--brokers", str(2**32)], "4294967295"),
 ])
 def test_2_bad_input_or_usage(argv, message):
     result = CliRunner().invoke(main, argv)

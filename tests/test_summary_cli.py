@@ -95,7 +95,7 @@ def _good_doc(tmp_path):
 
 
 BAD = [
-    ("malformed", lambda d: None, "{not json", "malformed JSON: Expecting property name enclosed in double quotes at line 1 column 2"),
+    ("malformed", lambda d: None, "{not json", "malformed JSON: Expecting property name enclosed in double quotes (line 1, column 2)"),
     ("nan", lambda d: None, '{"format": NaN}', "NaN is not allowed in a summary file"),
     ("format", lambda d: d.update(format="other"), None, "field 'format': expected 'subsum-summary', got 'other'"),
     ("unknown-field", lambda d: d.update(extra=1), None, "field 'extra': unknown field"),

@@ -252,7 +252,7 @@ def read_json(path) -> Summary:
     try:
         doc = json.loads(text, parse_constant=no_constants, object_pairs_hook=no_repeated_keys, parse_int=bounded_int)
     except json.JSONDecodeError as exc:
-        raise SummaryFileError(str(p), None, f"malformed JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
+        raise SummaryFileError(str(p), None, f"malformed JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})") from None
     return from_json(doc, str(p))
 
 

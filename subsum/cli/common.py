@@ -64,6 +64,20 @@ def writable_dir(_ctx, param, value: str | None) -> str | None:
     return value
 
 
+def distinct_files(inputs: dict[str, str | None], outputs: dict[str, str | None]) -> None:
+    """Refuse a command whose outputs would overwrite one of its inputs or
+    each other (option name -> path; None for an option not given). Two
+    inputs may be one file."""
+    def files(options: dict[str, str | None]) -> list[tuple[str, str, str]]:
+        return [(os.path.realpath(v), o, v) for o, v in options.items() if v is not None and "://" not in v]
+
+    seen = {key: option for key, option, _ in files(inputs)}
+    for key, option, value in files(outputs):
+        if key in seen:
+            raise SubsumError(f"--{option.replace('_', '-')} {value} is the same file as --{seen[key].replace('_', '-')}")
+        seen[key] = option
+
+
 def output_option(help_text: str, required: bool = False) -> Callable:
     return click.option("--output", "output_path", type=click.Path(dir_okay=False), required=required, callback=writable_path,
                         help=help_text)

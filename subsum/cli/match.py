@@ -7,9 +7,8 @@ import time
 
 import click
 from rich.markup import escape
-from rich.table import Table
 
-from subsum.cli.common import err, json_option, output_option, spark_options, spark_session, write_json
+from subsum.cli.common import counter_table, distinct_files, err, json_option, output_option, spark_options, spark_session, write_json
 from subsum.core.errors import SubsumError
 from subsum.core.filters import FilterError, format_filter, parse_filter
 from subsum.core.jsonio import match_result_lines, read_events, read_subscriptions, write_lines_atomically
@@ -36,6 +35,7 @@ def match(subs_path: str, events_path: str, engine: str, output_path: str | None
 
     Each line is {"event": ID, "subscriptions": [IDs, sorted]}, in input order.
     """
+    distinct_files({"subscriptions": subs_path, "events": events_path}, {"output": output_path, "json": json_path})
     if engine == "spark":
         stats = match_on_spark(subs_path, events_path, output_path, master, spark_conf,
                                counters=show_stats or json_path is not None)
@@ -48,12 +48,7 @@ def match(subs_path: str, events_path: str, engine: str, output_path: str | None
     if json_path:
         write_json(json_path, stats)
     if show_stats:
-        table = Table(title=f"subsum match --engine {engine}")
-        table.add_column("counter")
-        table.add_column("value", justify="right")
-        for key, value in stats.items():
-            table.add_row(escape(key), escape(f"{value:,}" if isinstance(value, int) else str(value)))
-        err.print(table)
+        err.print(counter_table(f"subsum match --engine {engine}", stats))
 
 
 def match_in_process(subs_path: str, events_path: str, output_path: str | None, engine: str) -> dict:

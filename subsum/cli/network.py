@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 from rich.markup import escape
 
-from subsum.cli.common import (FiniteFloat, counter_table, err, json_option, out, protocol_option, timeout_options, topology_option,
+from subsum.cli.common import (FiniteFloat, counter_table, distinct_files, err, json_option, out, protocol_option, timeout_options, topology_option,
                                writable_dir, writable_path, write_json)
 from subsum.conformance import fuzz as fz
 from subsum.core.errors import CheckFailed
@@ -34,6 +34,7 @@ def simulate(protocol, defer_timeout, sub_timeout, topology, brokers, subscripti
     from subsum.impl.network.trace import write_trace
     from subsum.impl.network.workload import report, simulate as run_workload
 
+    distinct_files({"topology": topology}, {"trace": trace_path, "json": json_path})
     started = time.perf_counter()
     run = run_workload(topology, brokers, subscriptions, events, swaps, gap, seed, trace=trace_path is not None,
                        protocol=protocol, defer_timeout=defer_timeout, sub_timeout=sub_timeout)
@@ -96,7 +97,8 @@ def fuzz_reconfig(protocol, defer_timeout, sub_timeout, topology, brokers, subsc
         out.print(f"  {claim}: {escape(str(path))}   (subsum replay {escape(str(path))})", highlight=False, soft_wrap=True)
     if json_path:
         write_json(json_path, result.report(protocol=protocol, defer_timeout=defer_timeout, sub_timeout=sub_timeout,
-                                            topology=topology, brokers=brokers, churn=churn, steps=steps, seed=seed))
+                                            topology=topology, brokers=brokers, subscriptions=subscriptions, churn=churn, steps=steps,
+                                            seed=seed, budget=budget, schedules_limit=schedules, max_violations=max_violations))
     if result.violations:
         raise CheckFailed(f"{len(result.violations)} violations; replay files in {out_dir}")
 

@@ -10,7 +10,7 @@ import click
 from rich.markup import escape
 from rich.table import Table
 
-from subsum.cli.common import format_option, out, output_option, say
+from subsum.cli.common import distinct_files, format_option, out, output_option, say
 from subsum.core.errors import SubsumError
 from subsum.core.jsonio import match_result_lines, read_events, read_subscriptions, write_lines_atomically
 
@@ -23,9 +23,9 @@ def summary() -> None:
 
 @summary.command("build")
 @click.option("--subscriptions", "subs_path", required=True, type=click.Path(), help="JSONL file of the broker's subscriptions.")
-@click.option("--broker", type=click.IntRange(0), default=0, show_default=True, help="This broker's number: the c1 field of every ID.")
-@click.option("--brokers", type=click.IntRange(1), default=None, help="Brokers in the system; sets c1's width ⌈log2 brokers⌉. Default: broker + 1.")
-@click.option("--max-subscriptions", type=click.IntRange(1), default=None,
+@click.option("--broker", type=click.IntRange(0, 2**32 - 2), default=0, show_default=True, help="This broker's number: the c1 field of every ID.")
+@click.option("--brokers", type=click.IntRange(1, 2**32 - 1), default=None, help="Brokers in the system; sets c1's width ⌈log2 brokers⌉. Default: broker + 1.")
+@click.option("--max-subscriptions", type=click.IntRange(1, 2**32 - 1), default=None,
               help="Most active subscriptions per broker; sets c2's width. Default: the number in the file.")
 @click.option("--virtual", type=click.Choice(["none", "contains"]), default="none", show_default=True,
               help="Virtual string generalization (DEF-SUM-6): 'contains' joins prefix x and suffix x rows into contains x.")
@@ -39,6 +39,7 @@ def summary_build(subs_path, broker, brokers, max_subscriptions, virtual, output
     """
     from subsum.impl.summary import IdLayout, OwnerSummary, wire
 
+    distinct_files({"subscriptions": subs_path}, {"output": output_path})
     subscriptions = read_subscriptions(subs_path)
     brokers = broker + 1 if brokers is None else brokers
     if broker >= brokers:
@@ -78,6 +79,7 @@ def summary_match(summary_path, events_path, subs_path, output_path) -> None:
     from subsum.impl.summary.summary import recheck
     from subsum.impl.summary.wire import read_json
 
+    distinct_files({"summary": summary_path, "events": events_path, "subscriptions": subs_path}, {"output": output_path})
     built = read_json(summary_path)
     events = read_events(events_path)
     exact = {s.id: s.subscription for s in read_subscriptions(subs_path)} if subs_path else None

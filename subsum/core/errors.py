@@ -2,7 +2,7 @@
 "Exit codes and errors").
 
 Every expected failure is a `SubsumError`. The CLI catches it in one place
-(`subsum.cli.errors`), prints `error: <message>` on one line and exits with
+(`subsum.cli.Subsum.invoke`), prints `error: <message>` on one line and exits with
 the error's `exit_code`:
 
 - 1: a check found a violation or a difference (`CheckFailed`);

@@ -244,7 +244,7 @@ def decode_line(line: bytes) -> JsonObject | None:
     try:
         obj = loads_json(text)
     except json.JSONDecodeError as exc:
-        raise RecordError(None, f"malformed JSON: {exc.msg} at column {exc.colno}") from None
+        raise RecordError(None, f"malformed JSON: {exc.msg} (column {exc.colno})") from None
     except RecursionError:
         raise RecordError(None, "malformed JSON: nested too deeply") from None
     if not isinstance(obj, dict):
