@@ -117,62 +117,88 @@ class Summary:
             raise SummaryError("cannot merge summaries over different attribute schemas")
 
     def merge_in(self, other: "Summary") -> "Summary":
+        """DEF-SUM-13: merge another broker's summary into this one: the rows
+        (`union_rows`) and the Merged_Brokers lists. Refused when the lists
+        overlap: the two would hold IDs of one broker number, which collide
+        (DEF-SR-4, CLM-SR-7). Returns self."""
+        self._check_compatible(other)
+        shared = self.merged_brokers & other.merged_brokers
+        if shared:
+            raise SummaryError(f"cannot merge summaries that both hold broker(s) {sorted(shared)}: their subscription IDs would collide")
+        self.union_rows(other)
+        self.merged_brokers |= other.merged_brokers
+        return self
+
+    def union_rows(self, other: "Summary") -> "Summary":
         """DEF-SUM-13: add every row of `other` (in canonical order) to this
         summary: ranges and equalities by union, string rows by cover-or-merge,
-        ID sets by union. Returns self."""
+        ID sets by union. Merged_Brokers is left alone. Returns self."""
         self._check_compatible(other)
         for key in sorted(other.structures):
             for _, c, ids in other.structures[key].rows():
                 self.insert(key, c, ids)
         self.unconditional |= other.unconditional
         self.names.update(other.names)
-        self.merged_brokers |= other.merged_brokers
         return self
 
     def copy(self) -> "Summary":
         out = Summary(self.layout, self.schema, self.virtual)
-        return out.merge_in(self)
+        out.merged_brokers = set(self.merged_brokers)
+        return out.union_rows(self)
+
+    def _member_row(self, sid: int, key, n):
+        """Where `sid`, with normalized constraint n on `key`, sits: (the
+        row's handle, its ID set, whether n may hold the row together, a
+        numeric interval that is not a point, or a string constraint equal
+        to the row's, or one of the pair behind a virtual `contains` row)."""
+        s = self.structures.get(key)
+        if s is None:
+            raise SummaryError(f"subscription {sid} is not in the summary (no rows for {key[0]}:{key[1]})")
+        if key[1] in NUMERIC:
+            row = s.row_of(n[0], n[1])
+            ids = None if row is None else s.ids_of(row)
+            if ids is None or sid not in ids:
+                raise SummaryError(f"subscription {sid} is not in the row of {key[0]}:{key[1]} holding {n}")
+            return row, ids, n[0] < n[1]
+        for i, (_, c, ids) in enumerate(s.sorted_rows):
+            if sid in ids:
+                virtual_pair = self.virtual == "contains" and c[0] == "contains" and n in (("prefix", c[1]), ("suffix", c[1]))
+                return i, ids, c == n or virtual_pair
+        raise SummaryError(f"subscription {sid} is not in any row of {key[0]}:{key[1]}")
+
+    def rebuilds_for(self, sid: int, abstract: Mapping) -> dict[tuple, set[int]]:
+        """DEF-SUM-14, method 1: the rows deleting `sid` will rebuild, as
+        key -> the row's other IDs, whose owners must say their constraints."""
+        out = {}
+        for key, n in abstract.items():
+            if (sid, key) not in self.retired:
+                _, ids, holds_row = self._member_row(sid, key, n)
+                if holds_row and ids - {sid}:
+                    out[key] = ids - {sid}
+        return out
 
     def remove_member(self, sid: int, abstract: Mapping, resolve: Resolver | None) -> None:
         """DEF-SUM-14: delete one subscription, given its normalized
         constraints. Its ID leaves each row; an empty row is dropped. When
-        the deleted constraint may have held the row together (a numeric
-        interval that is not a point, or a string constraint equal to the
-        row's), the remaining members' constraints are requested from their
-        owners (`resolve`) and the row is rebuilt from them."""
+        the deleted constraint may have held the row together, the remaining
+        members' constraints are requested from their owners (`resolve`) and
+        the row is rebuilt from them."""
         if not abstract:
             self.unconditional.discard(sid)
         for key, n in abstract.items():
             if (sid, key) in self.retired:
                 self.retired.discard((sid, key))
                 continue
-            s = self.structures.get(key)
-            if s is None:
-                raise SummaryError(f"subscription {sid} is not in the summary (no rows for {key[0]}:{key[1]})")
-            if key[1] in NUMERIC:
-                row = s.row_of(n[0], n[1])
-                ids = None if row is None else s.ids_of(row)
-                if ids is None or sid not in ids:
-                    raise SummaryError(f"subscription {sid} is not in the row of {key[0]}:{key[1]} holding {n}")
-                ids.discard(sid)
-                if not ids:
+            row, ids, holds_row = self._member_row(sid, key, n)
+            s = self.structures[key]
+            ids.discard(sid)
+            if not ids or holds_row:
+                if key[1] in NUMERIC:
                     s.drop(row)
-                elif n[0] < n[1]:
-                    s.drop(row)
-                    self._rebuild(key, ids, resolve)
-            else:
-                for i, (_, c, ids) in enumerate(s.sorted_rows):
-                    if sid in ids:
-                        break
                 else:
-                    raise SummaryError(f"subscription {sid} is not in any row of {key[0]}:{key[1]}")
-                ids.discard(sid)
-                if not ids:
-                    s.delete_row(i)
-                elif c == n or (self.virtual == "contains" and c[0] == "contains" and n in (("prefix", c[1]), ("suffix", c[1]))):
-                    # n was the row's constraint, or one of the pair behind a virtual row
-                    s.delete_row(i)
-                    self._rebuild(key, ids, resolve)
+                    s.delete_row(row)
+            if ids and holds_row:
+                self._rebuild(key, ids, resolve)
             if not len(s):
                 del self.structures[key]
         self.names.pop(sid, None)
@@ -196,7 +222,7 @@ class Summary:
         (in this order, so an ID whose slot was reused is never confused)."""
         for sid, abstract in delta.deletions:
             self.remove_member(sid, abstract, resolve)
-        return self.merge_in(delta.insertions)
+        return self.union_rows(delta.insertions)
 
     # --- views --------------------------------------------------------------------
     def rows(self) -> dict[tuple, list[tuple]]:
