@@ -19,7 +19,7 @@ from typing import Callable
 
 import attrs
 
-from subsum.conformance import engines, examples, network, properties, reconfig, spark, summaries
+from subsum.conformance import engines, examples, network, properties, reconfig, routing, spark, summaries
 from subsum.conformance.proofs import prove_all, rules_of
 
 KINDS = ("proof", "property", "stateful", "example")
@@ -297,6 +297,43 @@ RECONFIG_CLAIMS: tuple[Claim, ...] = (
 
 CLAIMS = CLAIMS + RECONFIG_CLAIMS
 
+
+RM = M + "routing."
+RI = "subsum.impl.network."
+ROUTING_MACHINE = Check("stateful", "conformance.routing.SummaryRoutingUnderChurn", routing.run_summary_routing_machine)
+
+
+def _routing_property(fn) -> Check:
+    return Check("property", f"conformance.routing.{fn.__name__}", lambda: properties.run_property(fn))
+
+
+ROUTING_CLAIMS: tuple[Claim, ...] = (
+    Claim("CLM-SR-1",
+          "seed 000 §4.3.2, Example 4-3", "spec/08-summary-routing.md#clm-sr-1", (RM + "propagation_plan",), (RI + "summary_plan.plan",),
+          (_example(routing.seed000_example_4_3_plan),)),
+    Claim("CLM-SR-2",
+          "seed 000 §4.3.2; seed note §8.2", "spec/08-summary-routing.md#clm-sr-2", (RM + "propagation_plan", RM + "propagation_target"),
+          (RI + "summary_plan.plan",), (_routing_property(routing.plan_is_a_forest_whose_sinks_partition),)),
+    Claim("CLM-SR-3",
+          "seed 000 §4.3.3, Example 4-3", "spec/08-summary-routing.md#clm-sr-3", (RM + "brocli_route", RM + "next_broker"),
+          (RI + "summary_plan.next_broker",), (_example(routing.seed000_example_4_3_route),)),
+    Claim("CLM-SR-4",
+          "seed 000 §4.3.3; seed note §8.2", "spec/08-summary-routing.md#clm-sr-4", (RM + "brocli_route", RM + "next_broker"),
+          (RI + "summary_plan.next_broker",), (_routing_property(routing.routing_stops_and_hands_each_owner_the_event_once),)),
+    Claim("CLM-SR-5",
+          "seed 000 §4.3.4, Example 4-4", "spec/08-summary-routing.md#clm-sr-5", (),
+          (RI + "summaries.SummaryBroker", "subsum.impl.summary.summary.Summary.rebuilds_for"),
+          (_example(routing.seed000_example_4_4_messages),)),
+    Claim("CLM-SR-6",
+          "seed 000 §4.3; seed note §8.2", "spec/08-summary-routing.md#clm-sr-6",
+          (RM + "propagation_plan", RM + "brocli_route", RM + "interested_owners"), (RI + "summaries.SummaryBroker", RI + "summaries.Rounds"),
+          (ROUTING_MACHINE,)),
+    Claim("CLM-SR-7",
+          "derived (seed 000 §4.3.1)", "spec/08-summary-routing.md#clm-sr-7", (), ("subsum.impl.summary.summary.Summary.merge_in",),
+          (_example(routing.merge_refuses_colliding_brokers),)),
+)
+
+CLAIMS = CLAIMS + ROUTING_CLAIMS
 
 SP = "subsum.impl.spark."
 

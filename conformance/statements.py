@@ -256,7 +256,8 @@ STATEMENTS: dict[str, str] = {
     'CLM-SUM-8': (
         "Merge: merging three brokers' summaries is commutative and associative on the "
         'numeric rows with their ID sets, on the string row constraints and on the set of '
-        'IDs held; idempotent on everything; the merge has no false negatives; '
+        'IDs held; the row union is idempotent on everything (merging a summary into one '
+        'that holds its brokers is refused, CLM-SR-7); the merge has no false negatives; '
         'merge(history, delta) equals the summary built from scratch, numeric rows '
         'exactly and string row constraints. Which string row an ID covered by two rows '
         'joins depends on the merge order, so string ID sets are not claimed: with P = '
@@ -472,6 +473,66 @@ STATEMENTS: dict[str, str] = {
         'complete, since each broker has told each neighbour about p iff it has another '
         'subscriber of p.) Check: example (Hypothesis `find`s such a swap, '
         'deterministically).'
+    ),
+    # spec/08-summary-routing.md
+    'CLM-SR-1': (
+        "Example 4-3's propagation: on the 13-broker tree of the seed note §5.2 (edges "
+        '1-2, 2-5, 3-5, 4-5, 6-5, 5-7, 7-8, 8-9, 8-10, 10-11, 11-12, 11-13) the sinks are '
+        '5, 8 and 11 with Merged_Brokers {1..6}, {7..10} and {11..13}, after 10 sends, '
+        'fewer than the 13 brokers; model and impl agree, and `subsum summary plan` '
+        'prints it. Check: example.'
+    ),
+    # spec/08-summary-routing.md
+    'CLM-SR-2': (
+        'On every graph (trees, and connected or disconnected graphs with cycles), the '
+        'propagation plan sends at most once per broker, only to a neighbour acting later '
+        '(so of equal or greater degree, never back to a sender), N − #sinks sends in '
+        'all; B ∈ Merged_Brokers(B); Merged_Brokers(B) is B with the lists of the brokers '
+        "that send to it; the sinks' lists partition the brokers; and the impl's plan "
+        "equals the model's. Check: property."
+    ),
+    # spec/08-summary-routing.md
+    'CLM-SR-3': (
+        "Example 4-3's routing: an event at broker 1 whose summary matches reach brokers "
+        '4, 8 and 13 is sent 1→5, 5→4, 5→8, 8→11, 11→13 under option (a), five messages, '
+        'and 1→2, 2→5, 5→4, 5→8, 8→11, 11→13 under option (b); model and impl agree. '
+        'Check: example.'
+    ),
+    # spec/08-summary-routing.md
+    'CLM-SR-4': (
+        'Routing on every graph and every set of reported owners: it stops; BROCLI grows '
+        'at every ROUTE; at most N − 1 ROUTE messages; BROCLI holds every broker at the '
+        'end; each owner reported by the first broker whose list holds it is handed the '
+        'event exactly once, and no other owner is. So when each broker reports at least '
+        'the owners in its list with an exactly matching subscription (no false '
+        'negatives, CLM-SUM-2), every owner of DEF-SR-3 gets the event exactly once. The '
+        "impl's next broker equals the model's under both options. Check: property."
+    ),
+    # spec/08-summary-routing.md
+    'CLM-SR-5': (
+        'Example 4-4 across brokers, with real messages: brokers 1 and 2 send their '
+        'deltas to broker 3 (the sink); t1, then t2 (S3 created at broker 1), then t3 (S3 '
+        'deleted: broker 3 sends DELETE-QUERY to brokers 1 and 2 and rebuilds the price '
+        'row from their DELETE-ANSWERs) gives exactly the t1 history again, under both '
+        'readings of `>*`. Check: example.'
+    ),
+    # spec/08-summary-routing.md
+    'CLM-SR-6': (
+        'Under subscribe, unsubscribe, publish and propagation rounds, with messages '
+        "delivered in any order per link: every ROUTE's receiver is outside the BROCLI it "
+        'carries and an event takes at most N − 1 ROUTE hops; no message arrives in a '
+        "round other than its receiver's; and after a round has run to quiescence: every "
+        "broker's history has the rows of the merge of its Merged_Brokers' own summaries "
+        '(numeric rows exactly, string row constraints), every event published then '
+        'reaches every client owed it (DEF-SR-3) exactly once and no other client, and '
+        "the impl's plan and each event's messages equal the model's (`propagation_plan`, "
+        '`brocli_route` on the owners the histories report). Check: stateful.'
+    ),
+    # spec/08-summary-routing.md
+    'CLM-SR-7': (
+        'Merging two summaries whose Merged_Brokers lists overlap is refused '
+        '(SummaryError): two brokers both numbered 0 would give colliding IDs, and a real '
+        "match would be lost in the owner's re-check. Check: example."
     ),
     # spec/07-pipeline.md
     'CLM-PIPE-1': (

@@ -587,19 +587,19 @@ def summary_formats_round_trip(workload, virtual, broker):
 PRICE, SYMBOL = ("price", "float"), ("symbol", "string")
 
 
-def _sym(op: str, value: str) -> Constraint:
+def symbol(op: str, value: str) -> Constraint:
     return Constraint("symbol", "string", op, value)
 
 
-def _eq(v: float) -> tuple:
+def equality_row(v: float) -> tuple:
     return ("equality", ref.Interval(v, v))
 
 
-def _range(lo: float, hi: float) -> tuple:
+def range_row(lo: float, hi: float) -> tuple:
     return ("range", ref.Interval(lo, hi))
 
 
-def _rows(**by_key) -> dict:
+def expected_rows(**by_key) -> dict:
     """Expected rows, transcribed from the thesis: key -> {(kind, constraint, names)}."""
     keys = {"price": PRICE, "symbol": SYMBOL}
     return {keys[k]: {(kind, c, frozenset(names.split())) for (kind, c), names in rows} for k, rows in by_key.items()}
@@ -642,8 +642,8 @@ def seed000_example_4_1() -> None:
     assert ref.summary_counters(ref.reference_summary(subscriptions), FIG_2_2_EVENT) == counters
     assert names_matched(summary, FIG_2_2_EVENT) == {"S1"}
     rows = _as_sets(impl_rows(summary))
-    assert rows[PRICE] == {(*_range(8.30, 8.70), frozenset({"S1"})), (*_eq(8.20), frozenset({"S2"}))}, rows[PRICE]
-    assert rows[SYMBOL] == {("constraint", _sym("prefix", "OT"), frozenset({"S1", "S2"}))}, rows[SYMBOL]
+    assert rows[PRICE] == {(*range_row(8.30, 8.70), frozenset({"S1"})), (*equality_row(8.20), frozenset({"S2"}))}, rows[PRICE]
+    assert rows[SYMBOL] == {("constraint", symbol("prefix", "OT"), frozenset({"S1", "S2"}))}, rows[SYMBOL]
     assert rows[("volume", "int")] == {("range", ref.Interval(130000, math.inf), frozenset({"S2"}))}
     assert rows[("low", "float")] == {("range", ref.Interval(-math.inf, 8.05), frozenset({"S2"}))}
     assert rows[("exchange", "string")] == {("constraint", Constraint("exchange", "string", "wildcard", "N*SE"), frozenset({"S1"}))}
@@ -657,20 +657,20 @@ def seed000_example_4_2() -> None:
     """CLM-SUM-13: Example 4-2's time series under both readings of `>*`,
     and the ACGTs of Figs. 4-10 and 4-11."""
     prefix, contains = fig_4_5("prefix"), fig_4_5("contains")
-    t1 = _rows(symbol=[(("constraint", _sym("=", "OTE")), "S1")], price=[(_eq(8.50), "S1")])
-    t2 = _rows(symbol=[(("constraint", _sym("=", "OTE")), "S1"), (("constraint", _sym("=", "OTER")), "S2")],
-               price=[(_eq(8.50), "S1"), (_eq(8.55), "S2")])
+    t1 = expected_rows(symbol=[(("constraint", symbol("=", "OTE")), "S1")], price=[(equality_row(8.50), "S1")])
+    t2 = expected_rows(symbol=[(("constraint", symbol("=", "OTE")), "S1"), (("constraint", symbol("=", "OTER")), "S2")],
+               price=[(equality_row(8.50), "S1"), (equality_row(8.55), "S2")])
     assert _both_sides(prefix[:1]) == _both_sides(contains[:1]) == t1
     assert _both_sides(prefix[:2]) == _both_sides(contains[:2]) == t2
-    t3_price = [(_range(8.45, 8.60), "S1 S2 S3")]
-    assert _both_sides(prefix[:3]) == _rows(symbol=[(("constraint", _sym("prefix", "OTE")), "S1 S2 S3")], price=t3_price)
-    assert _both_sides(contains[:3]) == _rows(symbol=[(("constraint", _sym("contains", "OTE")), "S1 S2 S3")], price=t3_price)
-    t4_price = [(_range(8.45, 8.70), "S1 S2 S3 S4")]
+    t3_price = [(range_row(8.45, 8.60), "S1 S2 S3")]
+    assert _both_sides(prefix[:3]) == expected_rows(symbol=[(("constraint", symbol("prefix", "OTE")), "S1 S2 S3")], price=t3_price)
+    assert _both_sides(contains[:3]) == expected_rows(symbol=[(("constraint", symbol("contains", "OTE")), "S1 S2 S3")], price=t3_price)
+    t4_price = [(range_row(8.45, 8.70), "S1 S2 S3 S4")]
     # Ours (prefix): `>* T` does not cover OTE, so S4 keeps a row of its own.
-    assert _both_sides(prefix) == _rows(symbol=[(("constraint", _sym("prefix", "OTE")), "S1 S2 S3"),
-                                                (("constraint", _sym("prefix", "T")), "S4")], price=t4_price)
+    assert _both_sides(prefix) == expected_rows(symbol=[(("constraint", symbol("prefix", "OTE")), "S1 S2 S3"),
+                                                (("constraint", symbol("prefix", "T")), "S4")], price=t4_price)
     # The thesis's t4 (`>* T -> S1, S2, S3, S4`) holds under the contains reading.
-    assert _both_sides(contains) == _rows(symbol=[(("constraint", _sym("contains", "T")), "S1 S2 S3 S4")], price=t4_price)
+    assert _both_sides(contains) == expected_rows(symbol=[(("constraint", symbol("contains", "T")), "S1 S2 S3 S4")], price=t4_price)
     owner = build_owner(contains, schema=(PRICE, SYMBOL))
     symbol_trees = [_tree(r, owner.names) for r in owner.forests[SYMBOL].roots]
     assert symbol_trees == [(("contains", "T"), ("S4",), (
@@ -710,17 +710,17 @@ def seed000_example_4_4() -> None:
         owners[1].remove("S3")
         history.apply(owners[1].take_delta(), resolve)
         t3 = _as_sets(impl_rows(history, names))
-        price_t1 = [(_range(8.60, 8.70), "S4"), (_eq(8.50), "S1"), (_eq(8.55), "S2")]
-        price_t2 = [(_range(8.45, 8.70), "S1 S2 S3 S4")]
+        price_t1 = [(range_row(8.60, 8.70), "S4"), (equality_row(8.50), "S1"), (equality_row(8.55), "S2")]
+        price_t2 = [(range_row(8.45, 8.70), "S1 S2 S3 S4")]
         if reading == "prefix":
-            assert t1 == _rows(symbol=[(("constraint", _sym("=", "OTE")), "S1"), (("constraint", _sym("=", "OTER")), "S2"),
-                                       (("constraint", _sym("prefix", "T")), "S4")], price=price_t1), t1
-            assert t2 == _rows(symbol=[(("constraint", _sym("prefix", "OTE")), "S1 S2 S3"),
-                                       (("constraint", _sym("prefix", "T")), "S4")], price=price_t2), t2
+            assert t1 == expected_rows(symbol=[(("constraint", symbol("=", "OTE")), "S1"), (("constraint", symbol("=", "OTER")), "S2"),
+                                       (("constraint", symbol("prefix", "T")), "S4")], price=price_t1), t1
+            assert t2 == expected_rows(symbol=[(("constraint", symbol("prefix", "OTE")), "S1 S2 S3"),
+                                       (("constraint", symbol("prefix", "T")), "S4")], price=price_t2), t2
             assert {k for k, _ in asked} == {PRICE, SYMBOL}, asked
         else:  # Figs. 4-13 and 4-14
-            assert t1 == _rows(symbol=[(("constraint", _sym("contains", "T")), "S1 S2 S4")], price=price_t1), t1
-            assert t2 == _rows(symbol=[(("constraint", _sym("contains", "T")), "S1 S2 S3 S4")], price=price_t2), t2
+            assert t1 == expected_rows(symbol=[(("constraint", symbol("contains", "T")), "S1 S2 S4")], price=price_t1), t1
+            assert t2 == expected_rows(symbol=[(("constraint", symbol("contains", "T")), "S1 S2 S3 S4")], price=price_t2), t2
             assert {k for k, _ in asked} == {PRICE}, asked  # S3's symbol constraint was not the row's
         assert {1, 2} <= set(dict(asked)[PRICE]), asked
         assert t3 == t1, (reading, t3, t1)
@@ -760,8 +760,8 @@ def contains_policy_depends_on_order() -> None:
             ("sab", parse_filter('symbol suffix "ab"'))]
     one = constraint_sets(impl_rows(build_owner(subs, virtual="contains").export()))
     other = constraint_sets(impl_rows(build_owner(subs[::-1], virtual="contains").export()))
-    assert one[SYMBOL] == sorted({repr(_sym("prefix", "a")), repr(_sym("suffix", "ab"))}), one
-    assert other[SYMBOL] == sorted({repr(_sym("prefix", "a")), repr(_sym("contains", "ab"))}), other
+    assert one[SYMBOL] == sorted({repr(symbol("prefix", "a")), repr(symbol("suffix", "ab"))}), one
+    assert other[SYMBOL] == sorted({repr(symbol("prefix", "a")), repr(symbol("contains", "ab"))}), other
     plain = [constraint_sets(impl_rows(build_owner(order).export())) for order in (subs, subs[::-1])]
     assert plain[0] == plain[1]
 

@@ -8,6 +8,7 @@ hosts broker protocols.
 - `protocol`: the broker base class, dispatch by message kind, the registry;
 - `forwarding`: subscription forwarding with Strawman reconfiguration;
 - `protocols`: timed and notified deferred unsubscriptions, informed link activation;
+- `summary_plan`, `summaries`: summary-based routing (seed 000 §4.3);
 - `sim`: the `Network` that ties them together;
 - `topology`: topology generators and edge-list files;
 - `trace`: the trace file.
@@ -16,7 +17,7 @@ It never imports `subsum.model`; `subsum.conformance.network` checks it
 against the model's ideal routing state.
 """
 
-from subsum.impl.network import protocols  # noqa: F401  (registers timed, notified, informed)
+from subsum.impl.network import protocols, summaries  # noqa: F401  (register timed, notified, informed; summaries)
 from subsum.impl.network.forwarding import StrawmanBroker
 from subsum.impl.network.overlay import NetworkError
 from subsum.impl.network.protocol import PROTOCOLS, Broker, broker_class_for, handles, register

@@ -22,6 +22,8 @@ class Ledger:
         self.deliveries: dict[int, Counter] = {}  # event id -> client -> copies received
         self.record_crossings = record_crossings  # off in throughput runs: the lists cost memory
         self.crossings: dict[int, list[tuple[int, int]]] = {}  # event id -> broker links crossed, in order
+        self.overlay_hops: Counter = Counter()  # by kind: overlay links an out-of-band message would cross
+        self.payload_bytes: Counter = Counter()  # by kind: measured bytes of the messages a protocol sizes
         self.timers_started: Counter = Counter()  # broker -> deferred-unsubscription timers it started
         self.trace: list[dict] | None = [] if trace else None
 

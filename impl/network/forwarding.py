@@ -79,7 +79,7 @@ class StrawmanBroker(Broker):
         self.by_node: dict[int, set[Subscription]] = {}  # subscriber -> filters; never iterate where order matters
 
     @classmethod
-    def shared_state(cls) -> FilterIndex:
+    def shared_state(cls, net) -> FilterIndex:
         return FilterIndex()
 
     # --- subscription forwarding (seed 002 §2.3) --------------------------------------------

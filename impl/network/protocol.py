@@ -25,9 +25,10 @@ The protocols and their messages:
 - deferred unsubscriptions and informed link activation (seed 002 §3.5,
   `protocols`): in addition FLUSH(rid) and ACTIVATE(rid, P, n2), the
   latter out of band;
-- summary-based routing (seed 000 §4.3, to come): SUMMARY(summary),
-  DELTA(insertions, deletions), ROUTE(event, BROCLI), DELIVER(event, ids),
-  DELETE-QUERY(ids) and DELETE-ANSWER(rows), the last two method 1's
+- summary-based routing (seed 000 §4.3, `summaries.SummaryBroker`):
+  SUMMARY and DELTA(round, delta, Merged_Brokers), ROUTE(event, BROCLI),
+  DELIVER(event, ids), DELETE-QUERY(round, key -> ids) and
+  DELETE-ANSWER(round, key -> (id, constraint)), the last two method 1's
   request/response rebuild through the owners' ACGTs;
 - broker caches with request/response (seeds 003, 004, to come):
   REQUEST(filter, path stack) and RESPONSE(events, path stack), the stack
@@ -100,8 +101,10 @@ class Broker:
         raise NotImplementedError
 
     @classmethod
-    def shared_state(cls) -> object:
-        """State all brokers of one network share (e.g. a filter index); `net.shared`."""
+    def shared_state(cls, net: Network) -> object:
+        """State all brokers of one network share (e.g. a filter index),
+        made once per network, before any broker; `net.shared`. Protocol
+        settings are in `net.options`."""
         return None
 
 

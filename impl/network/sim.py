@@ -33,7 +33,7 @@ class Network:
 
     def __init__(self, seed: int = 0, delay: tuple[float, float] = (1.0, 10.0), trace: bool = False,
                  broker_class: type[Broker] | None = None, record_crossings: bool = True, protocol: str = "strawman",
-                 defer_timeout: float = 3000.0, sub_timeout: float = 5000.0) -> None:
+                 defer_timeout: float = 3000.0, sub_timeout: float = 5000.0, options: Mapping | None = None) -> None:
         if not 0 <= delay[0] <= delay[1]:
             raise NetworkError(f"link delay range {delay} must satisfy 0 <= low <= high")
         if not (defer_timeout >= 0 and sub_timeout >= 0):  # also refuses NaN
@@ -49,7 +49,8 @@ class Network:
         self.transport = Transport(seed, delay, self.ledger, self.deliver, self.to_client, self.brokers.__contains__)
         # the same churn gives the same overlay whatever the protocol sends
         self.overlay = Overlay(random.Random(f"overlay-{seed}"))
-        self.shared = self.broker_class.shared_state()  # what the protocol's brokers share
+        self.options = dict(options or {})  # the protocol's own settings (e.g. the summaries' period)
+        self.shared = self.broker_class.shared_state(self)  # what the protocol's brokers share
         self.refused = 0  # delayed swap links that churn made impossible
         self._rids = 0
         self._next_client = CLIENT_BASE

@@ -103,13 +103,12 @@ def spanning_forest(n: int, edges) -> list[tuple[int, int]]:
     return tree
 
 
-def read_edgelist(path_: str | Path) -> tuple[int, list[tuple[int, int]], int]:
+def read_graph(path_: str | Path) -> tuple[list[str], list[tuple[int, int]]]:
     """A networkx edge list (`a b` per line, `#` comments, extra columns
-    ignored). Node names are mapped to 0 .. n-1: integers in numeric order
-    if every name is an integer, else in order of appearance. The overlay
-    must be a forest, so a graph with cycles is reduced to its breadth-first
-    spanning forest (DEF-NET-1). Returns (n, tree edges, links dropped);
-    raises TopologyError naming the file and line."""
+    ignored), every link kept. Node names are mapped to 0 .. n-1: integers
+    in numeric order if every name is an integer, else in order of
+    appearance. Returns (names by number, sorted links); raises
+    TopologyError naming the file and line."""
     p = Path(path_)
     try:
         text = p.read_text(encoding="utf-8")
@@ -132,6 +131,13 @@ def read_edgelist(path_: str | Path) -> tuple[int, list[tuple[int, int]], int]:
     if all(x.lstrip("-").isdigit() for x in labels):
         labels.sort(key=int)
     names = {x: i for i, x in enumerate(labels)}
-    edges = sorted({tuple(sorted((names[a], names[b]))) for a, b in raw})
-    tree = spanning_forest(len(names), edges)
-    return len(names), tree, len(edges) - len(tree)
+    return labels, sorted({tuple(sorted((names[a], names[b]))) for a, b in raw})
+
+
+def read_edgelist(path_: str | Path) -> tuple[int, list[tuple[int, int]], int]:
+    """`read_graph`, cut to a forest: the overlay must be one, so a graph
+    with cycles is reduced to its breadth-first spanning forest (DEF-NET-1).
+    Returns (n, tree edges, links dropped)."""
+    labels, edges = read_graph(path_)
+    tree = spanning_forest(len(labels), edges)
+    return len(labels), tree, len(edges) - len(tree)

@@ -59,7 +59,7 @@ class Simulation:
 
 def simulate(kind: str = "random-tree", brokers: int = 20, subscriptions: int = 100, events: int = 100, swaps: int = 0,
              gap: float = 5.0, seed: int = 0, trace: bool = False, delay=(1.0, 10.0), protocol: str = "strawman",
-             defer_timeout: float = 3000.0, sub_timeout: float = 5000.0) -> Simulation:
+             defer_timeout: float = 3000.0, sub_timeout: float = 5000.0, options: dict | None = None) -> Simulation:
     """`subsum simulate`: subscriptions propagate, then events are published
     one by one from random clients, a few messages apart, with up to `swaps`
     link swaps spread among them (each adds its new link `gap` ms after the
@@ -67,7 +67,7 @@ def simulate(kind: str = "random-tree", brokers: int = 20, subscriptions: int = 
     rng = random.Random(seed)
     n, links = topology(kind, brokers, seed)
     net = build(links, n, seed=seed, trace=trace, delay=delay, protocol=protocol, defer_timeout=defer_timeout,
-                sub_timeout=sub_timeout)
+                sub_timeout=sub_timeout, options=options)
     clients = populate(net, rng, subscriptions)
     net.run()
     every = max(1, events // swaps) if swaps else None
@@ -126,6 +126,8 @@ def report(run: Simulation, seconds: float) -> dict:
     return {"protocol": net.protocol, "brokers": len(net.brokers), "clients": len(net.clients), "events": len(run.published),
             "swaps": run.swaps, "sent": dict(ledger.sent), "handled": dict(ledger.handled), "dropped": dict(ledger.dropped),
             "deliveries": sum(sum(c.values()) for c in ledger.deliveries.values()),
+            **({"overlay_hops": dict(ledger.overlay_hops)} if ledger.overlay_hops else {}),
+            **({"payload_bytes": dict(ledger.payload_bytes)} if ledger.payload_bytes else {}),
             **delivery_audit(net, run.published),
             "simulated_ms": round(net.now, 3), "seconds": round(seconds, 3),
             "handled_per_second": round(handled / seconds) if seconds else None}

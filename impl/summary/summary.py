@@ -7,7 +7,6 @@
 - `OwnerSummary`: the owning broker's side: the exact subscriptions, their
   IDs, the ACGT of every row (DEF-SUM-12), the pending delta, and the exact
   re-check that removes false positives before delivery (DEF-SUM-10).
-- `History`: a broker's history summary with its `Merged_Brokers` list.
 """
 
 from __future__ import annotations
@@ -117,10 +116,8 @@ class Summary:
             raise SummaryError("cannot merge summaries over different attribute schemas")
 
     def merge_in(self, other: "Summary") -> "Summary":
-        """DEF-SUM-13: merge another broker's summary into this one: the rows
-        (`union_rows`) and the Merged_Brokers lists. Refused when the lists
-        overlap: the two would hold IDs of one broker number, which collide
-        (DEF-SR-4, CLM-SR-7). Returns self."""
+        """DEF-SUM-13: merge another broker's summary into this one: the rows (`union_rows`) and the
+        Merged_Brokers lists. Refused when the lists overlap: their IDs would collide (CLM-SR-7). Returns self."""
         self._check_compatible(other)
         shared = self.merged_brokers & other.merged_brokers
         if shared:
@@ -147,10 +144,8 @@ class Summary:
         return out.union_rows(self)
 
     def _member_row(self, sid: int, key, n):
-        """Where `sid`, with normalized constraint n on `key`, sits: (the
-        row's handle, its ID set, whether n may hold the row together, a
-        numeric interval that is not a point, or a string constraint equal
-        to the row's, or one of the pair behind a virtual `contains` row)."""
+        """Where `sid` (constraint n on `key`) sits: (row handle, ID set, whether n may hold the row
+        together: a numeric non-point interval, the row's own string constraint, or half a virtual pair)."""
         s = self.structures.get(key)
         if s is None:
             raise SummaryError(f"subscription {sid} is not in the summary (no rows for {key[0]}:{key[1]})")
@@ -348,6 +343,10 @@ class OwnerSummary:
         out.names = dict(self.names)
         out.merged_brokers = {self.broker}
         return out
+
+    def has_pending(self) -> bool:
+        """Whether the next delta would carry anything."""
+        return bool(self._pending_add or self._pending_delete)
 
     def take_delta(self) -> Delta:
         """The delta since the last call: insertions and deletions."""

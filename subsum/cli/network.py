@@ -12,32 +12,47 @@ from rich.markup import escape
 from subsum.cli.common import (FiniteFloat, counter_table, distinct_files, err, json_option, out, protocol_option, timeout_options, topology_option,
                                writable_dir, writable_path, write_json)
 from subsum.conformance import fuzz as fz
-from subsum.core.errors import CheckFailed
+from subsum.core.errors import CheckFailed, SubsumError
+from subsum.impl.network import forwarding_protocols
 
 
 @click.command("simulate")
-@protocol_option("Broker protocol: subscription forwarding with this reconfiguration protocol.")
+@click.option("--routing", type=click.Choice(["forwarding", "summaries"]), default="forwarding", show_default=True,
+              help="forwarding: subscription forwarding (seed 002) reconfigured by --protocol; summaries: summary "
+                   "propagation and BROCLI routing (seed 000 §4.3, spec/08), on a fixed overlay.")
+@protocol_option("Reconfiguration protocol of --routing forwarding.", choices=forwarding_protocols())
 @timeout_options
+@click.option("--period", type=FiniteFloat(0.001), default=100.0, show_default=True, help="--routing summaries: simulated ms between propagation rounds.")
+@click.option("--next-broker", "next_broker", type=click.Choice(["a", "b"]), default="a", show_default=True,
+              help="--routing summaries: option (a) highest degree not yet checked, or (b) nearest of at least this degree (DEF-SR-2).")
 @topology_option
 @click.option("--brokers", type=click.IntRange(1, 100_000), default=20, show_default=True, help="Brokers (ignored for a FILE).")
 @click.option("--subscriptions", type=click.IntRange(0), default=100, show_default=True, help="Subscriptions, two per client.")
 @click.option("--events", type=click.IntRange(0), default=100, show_default=True, help="Events published.")
-@click.option("--swaps", type=click.IntRange(0), default=0, show_default=True, help="Link swaps spread among the publications.")
+@click.option("--swaps", type=click.IntRange(0), default=0, show_default=True, help="Link swaps spread among the publications (forwarding only).")
 @click.option("--gap", type=FiniteFloat(0.0), default=5.0, show_default=True, help="Simulated ms between a swap's break and its new link.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seeds the topology, the workload and the link delays.")
 @click.option("--trace", "trace_path", type=click.Path(dir_okay=False), callback=writable_path, help="Write the trace (spec/05-network.md DEF-NET-9) as JSONL.")
 @json_option("Also write the counters as JSON to FILE.")
-def simulate(protocol, defer_timeout, sub_timeout, topology, brokers, subscriptions, events, swaps, gap, seed, trace_path, json_path):
-    """Run a seeded workload on the broker simulator (subscription forwarding,
-    reconfiguration by the chosen protocol) and print the message counters
-    and the simulator's own delivery audit."""
+def simulate(routing, protocol, defer_timeout, sub_timeout, period, next_broker, topology, brokers, subscriptions, events, swaps, gap,
+             seed, trace_path, json_path):
+    """Run a seeded workload on the broker simulator and print the message
+    counters and the simulator's own delivery audit: subscription forwarding
+    with the chosen reconfiguration protocol, or summary-based routing."""
     from subsum.impl.network.trace import write_trace
     from subsum.impl.network.workload import report, simulate as run_workload
 
     distinct_files({"topology": topology}, {"trace": trace_path, "json": json_path})
+    options = {}
+    if routing == "summaries":
+        if protocol != "strawman":
+            raise SubsumError("--protocol chooses the reconfiguration of --routing forwarding; --routing summaries has none")
+        if swaps:
+            raise SubsumError("--routing summaries runs on a fixed overlay: --swaps must be 0")
+        protocol, options = "summaries", {"period": period, "option": next_broker}
     started = time.perf_counter()
     run = run_workload(topology, brokers, subscriptions, events, swaps, gap, seed, trace=trace_path is not None,
-                       protocol=protocol, defer_timeout=defer_timeout, sub_timeout=sub_timeout)
+                       protocol=protocol, defer_timeout=defer_timeout, sub_timeout=sub_timeout, options=options)
     summary = report(run, time.perf_counter() - started)
     if trace_path:
         write_trace(run.net.ledger.trace, trace_path)

@@ -1,5 +1,5 @@
-"""subsum summary build | match | stats | merge: subscription summaries
-(seed 000, spec/04-summaries.md)."""
+"""subsum summary build | match | stats | merge | plan: subscription summaries
+(seed 000, spec/04-summaries.md) and their propagation plan (spec/08-summary-routing.md)."""
 
 from __future__ import annotations
 
@@ -156,6 +156,57 @@ def summary_merge(output_path, summaries) -> None:
             raise SubsumError(f"{path}: {exc}") from None
     wire.write_json(merged, output_path)
     say(f"merged {len(loaded)} summaries (brokers {sorted(merged.merged_brokers)}) -> {merged.row_count()} rows -> {output_path}")
+
+
+@summary.command("plan")
+@click.option("--topology", "topology_path", required=True, type=click.Path(dir_okay=False),
+              help="A networkx edge-list FILE of the broker graph (every link is kept; cycles are allowed).")
+@format_option
+def summary_plan(topology_path, fmt) -> None:
+    """Print the summary propagation plan (Algorithm 4-2, DEF-SR-1): who
+    sends its merged summary to whom, in which iteration, each sink's
+    Merged_Brokers list, and the number of messages.
+
+    Brokers act in order of (degree, name); integer names order
+    numerically, other names by first appearance in the file.
+    """
+    from subsum.impl.network.summary_plan import plan
+    from subsum.impl.network.topology import read_graph
+
+    labels, edges = read_graph(topology_path)
+    adjacency: dict[int, set[int]] = {i: set() for i in range(len(labels))}
+    for a, b in edges:
+        adjacency[a].add(b)
+        adjacency[b].add(a)
+    p = plan(adjacency)
+
+    numeric = all(x.lstrip("-").isdigit() for x in labels)
+
+    def name(i: int) -> str | int:
+        return int(labels[i]) if numeric else labels[i]
+
+    report = {
+        "brokers": len(labels), "links": len(edges), "messages": len(p.sends),
+        "sends": [{"iteration": i, "from": name(s), "to": name(r)} for i, s, r in p.sends],
+        "sinks": [{"sink": name(s), "merged_brokers": [name(b) for b in sorted(p.merged[s])]}
+                  for s in p.sinks],
+    }
+    if fmt == "json":
+        click.echo(json.dumps(report, indent=1, ensure_ascii=False))
+        return
+    say(f"{escape(topology_path)}: {len(labels)} brokers, {len(edges)} links")
+    sends = Table(title=f"propagation plan: {report['messages']} messages, {len(p.sinks)} sinks")
+    for column in ("iteration", "from", "to"):
+        sends.add_column(column, justify="right")
+    for row in report["sends"]:
+        sends.add_row(*(str(row[c]) for c in ("iteration", "from", "to")))
+    out.print(sends)
+    sinks = Table(title="sinks")
+    sinks.add_column("sink", justify="right")
+    sinks.add_column("Merged_Brokers")
+    for row in report["sinks"]:
+        sinks.add_row(str(row["sink"]), "{" + ", ".join(map(str, row["merged_brokers"])) + "}")
+    out.print(sinks)
 
 
 COMMANDS = (summary,)

@@ -1,0 +1,94 @@
+"""Summary-based routing (spec/08-summary-routing.md): the checks of
+conformance.routing bite on planted bugs, the CLI prints Example 4-3's plan,
+and `subsum simulate --routing summaries` delivers exactly."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from subsum.conformance import profiles, routing
+from subsum.impl.network.summaries import SummaryBroker
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+class NoOwnerFilter(routing.CheckedSummaryBroker):
+    """Planted bug: the c1 filter is dropped, so owners already checked get the event again."""
+
+    __slots__ = ()
+
+    def unchecked_owners(self, matched, brocli):
+        return SummaryBroker.unchecked_owners(self, matched, frozenset())
+
+
+class SkipsOneChild(routing.CheckedSummaryBroker):
+    """Planted bug: the delta of the last plan child is acknowledged but not merged."""
+
+    __slots__ = ()
+
+    def delta_received(self, src, payload):
+        if src == max(self.net.shared.plan.children[self.id]):
+            r, delta, merged = payload
+            payload = (r, type(delta)(delta.broker, type(delta.insertions)(delta.insertions.layout, delta.insertions.schema)), merged)
+        SummaryBroker.delta_received(self, src, payload)
+
+
+def machine_with(broker, compare_histories=True):
+    return type(f"Planted{broker.__name__}", (routing.SummaryRoutingUnderChurn,),
+                {"broker_class": broker, "compare_histories": compare_histories})
+
+
+def test_no_false_negative_invariant_bites():
+    """With histories not compared, the delivery check alone catches a skipped delta: a lost event."""
+    profiles.load("ci")
+    with pytest.raises(AssertionError, match="missing"):
+        routing.run_summary_routing_machine(machine_with(SkipsOneChild, compare_histories=False), shrink=False)
+
+
+def test_exactly_once_and_route_checks_bite():
+    """Without the c1 filter an owner is handed the event again: a second
+    DELIVER (a route the model does not send), or a second copy."""
+    profiles.load("ci")
+    with pytest.raises(AssertionError, match="CLM-SR-6: event .* (more than once|the model sends)"):
+        routing.run_summary_routing_machine(machine_with(NoOwnerFilter, compare_histories=False), shrink=False)
+
+
+def test_history_check_bites():
+    profiles.load("ci")
+    with pytest.raises(AssertionError, match="history"):
+        routing.run_summary_routing_machine(machine_with(SkipsOneChild), shrink=False)
+
+
+def test_plan_cli_prints_example_4_3():
+    result = subprocess.run([sys.executable, "-m", "subsum", "summary", "plan", "--topology",
+                             str(ROOT / "examples/seed000/example-4-3.edgelist"), "--format", "json"],
+                            capture_output=True, text=True, check=True)
+    plan = json.loads(result.stdout)
+    assert plan["messages"] == 10
+    assert plan["sinks"] == [{"sink": 5, "merged_brokers": [1, 2, 3, 4, 5, 6]}, {"sink": 8, "merged_brokers": [7, 8, 9, 10]},
+                             {"sink": 11, "merged_brokers": [11, 12, 13]}]
+
+
+def test_simulate_summaries_delivers_exactly(tmp_path):
+    report = tmp_path / "run.json"
+    subprocess.run([sys.executable, "-m", "subsum", "simulate", "--routing", "summaries", "--brokers", "12",
+                    "--subscriptions", "60", "--events", "60", "--json", str(report)], capture_output=True, text=True, check=True)
+    counters = json.loads(report.read_text())
+    assert counters["protocol"] == "summaries" and counters["owed"] > 0
+    assert (counters["lost"], counters["duplicates"], counters["unjustified"]) == (0, 0, 0), counters
+    assert counters["sent"]["SUMMARY"] < 12 and counters["sent"]["ROUTE"] <= 60 * 11
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--swaps", "1"], "fixed overlay"),
+    (["--protocol", "timed"], "--routing forwarding"),
+])
+def test_simulate_summaries_refuses_what_it_cannot_do(args, message):
+    result = subprocess.run([sys.executable, "-m", "subsum", "simulate", "--routing", "summaries", *args],
+                            capture_output=True, text=True)
+    assert result.returncode == 2 and message in result.stderr and "Traceback" not in result.stderr, result.stderr
