@@ -331,6 +331,9 @@ ROUTING_CLAIMS: tuple[Claim, ...] = (
     Claim("CLM-SR-7",
           "derived (seed 000 §4.3.1)", "spec/08-summary-routing.md#clm-sr-7", (), ("subsum.impl.summary.summary.Summary.merge_in",),
           (_example(routing.merge_refuses_colliding_brokers),)),
+    Claim("CLM-SR-9",
+          "seed 000 ch. 5 (baselines i, ii)", "spec/08-summary-routing.md#clm-sr-9", (RM + "interested_owners",),
+          (RI + "baselines.BroadcastBroker", RI + "baselines.FloodingBroker"), (_routing_property(routing.baselines_deliver_exactly),)),
 )
 
 CLAIMS = CLAIMS + ROUTING_CLAIMS

@@ -376,3 +376,46 @@ def run_summary_routing_machine(machine: type[SummaryRoutingUnderChurn] = Summar
     failure found (or none: a test that plants a bug wants it fast)."""
     phases = tuple(Phase) if shrink else (Phase.explicit, Phase.reuse, Phase.generate)
     run_state_machine_as_test(machine, settings=settings(stateful_step_count=steps, report_multiple_bugs=False, phases=phases))
+
+
+# --- CLM-SR-9: the baselines deliver exactly -------------------------------------------------
+
+@st.composite
+def static_workloads(draw):
+    """A random tree of brokers, clients with filters, and events planted from the filters."""
+    n = draw(st.integers(1, 8))
+    links = [(draw(st.integers(0, i - 1)), i) for i in range(1, n)]
+    clients = draw(st.lists(st.tuples(st.integers(0, n - 1), st.lists(gen.summary_subscriptions(), max_size=3)), max_size=8))
+    filters = [f for _, fs in clients for f in fs] or [Subscription()]
+    events = draw(st.lists(st.tuples(st.integers(0, max(0, len(clients) - 1)), st.sampled_from(filters).flatmap(gen.summary_event_for)),
+                           max_size=6))
+    return n, links, clients, events
+
+
+@property_check(static_workloads())
+def baselines_deliver_exactly(workload):
+    """CLM-SR-9: broadcast and flooding hand each event to exactly the
+    clients owed it, once; flooding sends N − 1 EVENTs per event, broadcast
+    (N − 1) SUBSCRIPTIONs per subscription."""
+    n, links, clients, events = workload
+    for protocol in ("broadcast", "flooding"):
+        net = build(links, n, seed=0, protocol=protocol)
+        ids = [net.add_client(b) for b, _ in clients]
+        for c, (_, fs) in zip(ids, clients):
+            for f in fs:
+                net.subscribe(c, f)
+        net.run()
+        held = sum(len(net.client_filters[c]) for c in ids)
+        assert net.ledger.sent["SUBSCRIPTION"] == (held * (n - 1) if protocol == "broadcast" else 0), dict(net.ledger.sent)
+        for k, event in events:
+            if not ids:
+                break
+            publisher = ids[k % len(ids)]
+            before = net.ledger.sent["EVENT"]
+            eid = net.publish(publisher, event)
+            net.run()
+            owed = {c for c in ids if c != publisher and any(matches(f, event) for f in net.client_filters[c])}
+            got = net.ledger.deliveries[eid]
+            assert set(got) == owed and all(v == 1 for v in got.values()), f"CLM-SR-9: {protocol} delivered {dict(got)}, owed {sorted(owed)}"
+            if protocol == "flooding":
+                assert net.ledger.sent["EVENT"] - before == n - 1, f"CLM-SR-9: flooding sent {net.ledger.sent['EVENT'] - before} EVENTs among {n} brokers"

@@ -534,6 +534,13 @@ STATEMENTS: dict[str, str] = {
         '(SummaryError): two brokers both numbered 0 would give colliding IDs, and a real '
         "match would be lost in the owner's re-check. Check: example."
     ),
+    # spec/08-summary-routing.md
+    'CLM-SR-9': (
+        'On random trees and workloads, `broadcast` and `flooding` deliver every event to '
+        'exactly the clients owed it (DEF-SR-3), once each; flooding sends N − 1 EVENT '
+        'messages per event and broadcast N − 1 SUBSCRIPTION messages per subscription. '
+        'Check: property.'
+    ),
     # spec/07-pipeline.md
     'CLM-PIPE-1': (
         "The Spark engine gives, for every input event, exactly the reference model's set "

@@ -9,6 +9,7 @@ hosts broker protocols.
 - `forwarding`: subscription forwarding with Strawman reconfiguration;
 - `protocols`: timed and notified deferred unsubscriptions, informed link activation;
 - `summary_plan`, `summaries`: summary-based routing (seed 000 §4.3);
+- `baselines`: the thesis's baselines, broadcast subscriptions and flooded events;
 - `sim`: the `Network` that ties them together;
 - `topology`: topology generators and edge-list files;
 - `trace`: the trace file.
@@ -17,7 +18,7 @@ It never imports `subsum.model`; `subsum.conformance.network` checks it
 against the model's ideal routing state.
 """
 
-from subsum.impl.network import protocols, summaries  # noqa: F401  (register timed, notified, informed; summaries)
+from subsum.impl.network import baselines, protocols, summaries  # noqa: F401  (register their protocols)
 from subsum.impl.network.forwarding import StrawmanBroker
 from subsum.impl.network.overlay import NetworkError
 from subsum.impl.network.protocol import PROTOCOLS, Broker, broker_class_for, handles, register

@@ -70,6 +70,9 @@ class Rounds:
             self.plan = plan(self.net.overlay.adjacent)
         return self.plan
 
+    def forget_distances(self) -> None:
+        self._distance.clear()
+
     def distance(self, a: int, b: int) -> int:
         """Overlay links between brokers a and b (the brokers' count if unreachable)."""
         if a not in self._distance:
@@ -333,5 +336,8 @@ class SummaryBroker(Broker):
         self.neighbors.discard(n)
 
     def overlay_may_change(self, n: int) -> None:
-        if n < CLIENT_BASE and self.net.shared.plan is not None:
+        if n >= CLIENT_BASE:
+            return
+        self.net.shared.forget_distances()
+        if self.net.shared.plan is not None:
             raise NetworkError("the summaries protocol runs on a fixed overlay: links cannot change once propagation has started")

@@ -16,10 +16,15 @@ from subsum.core.errors import CheckFailed, SubsumError
 from subsum.impl.network import forwarding_protocols
 
 
+#: --routing: the broker protocols `simulate` runs besides forwarding (named as registered)
+ROUTINGS = ("forwarding", "summaries", "broadcast", "flooding")
+
+
 @click.command("simulate")
-@click.option("--routing", type=click.Choice(["forwarding", "summaries"]), default="forwarding", show_default=True,
+@click.option("--routing", type=click.Choice(ROUTINGS), default="forwarding", show_default=True,
               help="forwarding: subscription forwarding (seed 002) reconfigured by --protocol; summaries: summary "
-                   "propagation and BROCLI routing (seed 000 §4.3, spec/08), on a fixed overlay.")
+                   "propagation and BROCLI routing (seed 000 §4.3, spec/08), on a fixed overlay; broadcast and flooding: "
+                   "the thesis's baselines (i) and (ii).")
 @protocol_option("Reconfiguration protocol of --routing forwarding.", choices=forwarding_protocols())
 @timeout_options
 @click.option("--period", type=FiniteFloat(0.001), default=100.0, show_default=True, help="--routing summaries: simulated ms between propagation rounds.")
@@ -44,12 +49,14 @@ def simulate(routing, protocol, defer_timeout, sub_timeout, period, next_broker,
 
     distinct_files({"topology": topology}, {"trace": trace_path, "json": json_path})
     options = {}
-    if routing == "summaries":
+    if routing != "forwarding":
         if protocol != "strawman":
-            raise SubsumError("--protocol chooses the reconfiguration of --routing forwarding; --routing summaries has none")
+            raise SubsumError(f"--protocol chooses the reconfiguration of --routing forwarding; --routing {routing} has none")
         if swaps:
-            raise SubsumError("--routing summaries runs on a fixed overlay: --swaps must be 0")
-        protocol, options = "summaries", {"period": period, "option": next_broker}
+            raise SubsumError(f"--routing {routing} runs on a fixed overlay: --swaps must be 0")
+        protocol = routing
+    if routing == "summaries":
+        options = {"period": period, "option": next_broker}
     started = time.perf_counter()
     run = run_workload(topology, brokers, subscriptions, events, swaps, gap, seed, trace=trace_path is not None,
                        protocol=protocol, defer_timeout=defer_timeout, sub_timeout=sub_timeout, options=options)

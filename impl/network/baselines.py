@@ -1,0 +1,139 @@
+"""The thesis's two naive baselines on the simulator (seed 000 ch. 5;
+spec/08-summary-routing.md DEF-SR-7), registered as protocols:
+
+- "broadcast", baseline (i): a broker sends every subscription (and
+  unsubscription) of its clients to every other broker, SUBSCRIPTION and
+  UNSUBSCRIPTION out of band; so each broker knows every broker's filters
+  and sends an event straight to each broker with a matching one (EVENT
+  out of band);
+- "flooding", baseline (ii): subscriptions stay at their broker; every
+  event is forwarded over every overlay link (EVENT), and each broker hands
+  it to its own matching clients.
+
+Both deliver exactly (a broker re-checks its clients' filters); they are
+here for their costs: messages, thesis hops and overlay hops.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from subsum.core.types import Event, Subscription
+from subsum.impl.network.protocol import Broker, handles, register
+from subsum.impl.network.summary_plan import distances
+from subsum.impl.network.transport import CLIENT_BASE
+from subsum.impl.summary.summary import recheck
+
+
+class LocalClients(Broker):
+    """A broker that keeps its own clients' filters and hands them matching events."""
+
+    __slots__ = ("filters",)
+
+    def __init__(self, bid: int, net) -> None:
+        super().__init__(bid, net)
+        self.filters: dict[tuple[int, Subscription], Subscription] = {}  # (client, filter) -> filter
+
+    @handles("SUB")
+    def subscribed(self, client: int, f: Subscription) -> None:
+        self.filters[(client, f)] = f
+
+    @handles("UNSUB")
+    def unsubscribed(self, client: int, f: Subscription) -> None:
+        self.filters.pop((client, f), None)
+
+    def hand_to_clients(self, eid: int, event: Event, publisher: int | None) -> None:
+        clients = {client for client, _ in recheck(self.filters, event, self.filters)} - {publisher}
+        if clients:
+            self.net.route_event(self.id, sorted(clients), eid, event)
+
+    def link_added(self, n: int, rid: int | None = None) -> None:
+        self.neighbors.add(n)
+
+    def link_removed(self, n: int, rid: int | None = None, replacement: tuple | None = None) -> None:
+        self.neighbors.discard(n)
+
+
+@register("flooding")
+class FloodingBroker(LocalClients):
+    """Baseline (ii): every event crosses every overlay link once."""
+
+    __slots__ = ()
+
+    @handles("EVENT")
+    def event_received(self, src: int, payload: tuple[int, Event]) -> None:
+        eid, event = payload
+        self.hand_to_clients(eid, event, src if src >= CLIENT_BASE else None)
+        targets = [m for m in sorted(self.neighbors) if m < CLIENT_BASE and m != src]
+        if targets:
+            self.net.route_event(self.id, targets, eid, event)
+
+
+@register("broadcast")
+class BroadcastBroker(LocalClients):
+    """Baseline (i): every broker knows every broker's filters."""
+
+    __slots__ = ("remote",)
+
+    def __init__(self, bid: int, net) -> None:
+        super().__init__(bid, net)
+        self.remote: dict[int, dict[Subscription, int]] = defaultdict(dict)  # broker -> filter -> its clients holding it
+
+    @classmethod
+    def shared_state(cls, net) -> dict[int, dict[int, int]]:
+        return {}  # broker -> overlay links to each broker, dropped when a link changes
+
+    def send_to(self, b: int, kind: str, payload) -> None:
+        """Out of band, counting the overlay links the message would cross."""
+        cache = self.net.shared
+        if self.id not in cache:
+            cache[self.id] = distances(self.net.overlay.adjacent, self.id)
+        self.net.ledger.overlay_hops[kind] += cache[self.id].get(b, len(self.net.brokers))
+        self.net.send_direct(self.id, b, kind, payload)
+
+    def to_every_broker(self, kind: str, payload) -> None:
+        for b in sorted(self.net.brokers):
+            if b != self.id:
+                self.send_to(b, kind, payload)
+
+    def link_added(self, n: int, rid: int | None = None) -> None:
+        self.net.shared.clear()
+        super().link_added(n, rid)
+
+    def link_removed(self, n: int, rid: int | None = None, replacement: tuple | None = None) -> None:
+        self.net.shared.clear()
+        super().link_removed(n, rid, replacement)
+
+    @handles("SUB")
+    def subscribed(self, client: int, f: Subscription) -> None:
+        if (client, f) not in self.filters:
+            super().subscribed(client, f)
+            self.to_every_broker("SUBSCRIPTION", f)
+
+    @handles("UNSUB")
+    def unsubscribed(self, client: int, f: Subscription) -> None:
+        if (client, f) in self.filters:
+            super().unsubscribed(client, f)
+            self.to_every_broker("UNSUBSCRIPTION", f)
+
+    @handles("SUBSCRIPTION")
+    def subscription_received(self, src: int, f: Subscription) -> None:
+        self.remote[src][f] = self.remote[src].get(f, 0) + 1
+
+    @handles("UNSUBSCRIPTION")
+    def unsubscription_received(self, src: int, f: Subscription) -> None:
+        held = self.remote[src]
+        held[f] -= 1
+        if not held[f]:
+            del held[f]
+
+    @handles("EVENT")
+    def event_received(self, src: int, payload: tuple[int, Event]) -> None:
+        eid, event = payload
+        self.hand_to_clients(eid, event, src if src >= CLIENT_BASE else None)
+        if src < CLIENT_BASE:
+            return  # sent here by the publisher's broker: delivered, done
+        for b in sorted(self.remote):
+            held = self.remote[b]
+            if held and recheck({f: f for f in held}, event, held):
+                self.send_to(b, "EVENT", payload)
