@@ -327,7 +327,7 @@ ROUTING_CLAIMS: tuple[Claim, ...] = (
     Claim("CLM-SR-6",
           "seed 000 §4.3; seed note §8.2", "spec/08-summary-routing.md#clm-sr-6",
           (RM + "propagation_plan", RM + "brocli_route", RM + "interested_owners"), (RI + "summaries.SummaryBroker", RI + "summaries.Rounds"),
-          (ROUTING_MACHINE,)),
+          (ROUTING_MACHINE, _example(routing.subscribing_twice_then_once_unsubscribing))),
     Claim("CLM-SR-7",
           "derived (seed 000 §4.3.1)", "spec/08-summary-routing.md#clm-sr-7", (), ("subsum.impl.summary.summary.Summary.merge_in",),
           (_example(routing.merge_refuses_colliding_brokers),)),

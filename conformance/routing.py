@@ -318,6 +318,24 @@ class SummaryRoutingUnderChurn(RuleBasedStateMachine):
             check_settled(self.net, self.compare_histories)
 
 
+def subscribing_twice_then_once_unsubscribing() -> None:
+    """CLM-SR-6 regression (found by the thorough profile): a client that
+    subscribes to a filter twice and unsubscribes once holds nothing; the
+    second SUB must not leave a second subscription behind at the owner."""
+    from subsum.core.filters import parse_filter
+    from subsum.core.types import Attribute
+    net = build([(0, 1)], 2, seed=0, protocol="summaries", options={"schema": SCHEMA})
+    subscriber, publisher = net.add_client(0), net.add_client(1)
+    f = parse_filter("x > 1")
+    net.subscribe(subscriber, f)
+    net.subscribe(subscriber, f)
+    net.unsubscribe(subscriber, f)
+    net.run()
+    eid = net.publish(publisher, Event((Attribute("x", "int", 5),)))
+    net.run()
+    assert not net.ledger.deliveries[eid], f"an unsubscribed client got the event: {dict(net.ledger.deliveries[eid])}"
+
+
 def model_graph(net: Network) -> nx.Graph:
     graph = nx.Graph()
     graph.add_nodes_from(net.brokers)

@@ -151,6 +151,8 @@ class SummaryBroker(Broker):
     # --- clients ----------------------------------------------------------------------------
     @handles("SUB")
     def subscribed(self, client: int, f: Subscription) -> None:
+        if (client, f) in self.names:
+            return  # a client holds a filter once (DEF-NET-2): subscribing again changes nothing
         self.subscribed_count += 1
         name = f"{client}:{self.subscribed_count}"
         sid = self.owner.add(name, f)
