@@ -6,6 +6,7 @@ summaries protocol on the simulator (subsum.impl.network.summaries)."""
 from __future__ import annotations
 
 from collections import defaultdict
+from typing import cast
 
 import networkx as nx
 from hypothesis import Phase, settings
@@ -18,7 +19,7 @@ from subsum.conformance.summaries import PRICE, SYMBOL, constraint_sets, equalit
 from subsum.core.types import Event, Subscription, subscription_sort_key
 from subsum.impl.network import Network, build
 from subsum.impl.network import summary_plan
-from subsum.impl.network.summaries import SummaryBroker
+from subsum.impl.network.summaries import Rounds, SummaryBroker
 from subsum.impl.summary import IdLayout, OwnerSummary
 from subsum.impl.summary.summary import SummaryError
 from subsum.model import routing as ref
@@ -32,8 +33,17 @@ def adjacency(graph: nx.Graph) -> dict[int, set[int]]:
     return {b: set(graph[b]) for b in graph}
 
 
-def impl_plan_as_model(p: summary_plan.Plan) -> ref.PropagationPlan:
+def impl_plan_as_model(p: summary_plan.Plan | None) -> ref.PropagationPlan:
+    assert p is not None, "no propagation plan yet"
     return ref.PropagationPlan(tuple(p.sends), dict(p.merged), p.sinks)
+
+
+def summary_brokers(net: Network) -> dict[int, SummaryBroker]:
+    return {b: cast(SummaryBroker, broker) for b, broker in net.brokers.items()}
+
+
+def rounds_of(net: Network) -> Rounds:
+    return cast(Rounds, net.shared)
 
 
 # --- CLM-SR-1, CLM-SR-3: Example 4-3 ---------------------------------------------------------
@@ -68,7 +78,9 @@ def seed000_example_4_3_route() -> None:
 def impl_route(graph: nx.Graph, reported, publisher: int, option: str) -> tuple:
     """The same journey decided by the impl's plan and next_broker."""
     p = summary_plan.plan(adjacency(graph))
-    messages, brocli, at = [], frozenset(), publisher
+    messages: list[tuple[str, int, int]] = []
+    brocli: frozenset[int] = frozenset()
+    at: int | None = publisher
     while at is not None:
         messages += [("DELIVER", at, o) for o in sorted(set(reported.get(at, ())) - brocli) if o != at]
         brocli = brocli | p.merged[at]
@@ -163,13 +175,13 @@ def seed000_example_4_4_messages() -> None:
         label: dict[int, str] = {}  # subscription ID -> S1 .. S4, kept after a deletion
 
         def names() -> dict[int, str]:
-            for broker in net.brokers.values():
+            for broker in summary_brokers(net).values():
                 for (_, f), name in broker.names.items():
                     label[broker.owner.by_name[name]] = label_of[f]
             return label
 
-        history = net.brokers[3].history
-        assert net.shared.plan.target == {1: 3, 2: 3, 3: None}
+        history = summary_brokers(net)[3].history
+        assert rounds_of(net).current_plan().target == {1: 3, 2: 3, 3: None}
         t1 = {k: set(v) for k, v in impl_rows(history, names()).items()}
         net.subscribe(c1, s3)
         net.run()
@@ -253,7 +265,7 @@ class SummaryRoutingUnderChurn(RuleBasedStateMachine):
 
     def settled(self) -> bool:
         net = self.net
-        return net.transport.quiescent() and net.shared.round >= 0 and not any(b.owner_changed() for b in net.brokers.values())
+        return net.transport.quiescent() and rounds_of(net).round >= 0 and not any(b.owner_changed() for b in summary_brokers(net).values())
 
     @precondition(lambda self: self.net.clients)
     @rule(data=st.data(), f=gen.summary_subscriptions())
@@ -308,7 +320,7 @@ class SummaryRoutingUnderChurn(RuleBasedStateMachine):
     def no_violations_and_short_routes(self):
         net = self.net
         assert not net.ledger.violations, dict(net.ledger.violations)
-        for eid, messages in net.shared.journeys.items():
+        for eid, messages in rounds_of(net).journeys.items():
             hops = sum(1 for kind, _, _ in messages if kind == "ROUTE")
             assert hops <= len(net.brokers) - 1, f"CLM-SR-6: event {eid} took {hops} ROUTE hops among {len(net.brokers)} brokers"
 
@@ -347,17 +359,17 @@ def check_settled(net: Network, compare_histories: bool = True) -> None:
     """CLM-SR-6 after quiescence: the plan is the model's, every broker's
     Merged_Brokers is the model's, and its history has the rows of the merge
     of its brokers' own summaries (numeric rows exactly, string row constraints)."""
-    if net.shared.round < 0:
+    if rounds_of(net).round < 0:
         return
     plan = ref.propagation_plan(model_graph(net))
-    assert impl_plan_as_model(net.shared.plan) == plan, "CLM-SR-6: the impl's plan is not the model's"
-    for b, broker in net.brokers.items():
+    assert impl_plan_as_model(rounds_of(net).plan) == plan, "CLM-SR-6: the impl's plan is not the model's"
+    for b, broker in summary_brokers(net).items():
         assert broker.merged == plan.merged_brokers[b], f"CLM-SR-6: broker {b} lists {sorted(broker.merged)}, the model {sorted(plan.merged_brokers[b])}"
         if not compare_histories:
             continue
-        reference = net.brokers[min(broker.merged)].owner.export()
+        reference = summary_brokers(net)[min(broker.merged)].owner.export()
         for o in sorted(broker.merged - {min(broker.merged)}):
-            reference.merge_in(net.brokers[o].owner.export())
+            reference.merge_in(summary_brokers(net)[o].owner.export())
         got, want = impl_rows(broker.history, _ids(broker.history)), impl_rows(reference, _ids(reference))
         numeric = ("int", "float")
         assert {k: v for k, v in got.items() if k[1] in numeric} == {k: v for k, v in want.items() if k[1] in numeric}, \
@@ -374,8 +386,8 @@ def _ids(summary) -> dict:
 def publish_and_check(net: Network, client: int, event: Event, option: str) -> None:
     """CLM-SR-6 in a settled state: the event reaches exactly the clients owed
     it, once each, by exactly the model's messages."""
-    layout = net.shared.layout
-    reported = {b: {layout.broker_of(i) for i in broker.history.match(event)} for b, broker in net.brokers.items()}
+    layout = rounds_of(net).layout
+    reported = {b: {layout.broker_of(i) for i in broker.history.match(event)} for b, broker in summary_brokers(net).items()}
     owed = {c for c, fs in net.client_filters.items() if c != client and any(matches(f, event) for f in fs)}
     publisher = net.clients[client]
     eid = net.publish(client, event)
@@ -384,8 +396,8 @@ def publish_and_check(net: Network, client: int, event: Event, option: str) -> N
     assert set(got) == owed, f"CLM-SR-6: event {eid} reached {sorted(got)}, owed to {sorted(owed)} (missing {sorted(owed - set(got))})"
     assert all(k == 1 for k in got.values()), f"CLM-SR-6: event {eid} delivered more than once: {dict(got)}"
     route = ref.brocli_route(model_graph(net), ref.propagation_plan(model_graph(net)), reported, publisher, option)
-    assert tuple(net.shared.journeys[eid]) == route.messages, \
-        f"CLM-SR-6: event {eid} went {net.shared.journeys[eid]}, the model sends {list(route.messages)}"
+    assert tuple(rounds_of(net).journeys[eid]) == route.messages, \
+        f"CLM-SR-6: event {eid} went {rounds_of(net).journeys[eid]}, the model sends {list(route.messages)}"
 
 
 def run_summary_routing_machine(machine: type[SummaryRoutingUnderChurn] = SummaryRoutingUnderChurn, steps: int = 40,

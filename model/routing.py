@@ -13,7 +13,7 @@ the event. The simulator's summaries protocol
 
 from __future__ import annotations
 
-from typing import Iterable, Mapping
+from typing import Iterable, Mapping, cast
 
 import attrs
 import networkx as nx
@@ -121,8 +121,8 @@ def next_broker(graph: nx.Graph, at: int, brocli: frozenset[int], option: str = 
         far = len(graph)
         eligible = [b for b in left if graph.degree(b) >= graph.degree(at)]
         if eligible:
-            return min(eligible, key=lambda b: (distance.get(b, far), -graph.degree(b), b))
-    return min(left, key=lambda b: (-graph.degree(b), b))
+            return cast(int, min(eligible, key=lambda b: (distance.get(b, far), -graph.degree(b), b)))
+    return cast(int, min(left, key=lambda b: (-graph.degree(b), b)))
 
 
 @attrs.frozen

@@ -17,6 +17,7 @@ here for their costs: messages, thesis hops and overlay hops.
 from __future__ import annotations
 
 from collections import defaultdict
+from typing import cast
 
 from subsum.core.types import Event, Subscription
 from subsum.impl.network.protocol import Broker, handles, register
@@ -85,11 +86,15 @@ class BroadcastBroker(LocalClients):
 
     def send_to(self, b: int, kind: str, payload) -> None:
         """Out of band, counting the overlay links the message would cross."""
-        cache = self.net.shared
+        cache = self.distance_cache
         if self.id not in cache:
             cache[self.id] = distances(self.net.overlay.adjacent, self.id)
         self.net.ledger.overlay_hops[kind] += cache[self.id].get(b, len(self.net.brokers))
         self.net.send_direct(self.id, b, kind, payload)
+
+    @property
+    def distance_cache(self) -> dict[int, dict[int, int]]:
+        return cast(dict, self.net.shared)
 
     def to_every_broker(self, kind: str, payload) -> None:
         for b in sorted(self.net.brokers):
@@ -97,11 +102,11 @@ class BroadcastBroker(LocalClients):
                 self.send_to(b, kind, payload)
 
     def link_added(self, n: int, rid: int | None = None) -> None:
-        self.net.shared.clear()
+        self.distance_cache.clear()
         super().link_added(n, rid)
 
     def link_removed(self, n: int, rid: int | None = None, replacement: tuple | None = None) -> None:
-        self.net.shared.clear()
+        self.distance_cache.clear()
         super().link_removed(n, rid, replacement)
 
     @handles("SUB")

@@ -22,6 +22,7 @@ Protocol settings (`Network(options=...)`): `period` (ms between rounds),
 from __future__ import annotations
 
 from collections import defaultdict
+from typing import cast
 
 from subsum.core.types import Event, Subscription
 from subsum.impl.network.overlay import NetworkError
@@ -120,7 +121,7 @@ class SummaryBroker(Broker):
 
     def __init__(self, bid: int, net) -> None:
         super().__init__(bid, net)
-        rounds: Rounds = net.shared
+        rounds = cast(Rounds, net.shared)
         self.owner = OwnerSummary(bid, rounds.layout, rounds.schema, rounds.options["virtual"])
         self.history: Summary = History.of(self.owner.export())
         self.names: dict[tuple[int, Subscription], str] = {}  # (client, filter) -> subscription name at the owner
@@ -141,6 +142,10 @@ class SummaryBroker(Broker):
         return Rounds(net)
 
     @property
+    def rounds(self) -> Rounds:
+        return cast(Rounds, self.net.shared)
+
+    @property
     def merged(self) -> set[int]:
         """Merged_Brokers: the brokers whose subscriptions the history holds."""
         return self.history.merged_brokers
@@ -159,20 +164,21 @@ class SummaryBroker(Broker):
         self.names[(client, f)] = name
         if sid is not None:
             self.client_of[sid] = client
-        self.net.shared.wake()
+        self.rounds.wake()
 
     @handles("UNSUB")
     def unsubscribed(self, client: int, f: Subscription) -> None:
         name = self.names.pop((client, f), None)
         if name is not None:
             sid = self.owner.remove(name)
-            self.client_of.pop(sid, None)
-            self.net.shared.wake()
+            if sid is not None:
+                self.client_of.pop(sid, None)
+            self.rounds.wake()
 
     # --- propagation (Algorithm 4-2 in rounds) ----------------------------------------------
     def begin_round(self, r: int) -> None:
         self.round = r
-        self.waiting_for = set(self.net.shared.plan.children[self.id])
+        self.waiting_for = set(self.rounds.current_plan().children[self.id])
         self.collected = [self.owner.take_delta()]
         if not self.waiting_for:
             self.pass_on()
@@ -195,7 +201,7 @@ class SummaryBroker(Broker):
 
     def pass_on(self) -> None:
         """All deltas of the round are in: join them, send the join to the plan target, apply it here."""
-        rounds: Rounds = self.net.shared
+        rounds = self.rounds
         insertions = Summary(rounds.layout, rounds.schema, rounds.options["virtual"])
         deletions = []
         for delta in self.collected:
@@ -203,7 +209,7 @@ class SummaryBroker(Broker):
             deletions += delta.deletions
         self.collected = []
         self.join = Delta(self.id, insertions, deletions)
-        target = rounds.plan.target[self.id]
+        target = rounds.current_plan().target[self.id]
         if target is not None:
             kind = "SUMMARY" if self.round == 0 else "DELTA"
             ledger = self.net.ledger
@@ -229,10 +235,10 @@ class SummaryBroker(Broker):
         assert self.join is not None
         self.history.union_rows(self.join.insertions)
         self.join = None
-        self.net.shared.broker_finished(self.id)
+        self.rounds.broker_finished(self.id)
 
     def ask_owners(self, rebuilds: dict) -> None:
-        layout = self.net.shared.layout
+        layout = self.rounds.layout
         per_owner: dict[int, dict] = defaultdict(dict)
         for key, ids in rebuilds.items():
             for sid in ids:
@@ -287,7 +293,7 @@ class SummaryBroker(Broker):
         self.route(eid, event, brocli, publisher)
 
     def route(self, eid: int, event: Event, brocli: frozenset, publisher: int) -> None:
-        rounds: Rounds = self.net.shared
+        rounds = self.rounds
         by_owner = self.unchecked_owners(self.history.match(event), brocli)
         for owner in sorted(by_owner):
             if owner == self.id:
@@ -303,7 +309,7 @@ class SummaryBroker(Broker):
     def unchecked_owners(self, matched, brocli: frozenset) -> dict[int, set[int]]:
         """The matched IDs by owner (c1), less the owners already in BROCLI:
         those have had the event from an earlier broker (the c1 filter)."""
-        layout = self.net.shared.layout
+        layout = self.rounds.layout
         by_owner: dict[int, set[int]] = defaultdict(set)
         for sid in matched:
             owner = layout.broker_of(sid)
@@ -323,9 +329,9 @@ class SummaryBroker(Broker):
             self.net.route_event(self.id, sorted(clients), eid, event)
 
     def send_out_of_band(self, dst: int, kind: str, payload, eid: int | None = None) -> None:
-        self.net.ledger.overlay_hops[kind] += self.net.shared.distance(self.id, dst)
+        self.net.ledger.overlay_hops[kind] += self.rounds.distance(self.id, dst)
         if eid is not None and self.net.ledger.record_crossings:
-            self.net.shared.journeys[eid].append((kind, self.id, dst))
+            self.rounds.journeys[eid].append((kind, self.id, dst))
         self.net.send_direct(self.id, dst, kind, payload)
 
     # --- the overlay is fixed once propagation has started ---------------------------------
@@ -340,6 +346,6 @@ class SummaryBroker(Broker):
     def overlay_may_change(self, n: int) -> None:
         if n >= CLIENT_BASE:
             return
-        self.net.shared.forget_distances()
-        if self.net.shared.plan is not None:
+        self.rounds.forget_distances()
+        if self.rounds.plan is not None:
             raise NetworkError("the summaries protocol runs on a fixed overlay: links cannot change once propagation has started")

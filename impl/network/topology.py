@@ -131,7 +131,7 @@ def read_graph(path_: str | Path) -> tuple[list[str], list[tuple[int, int]]]:
     if all(x.lstrip("-").isdigit() for x in labels):
         labels.sort(key=int)
     names = {x: i for i, x in enumerate(labels)}
-    return labels, sorted({tuple(sorted((names[a], names[b]))) for a, b in raw})
+    return labels, sorted({(min(names[a], names[b]), max(names[a], names[b])) for a, b in raw})
 
 
 def read_edgelist(path_: str | Path) -> tuple[int, list[tuple[int, int]], int]:

@@ -185,28 +185,26 @@ def summary_plan(topology_path, fmt) -> None:
     def name(i: int) -> str | int:
         return int(labels[i]) if numeric else labels[i]
 
-    report = {
-        "brokers": len(labels), "links": len(edges), "messages": len(p.sends),
-        "sends": [{"iteration": i, "from": name(s), "to": name(r)} for i, s, r in p.sends],
-        "sinks": [{"sink": name(s), "merged_brokers": [name(b) for b in sorted(p.merged[s])]}
-                  for s in p.sinks],
-    }
+    sends = [{"iteration": i, "from": name(s), "to": name(r)} for i, s, r in p.sends]
+    sinks = [(name(s), [name(b) for b in sorted(p.merged[s])]) for s in p.sinks]
+    report = {"brokers": len(labels), "links": len(edges), "messages": len(p.sends), "sends": sends,
+              "sinks": [{"sink": sink, "merged_brokers": merged} for sink, merged in sinks]}
     if fmt == "json":
         click.echo(json.dumps(report, indent=1, ensure_ascii=False))
         return
     say(f"{escape(topology_path)}: {len(labels)} brokers, {len(edges)} links")
-    sends = Table(title=f"propagation plan: {report['messages']} messages, {len(p.sinks)} sinks")
+    send_table = Table(title=f"propagation plan: {len(p.sends)} messages, {len(p.sinks)} sinks")
     for column in ("iteration", "from", "to"):
-        sends.add_column(column, justify="right")
-    for row in report["sends"]:
-        sends.add_row(*(str(row[c]) for c in ("iteration", "from", "to")))
-    out.print(sends)
-    sinks = Table(title="sinks")
-    sinks.add_column("sink", justify="right")
-    sinks.add_column("Merged_Brokers")
-    for row in report["sinks"]:
-        sinks.add_row(str(row["sink"]), "{" + ", ".join(map(str, row["merged_brokers"])) + "}")
-    out.print(sinks)
+        send_table.add_column(column, justify="right")
+    for row in sends:
+        send_table.add_row(*(str(row[c]) for c in ("iteration", "from", "to")))
+    out.print(send_table)
+    sink_table = Table(title="sinks")
+    sink_table.add_column("sink", justify="right")
+    sink_table.add_column("Merged_Brokers")
+    for sink, merged in sinks:
+        sink_table.add_row(str(sink), "{" + ", ".join(map(str, merged)) + "}")
+    out.print(sink_table)
 
 
 COMMANDS = (summary,)
