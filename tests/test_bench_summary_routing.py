@@ -34,6 +34,8 @@ def test_quick_run_writes_every_file_and_no_disagreement(quick):
     assert result["disagreements"] == []
     saved = json.loads((out / "summary.json").read_text())
     assert saved["thesis"] == report.THESIS and saved["differences"] and saved["comparison"]
+    assert [v["figure"][:3] for v in saved["verdicts"]] == ["5-2", "5-2", "5-3", "5-4", "5-5"]
+    assert all(v["direction_agrees"] for v in saved["verdicts"] if v["figure"].startswith(("5-2", "5-3")))
     assert any("p=0.9" in m for m in messages)
     assert report.markdown_table(saved).count("\n") == 7
 

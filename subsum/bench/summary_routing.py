@@ -640,6 +640,7 @@ def run(out_dir: Path, *, quick: bool = False, seed: int = 1, log: Callable[[str
     for name, rows in tables.items():
         write_csv(out / name, rows)
     plots = report.plots(results, [topology_summary(t) for t in tops], out)
+    comparison = report.comparison(results)
     summary: dict = {
         "seconds": round(time.perf_counter() - started, 1),
         "parameters": {"quick": quick, "seed": seed, "brokers": BROKERS, "subscriptions_per_broker": subscriptions,
@@ -649,7 +650,8 @@ def run(out_dir: Path, *, quick: bool = False, seed: int = 1, log: Callable[[str
                        "id_bytes": IdLayout(BROKERS, subscriptions, len(bs.SCHEMA)).id_bytes, "random_trees": trees},
         "topologies": [topology_summary(t) for t in tops],
         "thesis": report.THESIS,
-        "comparison": report.comparison(results),
+        "comparison": comparison,
+        "verdicts": report.verdicts(comparison),
         "differences": report.DIFFERENCES,
         "disagreements": results.disagreements,
         "files": [*(str(out / n) for n in tables), *map(str, plots), str(out / "summary.json")],
