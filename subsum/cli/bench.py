@@ -1,4 +1,4 @@
-"""subsum bench matching | summaries | network | reconfig | spark: the
+"""subsum bench matching | summaries | summary-routing | network | reconfig | spark: the
 benchmarks (benchmarks/README.md). Each writes a CSV, PNG plots and a
 summary.json into `--out-dir`/NAME/, a scratch folder by default;
 `--out-dir benchmarks/results` refreshes the committed results."""
@@ -83,6 +83,27 @@ def bench_summaries(out_dir, quick, subscriptions, events, repeat, seed) -> None
     out.print(bs.markdown_table(result["rows"]), markup=False, highlight=False, soft_wrap=True)
     if result["disagreements"]:
         raise CheckFailed("cross-checks failed: " + "; ".join(result["disagreements"]))
+
+
+@bench.command("summary-routing")
+@bench_out_dir_option("summary-routing", "propagation.csv, hops.csv, routing.csv, storage.csv, false_positives.csv, "
+                                         "fig5-2 … fig5-5 PNGs and summary.json")
+@click.option("--quick", is_flag=True, help="S = 200, σ = 10, 50, 200, one random tree, 100 events per broker (about 15 s).")
+@click.option("--seed", type=int, default=1, show_default=True, help="Seed of the workloads, trees, Siena's coins and the interested brokers.")
+def bench_summary_routing(out_dir, quick, seed) -> None:
+    """Seed 000 Figs 5-2 to 5-5 on 24 brokers (the CWIX backbone and random
+    trees): summary propagation bandwidth and hops (Algorithm 4-2), BROCLI
+    routing hops (Algorithm 4-3) and storage, against Siena's probabilistic
+    covering and baseline (i), with the thesis's numbers beside ours; plus
+    the false-positive DELIVERs of real summaries. Exits 1 if a routing
+    cross-check fails."""
+    from subsum.bench import summary_routing as sr
+    from subsum.bench import summary_routing_report as report
+
+    result = sr.run(Path(out_dir) / "summary-routing", quick=quick, seed=seed, log=say)
+    out.print(report.markdown_table(result), markup=False, highlight=False, soft_wrap=True)
+    if result["disagreements"]:
+        raise CheckFailed("routing cross-checks failed: " + "; ".join(result["disagreements"][:10]))
 
 
 @bench.command("network")

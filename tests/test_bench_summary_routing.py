@@ -1,0 +1,134 @@
+"""The summary routing benchmark (subsum/bench/summary_routing.py): its
+outputs, the cost models' sanity relations, and the routing it counts.
+Nothing here asserts timings."""
+
+import csv
+import json
+
+import pytest
+
+from subsum.bench import summary_routing as sr
+from subsum.bench import summary_routing_report as report
+
+FILES = ("propagation.csv", "hops.csv", "routing.csv", "storage.csv", "false_positives.csv", "fig5-2-propagation-bandwidth.png",
+         "fig5-3-propagation-hops.png", "fig5-4-routing-hops.png", "fig5-5-storage.png", "summary.json")
+
+
+@pytest.fixture(scope="module")
+def quick(tmp_path_factory):
+    out = tmp_path_factory.mktemp("summary-routing")
+    messages: list[str] = []
+    result = sr.run(out, quick=True, log=messages.append)
+    return out, result, messages
+
+
+def rows(out, name):
+    with open(out / name, newline="") as fh:
+        return list(csv.DictReader(fh))
+
+
+def test_quick_run_writes_every_file_and_no_disagreement(quick):
+    out, result, messages = quick
+    for name in FILES:
+        assert (out / name).stat().st_size > 0, name
+    assert result["disagreements"] == []
+    saved = json.loads((out / "summary.json").read_text())
+    assert saved["thesis"] == report.THESIS and saved["differences"] and saved["comparison"]
+    assert [v["figure"][:3] for v in saved["verdicts"]] == ["5-2", "5-2", "5-3", "5-4", "5-5"]
+    assert all(v["direction_agrees"] for v in saved["verdicts"] if v["figure"].startswith(("5-2", "5-3")))
+    assert any("p=0.9" in m for m in messages)
+    assert report.markdown_table(saved).count("\n") == 7
+
+
+def test_summaries_propagation_sends_are_n_minus_sinks_of_the_plan(quick):
+    out, result, _ = quick
+    tops = {t.name: t for t in sr.topologies(1, result["parameters"]["random_trees"])}
+    assert set(tops) == {r["topology"] for r in rows(out, "propagation.csv")}
+    for r in rows(out, "propagation.csv") + rows(out, "hops.csv"):
+        t = tops[r["topology"]]
+        assert int(r["summary_sends"]) == t.n - len(t.plan.sinks) < t.n == 24
+
+
+def test_cwix_is_the_full_graph():
+    t = sr.topologies(1, 0)[0]
+    assert (t.name, t.n, len(t.edges)) == ("cwix", 24, 29)
+    assert sum(t.plan.degree.values()) == 2 * 29
+
+
+def test_propagation_bytes_order_and_baseline_formula(quick):
+    out, _, _ = quick
+    for r in rows(out, "propagation.csv"):
+        summary_bytes = max(float(r["summary_formula_bytes"]), float(r["summary_wire_bytes"]))
+        assert summary_bytes < float(r["siena_bytes"]) < float(r["baseline_formula_bytes"]), r
+        # Walking every subscription along shortest paths is exactly N(N−1)·h̄·σ·50.
+        assert abs(float(r["baseline_walked_bytes"]) - float(r["baseline_formula_bytes"])) <= 1, r
+
+
+def test_hops_siena_at_no_covering_is_n_times_n_minus_1(quick):
+    out, _, _ = quick
+    for r in rows(out, "hops.csv"):
+        if float(r["p"]) == 0.0:
+            assert float(r["siena_batch_expected"]) == 24 * 23 == int(r["siena_link_batches_large"])
+            assert float(r["siena_messages_per_subscription"]) == 23
+        else:
+            assert float(r["siena_batch_expected"]) < 24 * 23
+
+
+def test_routing_ends_meet(quick):
+    """No broker interested: Siena sends nothing, summaries still walk BROCLI.
+    Every broker interested: both take N − 1 messages (every broker but the
+    publisher is handed the event once: by a DELIVER or a ROUTE)."""
+    out, _, _ = quick
+    for r in rows(out, "routing.csv"):
+        k = int(r["interested"])
+        if k == 0:
+            assert float(r["siena_hops"]) == 0 < float(r["summary_a_messages"])
+        if k == 24:
+            assert float(r["siena_hops"]) == float(r["summary_a_messages"]) == float(r["summary_b_messages"]) == 23
+
+
+def test_storage_summaries_below_siena_below_baseline(quick):
+    out, _, _ = quick
+    for r in rows(out, "storage.csv"):
+        assert float(r["summary_formula_bytes"]) < float(r["siena_bytes"]) <= float(r["baseline_bytes"])
+
+
+def test_false_positives_are_counted(quick):
+    out, _, _ = quick
+    fp = rows(out, "false_positives.csv")
+    assert len(fp) == 5
+    for r in fp:
+        assert int(r["false_delivers"]) <= int(r["delivers"])
+        assert int(r["messages"]) == int(r["routes"]) + int(r["delivers"])
+
+
+def test_example_4_3_routing():
+    """CLM-SR-3's event, numbered from 0: from broker 0, matches at 3, 7 and 12."""
+    edges = [(0, 1), (1, 4), (2, 4), (3, 4), (5, 4), (4, 6), (6, 7), (7, 8), (7, 9), (9, 10), (10, 11), (10, 12)]
+    t = sr.make_topology("example-4-3", 13, edges, "seed note §5.2")
+    reported = {4: {3: ()}, 7: {7: ()}, 10: {12: ()}}
+    route = sr.route_event(t, 0, lambda b: reported.get(b, {}))
+    assert [(a, b) for _, a, b in route.messages] == [(0, 4), (4, 3), (4, 7), (7, 10), (10, 12)]
+    shape = sr.route_shape(t, 0, "a")
+    assert shape.routes == 3 and shape.remote[3] == 1 and shape.remote[7] == 0
+
+
+def test_siena_simulation_follows_its_expectation():
+    t = sr.topologies(1, 0)[0]
+    sigma = 2000
+    simulated = sr.siena_period(t, 0.5, sigma, sr.rng_for(1, "test"))["siena_messages"]
+    expected = sr.siena_expected_messages(t, 0.5) * sigma
+    assert abs(simulated - expected) / expected < 0.02
+
+
+def test_siena_reverse_paths_on_a_tree_cover_it():
+    t = sr.topologies(1, 1)[1]
+    for publisher in (0, 5, 23):
+        used = sr.reverse_path_incidence(t, publisher).sum(axis=0)
+        assert (used > 0).sum() == t.n - 1
+
+
+def test_routing_rows_are_deterministic():
+    t = sr.topologies(3, 1)[1]
+    assert sr.routing_rows(t, 5, 3, 1) == sr.routing_rows(t, 5, 3, 1)
+    assert sr.routing_rows(t, 5, 3, 1) != sr.routing_rows(t, 5, 4, 1)
