@@ -8,6 +8,7 @@ hosts broker protocols.
 - `protocol`: the broker base class, dispatch by message kind, the registry;
 - `forwarding`: subscription forwarding with Strawman reconfiguration;
 - `protocols`: timed and notified deferred unsubscriptions, informed link activation;
+- `siena`, `covering`: Siena's covering forwarding, the baseline of seed 000 ch. 5 (spec/08);
 - `sim`: the `Network` that ties them together;
 - `topology`: topology generators and edge-list files;
 - `trace`: the trace file.
@@ -17,6 +18,7 @@ against the model's ideal routing state.
 """
 
 from subsum.impl.network import protocols  # noqa: F401  (registers timed, notified, informed)
+from subsum.impl.network.siena import SienaBroker  # registers siena, siena-nocover
 from subsum.impl.network.forwarding import StrawmanBroker
 from subsum.impl.network.overlay import NetworkError
 from subsum.impl.network.protocol import PROTOCOLS, Broker, broker_class_for, handles, register
@@ -28,9 +30,11 @@ from subsum.impl.network.transport import CLIENT_BASE
 
 def forwarding_protocols() -> tuple[str, ...]:
     """The registered protocols of the subscription-forwarding family (seed
-    002): Strawman and its successors, whose steps the model describes."""
-    return tuple(name for name, cls in PROTOCOLS.items() if issubclass(cls, StrawmanBroker))
+    002): Strawman and its successors, whose steps the model describes.
+    Siena's covering steps (spec/08, DEF-SR-6) are not the model's plain
+    handlers, so the Siena protocols are not of the family."""
+    return tuple(name for name, cls in PROTOCOLS.items() if issubclass(cls, StrawmanBroker) and not issubclass(cls, SienaBroker))
 
 
-__all__ = ["CLIENT_BASE", "PROTOCOLS", "Broker", "Network", "NetworkError", "StrawmanBroker", "TOPOLOGIES",
+__all__ = ["CLIENT_BASE", "PROTOCOLS", "Broker", "Network", "NetworkError", "SienaBroker", "StrawmanBroker", "TOPOLOGIES",
            "TopologyError", "broker_class_for", "build", "forwarding_protocols", "generate", "handles", "read_edgelist", "register"]
