@@ -19,7 +19,7 @@ from typing import Callable
 
 import attrs
 
-from subsum.conformance import engines, examples, network, properties, reconfig, spark, summaries
+from subsum.conformance import engines, examples, network, properties, reconfig, siena, spark, summaries
 from subsum.conformance.proofs import prove_all, rules_of
 
 KINDS = ("proof", "property", "stateful", "example")
@@ -367,3 +367,23 @@ def run_check(claim: Claim, check: Check) -> CheckResult:
         if notes:
             detail += "\n" + "\n".join(notes)
     return CheckResult(claim.id, check.kind, check.name, status, round(time.perf_counter() - start, 3), detail)
+
+
+def _siena_property(fn) -> Check:
+    return Check("property", f"conformance.siena.{fn.__name__}", lambda: properties.run_property(fn))
+
+
+NS = NI + "siena."
+SIENA_CLAIMS: tuple[Claim, ...] = (
+    Claim("CLM-SR-8",
+          "seed 000 ch. 5 (baseline)", "spec/08-summary-routing.md#clm-sr-8",
+          (NM + "ideal_delivery", NM + "ideal_tables", NM + "side_of", M + "covering.covers_subscription"),
+          (NS + "SienaBroker", NS + "PlainSienaBroker", NI + "covering.filter_covers"),
+          (_siena_property(siena.siena_delivers_exactly_with_fewer_subs),
+           Check("stateful", "conformance.siena.SienaUnderChurn", lambda: siena.run_siena_machine(siena.SienaUnderChurn)),
+           Check("stateful", "conformance.siena.PlainSienaUnderChurn", lambda: siena.run_siena_machine(siena.PlainSienaUnderChurn)),
+           _siena_property(siena.covering_is_sound), _siena_property(siena.covering_is_exact_on_single_constraints),
+           _example(siena.covering_examples))),
+)
+
+CLAIMS = CLAIMS + SIENA_CLAIMS
