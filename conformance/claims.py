@@ -19,7 +19,7 @@ from typing import Callable
 
 import attrs
 
-from subsum.conformance import engines, examples, network, properties, reconfig, routing, spark, summaries
+from subsum.conformance import engines, examples, network, properties, reconfig, routing, siena, spark, summaries
 from subsum.conformance.proofs import prove_all, rules_of
 
 KINDS = ("proof", "property", "stateful", "example")
@@ -307,6 +307,11 @@ def _routing_property(fn) -> Check:
     return Check("property", f"conformance.routing.{fn.__name__}", lambda: properties.run_property(fn))
 
 
+def _siena_property(fn) -> Check:
+    return Check("property", f"conformance.siena.{fn.__name__}", lambda: properties.run_property(fn))
+
+
+NS = NI + "siena."
 ROUTING_CLAIMS: tuple[Claim, ...] = (
     Claim("CLM-SR-1",
           "seed 000 §4.3.2, Example 4-3", "spec/08-summary-routing.md#clm-sr-1", (RM + "propagation_plan",), (RI + "summary_plan.plan",),
@@ -331,6 +336,15 @@ ROUTING_CLAIMS: tuple[Claim, ...] = (
     Claim("CLM-SR-7",
           "derived (seed 000 §4.3.1)", "spec/08-summary-routing.md#clm-sr-7", (), ("subsum.impl.summary.summary.Summary.merge_in",),
           (_example(routing.merge_refuses_colliding_brokers),)),
+    Claim("CLM-SR-8",
+          "seed 000 ch. 5 (baseline)", "spec/08-summary-routing.md#clm-sr-8",
+          (NM + "ideal_delivery", NM + "ideal_tables", NM + "side_of", M + "covering.covers_subscription"),
+          (NS + "SienaBroker", NS + "PlainSienaBroker", NI + "covering.filter_covers"),
+          (_siena_property(siena.siena_delivers_exactly_with_fewer_subs),
+           Check("stateful", "conformance.siena.SienaUnderChurn", lambda: siena.run_siena_machine(siena.SienaUnderChurn)),
+           Check("stateful", "conformance.siena.PlainSienaUnderChurn", lambda: siena.run_siena_machine(siena.PlainSienaUnderChurn)),
+           _siena_property(siena.covering_is_sound), _siena_property(siena.covering_is_exact_on_single_constraints),
+           _example(siena.covering_examples))),
     Claim("CLM-SR-9",
           "seed 000 ch. 5 (baselines i, ii)", "spec/08-summary-routing.md#clm-sr-9", (RM + "interested_owners",),
           (RI + "baselines.BroadcastBroker", RI + "baselines.FloodingBroker"), (_routing_property(routing.baselines_deliver_exactly),)),
@@ -407,3 +421,4 @@ def run_check(claim: Claim, check: Check) -> CheckResult:
         if notes:
             detail += "\n" + "\n".join(notes)
     return CheckResult(claim.id, check.kind, check.name, status, round(time.perf_counter() - start, 3), detail)
+

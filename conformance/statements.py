@@ -535,6 +535,25 @@ STATEMENTS: dict[str, str] = {
         "match would be lost in the owner's re-check. Check: example."
     ),
     # spec/08-summary-routing.md
+    'CLM-SR-8': (
+        "Siena's covering forwarding (DEF-SR-6), on random trees and workloads of "
+        'subscribe, unsubscribe and publish, each operation run to quiescence, with '
+        'covering on and off: every event reaches exactly the ideal delivery set '
+        '(DEF-NET-4), each client once, crossing a link only toward a client holding a '
+        'filter it matches; with covering off every table is the ideal one (DEF-NET-3), '
+        "and with covering on each client's entries are, and each broker u holds from a "
+        "neighbour v only filters subscribed on v's side, at least one covering (by the "
+        "model's `covers_subscription`) each filter subscribed there; and after every "
+        'operation covering has sent at most as many SUBs as plain forwarding on the same '
+        'workload. Under the churn of CLM-NET-2 (swaps, breaks, adds, crashes, joins, '
+        'deliveries in any order) the same tables hold at quiescence and the same '
+        'delivery in quiescent static states. The covering test is sound against the '
+        'model (`filter_covers` ⇒ `covers_subscription`) and exact on two one-constraint '
+        'filters of one name and type whose specific operator is not `!=` (e.g. `x > 5` '
+        'covers `x > 7`, int `x > 1` covers `x >= 2`, `s prefix "A"` covers `s prefix '
+        '"AB"`). Check: property, stateful, example.'
+    ),
+    # spec/08-summary-routing.md
     'CLM-SR-9': (
         'On random trees and workloads, `broadcast` and `flooding` deliver every event to '
         'exactly the clients owed it (DEF-SR-3), once each; flooding sends N − 1 EVENT '

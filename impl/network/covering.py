@@ -1,0 +1,169 @@
+"""Covering between filters, for Siena's covering forwarding (spec/08-summary-routing.md,
+DEF-SR-6): `filter_covers(general, specific)` says True only when every event
+that matches `specific` matches `general` (DEF-COV-3). Sound, not complete:
+False means "not shown".
+
+An event holds each name once, so a constraint of `general` on the key
+(name, type) can only be satisfied by the attribute a constraint of
+`specific` on that same key forces the event to hold. Per key of
+`general`'s constraints:
+
+- int and float: the values `specific`'s constraints on the key allow lie
+  within the closed interval of its `=`, `<`, `<=`, `>`, `>=` constraints,
+  strictness made exact on the type's domain (int `x > 1` is [2, 2^63 - 1];
+  float `x > 1.0` starts at the next float up); a general constraint of
+  those operators must contain that interval, a general `!= w` needs w
+  outside it (or `!= w` in `specific`);
+- bool: the set of values `specific`'s constraints on the key allow;
+- string: some single constraint of `specific` on the key implies it
+  (`string_implies`).
+
+A `specific` whose numeric interval or bool set is empty matches no event
+and is covered by every filter. The covering is checked against the
+model's exact `subsum.model.covering.covers_subscription` by
+`subsum.conformance.siena` (CLM-SR-8).
+
+>>> from subsum.core.filters import parse_filter
+>>> filter_covers(parse_filter("x > 5"), parse_filter('x > 7 and s = "a"'))
+True
+>>> filter_covers(parse_filter("x > 1"), parse_filter("x >= 2")), filter_covers(parse_filter("x > 1.0"), parse_filter("x >= 2.0"))
+(True, True)
+>>> filter_covers(parse_filter("x >= 2.0"), parse_filter("x > 1.0"))  # 1.5 matches x > 1.0 only
+False
+>>> filter_covers(parse_filter('s prefix "A"'), parse_filter('s prefix "AB"')), filter_covers(parse_filter("y = 1"), parse_filter("x = 1"))
+(True, False)
+"""
+
+from __future__ import annotations
+
+import math
+from typing import cast
+
+from subsum.core.types import INT_MAX, INT_MIN, Constraint, Subscription
+from subsum.impl.matching.ops import HOLDS
+
+#: The finite values of each numeric type (DEF-DATA-2; NaN and ±inf are not values).
+DOMAIN = {"int": (INT_MIN, INT_MAX), "float": (-1.7976931348623157e308, 1.7976931348623157e308)}
+INTERVAL_OPS = frozenset(("=", "<", "<=", ">", ">="))
+
+
+def step(type_: str, value, direction: int):
+    """The next value of the type above (direction 1) or below (-1) `value`."""
+    if type_ == "int":
+        return value + direction
+    return math.nextafter(value, direction * math.inf)
+
+
+def interval(c: Constraint) -> tuple:
+    """The closed interval [lo, hi] of the domain values satisfying a numeric
+    constraint; the whole domain for `any` and `!=`. Empty when lo > hi."""
+    low, high = DOMAIN[c.type]
+    op, v = c.op, c.value
+    if op == "=":
+        return (v, v)
+    if op == ">=":
+        return (v, high)
+    if op == ">":
+        return (step(c.type, v, 1), high)
+    if op == "<=":
+        return (low, v)
+    if op == "<":
+        return (low, step(c.type, v, -1))
+    return (low, high)
+
+
+def numeric_bounds(constraints: list[Constraint]) -> tuple:
+    """The interval the constraints on one numeric key confine a value to."""
+    low, high = DOMAIN[constraints[0].type]
+    for c in constraints:
+        lo, hi = interval(c)
+        low, high = max(low, lo), min(high, hi)
+    return (low, high)
+
+
+def bool_values(constraints: list[Constraint]) -> set:
+    """The bool values the constraints on one bool key allow."""
+    allowed = {True, False}
+    for c in constraints:
+        if c.op == "=":
+            allowed &= {c.value}
+        elif c.op == "!=":
+            allowed.discard(c.value)
+    return allowed
+
+
+def fixed_ends(c: Constraint) -> tuple[str, str]:
+    """(start, end): what every string satisfying a prefix, suffix, contains
+    or wildcard constraint starts and ends with."""
+    value = cast(str, c.value)
+    if c.op == "prefix":
+        return (value, "")
+    if c.op == "suffix":
+        return ("", value)
+    if c.op == "wildcard":
+        left, _, right = value.partition("*")
+        return (left, right)
+    return ("", "")
+
+
+def matches_every_string(c: Constraint) -> bool:
+    return c.op == "any" or (c.op in ("prefix", "suffix", "contains") and c.value == "") or (c.op == "wildcard" and c.value == "*")
+
+
+def string_implies(s: Constraint, g: Constraint) -> bool:
+    """Every string satisfying `s` satisfies `g` (one key; exact unless `s` is `!=`)."""
+    if matches_every_string(g):
+        return True
+    if s.op == "=":
+        return HOLDS[g.op](s.value, g.value)
+    if g.op == "!=":
+        return not HOLDS[s.op](g.value, s.value)  # the one string g excludes fails s
+    if s.op in ("any", "!=") or g.op == "=":
+        return False  # s allows infinitely many strings (or all but one); g allows one, or not all
+    start, end = fixed_ends(s)
+    w = cast(str, g.value)
+    if g.op == "prefix":
+        return start.startswith(w)
+    if g.op == "suffix":
+        return end.endswith(w)
+    if g.op == "contains":
+        return w in start or w in end or (s.op == "contains" and w in cast(str, s.value))
+    left, _, right = w.partition("*")  # g is a wildcard: s's strings are at least len(start) + len(end) long
+    return start.startswith(left) and end.endswith(right)
+
+
+def implied(g: Constraint, specific: list[Constraint]) -> bool:
+    """Every event matching the constraints `specific` (all on g's key) satisfies g."""
+    if g.op == "any":
+        return True
+    if g.type in DOMAIN:
+        low, high = numeric_bounds(specific)
+        if g.op == "!=":
+            return not low <= g.value <= high or any(s.op == "!=" and s.value == g.value for s in specific)
+        lo, hi = interval(g)
+        return lo <= low and high <= hi
+    if g.type == "bool":
+        return bool_values(specific) <= bool_values([g])
+    return any(string_implies(s, g) for s in specific)
+
+
+def unsatisfiable(by_key: dict[tuple[str, str], list[Constraint]]) -> bool:
+    """Some numeric or bool key of a filter allows no value, so it matches no event."""
+    for (_, type_), constraints in by_key.items():
+        if type_ in DOMAIN:
+            low, high = numeric_bounds(constraints)
+            if low > high:
+                return True
+        elif type_ == "bool" and not bool_values(constraints):
+            return True
+    return False
+
+
+def filter_covers(general: Subscription, specific: Subscription) -> bool:
+    """DEF-SR-6's covering test: True only if every event matching `specific` matches `general`."""
+    by_key: dict[tuple[str, str], list[Constraint]] = {}
+    for c in specific.constraints:
+        by_key.setdefault((c.name, c.type), []).append(c)
+    if unsatisfiable(by_key):
+        return True
+    return all((g.name, g.type) in by_key and implied(g, by_key[(g.name, g.type)]) for g in general.constraints)

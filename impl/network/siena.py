@@ -1,0 +1,139 @@
+"""Siena's covering-based subscription forwarding, the baseline of seed 000
+ch. 5 (spec/08-summary-routing.md, DEF-SR-6), registered as protocol
+"siena"; "siena-nocover" runs the same steps with covering off, which is
+plain subscription forwarding (DEF-NET-6), for comparison on one workload.
+
+For a broker neighbour m, W(m) is the set of filters of the table with a
+subscriber other than m: what plain forwarding has sent m. `forwarded[m]`,
+F(m), is what this broker has sent m a SUB for and no UNSUB since. The
+steps keep, after every handler:
+
+- F(m) ⊆ W(m): a filter leaves F(m) (UNSUB) only when it leaves W(m);
+- every filter of W(m) is in F(m) or covered by one of F(m)
+  (`covering.filter_covers`, which is sound), so m forwards every event
+  some filter of W(m) matches.
+
+Events are routed as by Strawman (`StrawmanBroker.event_received`), and
+reconfiguration is Strawman's (removeLinkTo, addLinkTo) with these rules.
+Iteration that decides message order walks the table or `forwarded`
+(insertion-ordered), never a set of filters (see DEF-NET-2).
+"""
+
+from __future__ import annotations
+
+from subsum.core.types import Subscription
+from subsum.impl.network.covering import filter_covers
+from subsum.impl.network.forwarding import StrawmanBroker
+from subsum.impl.network.protocol import handles, register
+from subsum.impl.network.transport import CLIENT_BASE
+
+
+@register("siena")
+class SienaBroker(StrawmanBroker):
+    """One broker running covering forwarding (DEF-SR-6)."""
+
+    __slots__ = ("forwarded",)
+
+    #: whether a filter covered by one already forwarded is held back
+    covering = True
+
+    def __init__(self, bid: int, net) -> None:
+        super().__init__(bid, net)
+        self.forwarded: dict[int, dict[Subscription, None]] = {}  # broker neighbour m -> F(m), insertion-ordered
+
+    def covered(self, f: Subscription, filters) -> bool:
+        """Some filter of `filters` covers f (never, with covering off)."""
+        return self.covering and any(filter_covers(g, f) for g in filters)
+
+    def broker_neighbours(self) -> list[int]:
+        return [m for m in self.neighbors if m < CLIENT_BASE]
+
+    def now_wanting(self, subscribers: set[int] | None, n: int) -> list[int]:
+        """The broker neighbours whose W(m) a filter enters when n joins its
+        `subscribers`: every one but n if it had none, the first if it had one."""
+        if not subscribers:
+            return [m for m in self.broker_neighbours() if m != n]
+        if len(subscribers) == 1:
+            return [m for m in subscribers if m < CLIENT_BASE]
+        return []
+
+    def no_longer_wanting(self, remaining: set[int]) -> list[int]:
+        """The broker neighbours whose W(m) a filter has left, now that
+        `remaining` are its subscribers: all if none, the last if one."""
+        if not remaining:
+            return self.broker_neighbours()
+        if len(remaining) == 1:
+            return [m for m in remaining if m < CLIENT_BASE]
+        return []
+
+    def cover(self, m: int) -> None:
+        """SUB to m for each filter of W(m), in table order, that F(m) does not cover yet."""
+        sent = self.forwarded[m]
+        for f, subscribers in self.table.items():
+            if f not in sent and (m not in subscribers or len(subscribers) > 1) and not self.covered(f, sent):
+                self.net.send(self.id, m, "SUB", f)
+                sent[f] = None
+
+    def withdraw(self, m: int, gone: list[Subscription]) -> None:
+        """Filters have left W(m): those in F(m) leave it too. First the
+        filters of W(m) they alone covered go to m, then their UNSUBs (FIFO
+        links: m is never without a cover)."""
+        sent = self.forwarded[m]
+        withdrawn = [f for f in gone if f in sent]
+        if not withdrawn:
+            return
+        for f in withdrawn:
+            del sent[f]
+        self.cover(m)
+        for f in withdrawn:
+            self.net.send(self.id, m, "UNSUB", f)
+
+    # --- covering forwarding (DEF-SR-6) -----------------------------------------------------
+    @handles("SUB")
+    def sub_received(self, n: int, f: Subscription) -> None:
+        if n not in self.neighbors:
+            return  # a SUB from a node that is no longer a neighbour is ignored
+        subscribers = self.table.get(f)
+        if subscribers is not None and n in subscribers:
+            return
+        wanting = self.now_wanting(subscribers, n)
+        self.insert_entry(n, f)
+        for m in wanting:
+            sent = self.forwarded[m]
+            if not self.covered(f, sent):
+                self.net.send(self.id, m, "SUB", f)
+                sent[f] = None
+
+    def process_unsub_from(self, n: int, f: Subscription) -> None:
+        for m in self.no_longer_wanting(self.drop_entry(n, f)):
+            self.withdraw(m, [f])
+
+    # --- Strawman reconfiguration with the same rules --------------------------------------
+    def remove_link_to(self, n: int) -> None:
+        """All of n's entries leave at once, then each broker neighbour's
+        withdrawals run together (so no filter is re-sent only to be
+        unsubscribed by the next of n's entries)."""
+        self.neighbors.discard(n)
+        self.forwarded.pop(n, None)
+        gone: dict[int, list[Subscription]] = {}
+        for f in [f for f, subscribers in self.table.items() if n in subscribers]:  # table order: deterministic
+            for m in self.no_longer_wanting(self.drop_entry(n, f)):
+                gone.setdefault(m, []).append(f)
+        for m, filters in gone.items():
+            self.withdraw(m, filters)
+
+    def add_link_to(self, n: int) -> None:
+        self.neighbors.add(n)
+        if n < CLIENT_BASE:
+            self.forwarded[n] = {}
+            self.cover(n)
+
+
+@register("siena-nocover")
+class PlainSienaBroker(SienaBroker):
+    """DEF-SR-6 with covering off: every filter of W(m) is forwarded, which
+    is plain subscription forwarding (DEF-NET-6) through Siena's steps."""
+
+    __slots__ = ()
+
+    covering = False
