@@ -17,14 +17,14 @@ from subsum.impl.network import forwarding_protocols
 
 
 #: --routing: the broker protocols `simulate` runs besides forwarding (named as registered)
-ROUTINGS = ("forwarding", "summaries", "broadcast", "flooding")
+ROUTINGS = ("forwarding", "summaries", "siena", "siena-nocover", "broadcast", "flooding")
 
 
 @click.command("simulate")
 @click.option("--routing", type=click.Choice(ROUTINGS), default="forwarding", show_default=True,
               help="forwarding: subscription forwarding (seed 002) reconfigured by --protocol; summaries: summary "
-                   "propagation and BROCLI routing (seed 000 §4.3, spec/08), on a fixed overlay; broadcast and flooding: "
-                   "the thesis's baselines (i) and (ii).")
+                   "propagation and BROCLI routing (seed 000 §4.3, spec/08), on a fixed overlay; siena: forwarding with "
+                   "covering (siena-nocover: without); broadcast and flooding: the thesis's baselines (i) and (ii).")
 @protocol_option("Reconfiguration protocol of --routing forwarding.", choices=forwarding_protocols())
 @timeout_options
 @click.option("--period", type=FiniteFloat(0.001), default=100.0, show_default=True, help="--routing summaries: simulated ms between propagation rounds.")
@@ -34,7 +34,7 @@ ROUTINGS = ("forwarding", "summaries", "broadcast", "flooding")
 @click.option("--brokers", type=click.IntRange(1, 100_000), default=20, show_default=True, help="Brokers (ignored for a FILE).")
 @click.option("--subscriptions", type=click.IntRange(0), default=100, show_default=True, help="Subscriptions, two per client.")
 @click.option("--events", type=click.IntRange(0), default=100, show_default=True, help="Events published.")
-@click.option("--swaps", type=click.IntRange(0), default=0, show_default=True, help="Link swaps spread among the publications (forwarding only).")
+@click.option("--swaps", type=click.IntRange(0), default=0, show_default=True, help="Link swaps spread among the publications (not with summaries).")
 @click.option("--gap", type=FiniteFloat(0.0), default=5.0, show_default=True, help="Simulated ms between a swap's break and its new link.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seeds the topology, the workload and the link delays.")
 @click.option("--trace", "trace_path", type=click.Path(dir_okay=False), callback=writable_path, help="Write the trace (spec/05-network.md DEF-NET-9) as JSONL.")
@@ -52,10 +52,10 @@ def simulate(routing, protocol, defer_timeout, sub_timeout, period, next_broker,
     if routing != "forwarding":
         if protocol != "strawman":
             raise SubsumError(f"--protocol chooses the reconfiguration of --routing forwarding; --routing {routing} has none")
-        if swaps:
-            raise SubsumError(f"--routing {routing} runs on a fixed overlay: --swaps must be 0")
         protocol = routing
     if routing == "summaries":
+        if swaps:
+            raise SubsumError("--routing summaries runs on a fixed overlay: --swaps must be 0")
         options = {"period": period, "option": next_broker}
     started = time.perf_counter()
     run = run_workload(topology, brokers, subscriptions, events, swaps, gap, seed, trace=trace_path is not None,
