@@ -122,6 +122,9 @@ class SummaryBroker(Broker):
     def __init__(self, bid: int, net) -> None:
         super().__init__(bid, net)
         rounds = cast(Rounds, net.shared)
+        if not 0 <= bid < rounds.layout.brokers:
+            raise NetworkError(f"broker {bid} does not fit the summaries' ID layout, which numbers brokers 0 .. "
+                               f"{rounds.layout.brokers - 1} (the 'brokers' option)")
         self.owner = OwnerSummary(bid, rounds.layout, rounds.schema, rounds.options["virtual"])
         self.history: Summary = History.of(self.owner.export())
         self.names: dict[tuple[int, Subscription], str] = {}  # (client, filter) -> subscription name at the owner

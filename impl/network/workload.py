@@ -66,6 +66,8 @@ def simulate(kind: str = "random-tree", brokers: int = 20, subscriptions: int = 
     break); finally everything runs to quiescence."""
     rng = random.Random(seed)
     n, links = topology(kind, brokers, seed)
+    if protocol == "summaries":
+        options = {"brokers": max(2, n), "max_subscriptions": max(1, subscriptions), **(options or {})}  # c1, c2 sized to the run
     net = build(links, n, seed=seed, trace=trace, delay=delay, protocol=protocol, defer_timeout=defer_timeout,
                 sub_timeout=sub_timeout, options=options)
     clients = populate(net, rng, subscriptions)
