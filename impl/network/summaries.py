@@ -211,6 +211,7 @@ class SummaryBroker(Broker):
             insertions.union_rows(delta.insertions)
             deletions += delta.deletions
         self.collected = []
+        insertions.merged_brokers = set(self.merged)  # the list travels with the summary (and is sized with it)
         self.join = Delta(self.id, insertions, deletions)
         target = rounds.current_plan().target[self.id]
         if target is not None:
