@@ -57,7 +57,8 @@ def seed000_example_4_3_plan() -> None:
         5: [1, 2, 3, 4, 5, 6], 8: [7, 8, 9, 10], 11: [11, 12, 13]}, plan.merged_brokers
     assert len(plan.sends) == 10 < graph.number_of_nodes()
     assert [(s, r) for _, s, r in plan.sends if s in (7, 10)] == [(7, 8), (10, 8)]  # the smallest-degree rule
-    assert impl_plan_as_model(summary_plan.plan(adjacency(graph))) == plan
+    got = impl_plan_as_model(summary_plan.plan(adjacency(graph)))
+    assert got == plan, f"the impl's plan sends {got.sends}, the model's {plan.sends}"
 
 
 def seed000_example_4_3_route() -> None:
@@ -72,7 +73,8 @@ def seed000_example_4_3_route() -> None:
         route = ref.brocli_route(graph, plan, reported, 1, option)
         assert [f"{k} {a} {b}" for k, a, b in route.messages] == messages, (option, route.messages)
         assert route.delivered == {4: 5, 8: 8, 13: 11} and route.brocli == frozenset(graph)
-        assert impl_route(graph, reported, 1, option) == route.messages
+        got = impl_route(graph, reported, 1, option)
+        assert got == route.messages, f"option {option}: the impl routes {got}, the model {route.messages}"
 
 
 def impl_route(graph: nx.Graph, reported, publisher: int, option: str) -> tuple:
@@ -124,7 +126,8 @@ def plan_is_a_forest_whose_sinks_partition(graph):
         assert plan.merged_brokers[b] == frozenset({b}).union(*(plan.merged_brokers[s] for s in received[b]))
     lists = [plan.merged_brokers[s] for s in plan.sinks]
     assert sum(map(len, lists)) == graph.number_of_nodes() and frozenset().union(*lists) == frozenset(graph)
-    assert impl_plan_as_model(summary_plan.plan(adjacency(graph))) == plan
+    got = impl_plan_as_model(summary_plan.plan(adjacency(graph)))
+    assert got == plan, f"the impl's plan sends {got.sends}, the model's {plan.sends}"
 
 
 @property_check(graphs(), st.data())
@@ -151,7 +154,8 @@ def routing_stops_and_hands_each_owner_the_event_once(graph, data):
         want = {o: first[o] for o in brokers if o in reported[first[o]]}
         assert dict(route.delivered) == want, (route.delivered, want)
         assert interested <= set(route.delivered)
-        assert impl_route(graph, reported, publisher, option) == route.messages
+        got = impl_route(graph, reported, publisher, option)
+        assert got == route.messages, f"option {option}: the impl routes {got}, the model {route.messages}"
 
 
 # --- CLM-SR-5: Example 4-4 over messages ------------------------------------------------------

@@ -140,22 +140,10 @@ def make_topology(name: str, n: int, links: Iterable[tuple[int, int]], note: str
     return Topology(name, n, edges, note, adjacency, plan(adjacency), dist, {b: bfs_tree(adjacency, b) for b in adjacency})
 
 
-def read_graph(path: Path) -> tuple[int, list[tuple[int, int]]]:
-    """The whole graph of a networkx edge list of integer brokers 0 .. n−1
-    (`topology.read_edgelist` keeps only a spanning tree; the plan of
-    DEF-SR-1 works on graphs with cycles)."""
-    edges = set()
-    for line in path.read_text(encoding="utf-8").splitlines():
-        parts = line.split("#", 1)[0].split()
-        if parts:
-            edges.add(tuple(sorted((int(parts[0]), int(parts[1])))))
-    n = 1 + max(max(e) for e in edges)
-    return n, sorted(edges)  # type: ignore[arg-type]
-
-
 def topologies(seed: int, trees: int) -> list[Topology]:
     """The CWIX backbone (full graph) and `trees` random recursive trees of 24 brokers."""
-    n, edges = read_graph(CWIX)
+    labels, edges = topo.read_graph(CWIX)  # every link: the plan of DEF-SR-1 works on graphs with cycles
+    n = len(labels)
     out = [make_topology("cwix", n, edges, f"Cable & Wireless US backbone (Topology Zoo), {n} brokers, {len(edges)} links, "
                                           "the full graph with its cycles")]
     for i in range(trees):
