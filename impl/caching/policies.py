@@ -1,0 +1,284 @@
+"""Broker caches: one cache of K message slots per broker, with a pluggable
+replacement ("priority") policy (seed 004 §3.4, seed 003 §3.4 and §4.6;
+spec/09-caching.md DEF-CACHE-1 … 5).
+
+Every policy has the same interface:
+
+- `insert(m, now)` stores a first-time arrival and returns the evicted
+  message, or None; inserting a message already cached changes nothing;
+- `hit(ms, now)`: a request hit on the cached messages among `ms`;
+- `unsubscribed(ms, now)`: the last local client of a subscription left,
+  and `ms` are the messages matching it;
+- `advance(now)` moves the cache's clock (`now`, the latest time seen);
+- `order()` lists the cached messages head first, the next victim last,
+  at the cache's clock.
+
+Every operation takes the current time, which never goes back (the
+caller's clock; rate-LFU reads it). Capacity None means unbounded.
+The reference is `subsum.model.caching`, a list and a loop per policy;
+these are the fast structures, checked against it by
+`subsum.conformance.caching`:
+
+- FIFO, regeneration/degradation and LRU keep an OrderedDict whose first
+  key is the tail (the next victim) and last key the head: insert, evict
+  and a k-entry hit or unsubscribe are O(1), O(1) and O(k log k);
+- rate-LFU keeps the entries never requested (rate 0) apart in insertion
+  order, so an eviction is O(1) amortized when one of them is older than
+  `now`; otherwise it scans the requested entries, O(K). Rates change
+  with the clock, so no static heap orders them (spec/09, DEF-CACHE-4).
+
+>>> cache = FIFO(2)
+>>> [cache.insert(m, 0.0) for m in ("m1", "m2", "m3")]
+[None, None, 'm1']
+>>> cache.order()
+['m3', 'm2']
+"""
+
+from __future__ import annotations
+
+import math
+from collections import OrderedDict
+from typing import Any, Iterable
+
+
+class CachePolicy:
+    """A cache of `capacity` messages (None: unbounded) under one replacement policy."""
+
+    name = ""
+    __slots__ = ("capacity", "now", "_entries")
+
+    def __init__(self, capacity: int | None) -> None:
+        if capacity is not None and capacity < 1:
+            raise ValueError(f"cache capacity must be at least 1, got {capacity}")
+        self.capacity = capacity
+        self.now = 0.0
+        self._entries: OrderedDict[str, Any] = OrderedDict()  # first key: the tail, last key: the head
+
+    def __contains__(self, m: object) -> bool:
+        return m in self._entries
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def full(self) -> bool:
+        return self.capacity is not None and len(self._entries) >= self.capacity
+
+    def advance(self, now: float) -> None:
+        """The clock moves to `now`."""
+        self.now = now
+
+    def insert(self, m: str, now: float) -> str | None:
+        """Store m at the head; evict the tail first when full. A cached m: no change."""
+        self.now = now
+        entries = self._entries
+        if m in entries:
+            return None
+        victim = None
+        if self.full():
+            victim, _ = entries.popitem(last=False)
+        entries[m] = None
+        return victim
+
+    def hit(self, messages: Iterable[str], now: float) -> None:
+        """A request hit: FIFO changes nothing."""
+        self.now = now
+
+    def unsubscribed(self, messages: Iterable[str], now: float) -> None:
+        """The last local client of a subscription left: only regeneration/degradation acts."""
+        self.now = now
+
+    def order(self) -> list[str]:
+        """The cached messages, head first, the next victim last."""
+        return list(reversed(self._entries))
+
+    def metadata(self, m: str) -> dict:
+        """The policy's bookkeeping for cached message m (spec/09 DEF-CACHE-1)."""
+        return {}
+
+
+class FIFO(CachePolicy):
+    """DEF-CACHE-2: first-time arrivals at the head, eviction from the tail, hits change nothing."""
+
+    name = "fifo"
+    __slots__ = ()
+
+
+class RegenerationDegradation(CachePolicy):
+    """DEF-CACHE-3: FIFO; a request hit moves the matching messages to the
+    head, the last unsubscribe moves its matching messages to the tail,
+    each block keeping its relative order."""
+
+    name = "regdeg"
+    __slots__ = ("_position", "_head", "_tail")
+
+    def __init__(self, capacity: int | None) -> None:
+        super().__init__(capacity)
+        self._position: dict[str, int] = {}  # ascending with the OrderedDict's order
+        self._head = 0
+        self._tail = 0
+
+    def insert(self, m: str, now: float) -> str | None:
+        self.now = now
+        entries = self._entries
+        if m in entries:
+            return None
+        victim = None
+        if self.full():
+            victim, _ = entries.popitem(last=False)
+            del self._position[victim]
+        entries[m] = None
+        self._head += 1
+        self._position[m] = self._head
+        return victim
+
+    def _cached_in_order(self, messages: Iterable[str]) -> list[str]:
+        position = self._position
+        return sorted({m for m in messages if m in position}, key=position.__getitem__)
+
+    def hit(self, messages: Iterable[str], now: float) -> None:
+        self.now = now
+        entries, position = self._entries, self._position
+        for m in self._cached_in_order(messages):  # tail-most first: the block keeps its order at the head
+            entries.move_to_end(m)
+            self._head += 1
+            position[m] = self._head
+
+    def unsubscribed(self, messages: Iterable[str], now: float) -> None:
+        self.now = now
+        entries, position = self._entries, self._position
+        for m in reversed(self._cached_in_order(messages)):  # head-most first: the block keeps its order at the tail
+            entries.move_to_end(m, last=False)
+            self._tail -= 1
+            position[m] = self._tail
+
+
+class LRU(CachePolicy):
+    """DEF-CACHE-5: evict the entry with the largest now − last access, ties
+    by the older access; a hit sets last access = now, several matching
+    entries in their old recency order."""
+
+    name = "lru"
+    __slots__ = ()
+
+    def insert(self, m: str, now: float) -> str | None:
+        self.now = now
+        entries = self._entries
+        if m in entries:
+            return None
+        victim = None
+        if self.full():
+            victim, _ = entries.popitem(last=False)
+        entries[m] = now
+        return victim
+
+    def hit(self, messages: Iterable[str], now: float) -> None:
+        self.now = now
+        entries = self._entries
+        wanted = {m for m in messages if m in entries}
+        if len(wanted) == 1:
+            (m,) = wanted
+            entries.move_to_end(m)
+            entries[m] = now
+        elif wanted:
+            for m in [m for m in entries if m in wanted]:  # old recency order, least recent first
+                entries.move_to_end(m)
+                entries[m] = now
+
+    def metadata(self, m: str) -> dict:
+        return {"last": self._entries[m]}
+
+
+class RateLFU(CachePolicy):
+    """DEF-CACHE-4: evict the entry with the smallest count / (now − start);
+    a new entry has count 0 and start = now; a hit increments every
+    matching entry. Zero age is rate +∞ (a just-inserted entry is
+    protected); among equal rates the most recently inserted goes (seed
+    003 §4.6)."""
+
+    name = "lfu"
+    __slots__ = ("_unrequested", "_requested", "_seq")
+
+    def __init__(self, capacity: int | None) -> None:
+        super().__init__(capacity)
+        self._unrequested: OrderedDict[str, None] = OrderedDict()  # count 0, in insertion order
+        self._requested: dict[str, list] = {}  # count > 0: m -> [count, start, seq]
+        self._seq = 0
+
+    def insert(self, m: str, now: float) -> str | None:
+        self.now = now
+        entries = self._entries
+        if m in entries:
+            return None
+        victim = None
+        if self.full():
+            victim = self._victim(now)
+            self._forget(victim)
+        self._seq += 1
+        entries[m] = (now, self._seq)  # start, insertion sequence
+        self._unrequested[m] = None
+        return victim
+
+    def _forget(self, m: str) -> None:
+        del self._entries[m]
+        if self._requested.pop(m, None) is None:
+            del self._unrequested[m]
+
+    def _victim(self, now: float) -> str:
+        entries = self._entries
+        for m in reversed(self._unrequested):  # rate 0 unless inserted at `now` (protected: +inf)
+            if entries[m][0] < now:
+                return m
+        best: str | None = None
+        best_key = (math.inf, 0)
+        for m, (count, start, seq) in self._requested.items():
+            if now > start:
+                key = (count / (now - start), -seq)
+                if key < best_key:
+                    best, best_key = m, key
+        if best is not None:
+            return best
+        # every entry has age 0 (+inf): the most recently inserted goes
+        return max(entries, key=lambda m: entries[m][1])
+
+    def hit(self, messages: Iterable[str], now: float) -> None:
+        self.now = now
+        entries, requested = self._entries, self._requested
+        for m in set(messages):
+            if m not in entries:
+                continue
+            record = requested.get(m)
+            if record is None:
+                start, seq = entries[m]
+                del self._unrequested[m]
+                requested[m] = [1, start, seq]
+            else:
+                record[0] += 1
+
+    def count(self, m: str) -> int:
+        record = self._requested.get(m)
+        return 0 if record is None else record[0]
+
+    def rate(self, m: str, now: float) -> float:
+        start = self._entries[m][0]
+        return self.count(m) / (now - start) if now > start else math.inf
+
+    def order(self) -> list[str]:
+        """Highest rate first at the cache's clock, the next victim last (rates move with the clock)."""
+        entries, now = self._entries, self.now
+        return sorted(entries, key=lambda m: (self.rate(m, now), -entries[m][1]), reverse=True)
+
+    def metadata(self, m: str) -> dict:
+        start, seq = self._entries[m]
+        return {"count": self.count(m), "start": start}
+
+
+POLICIES: dict[str, type[CachePolicy]] = {cls.name: cls for cls in (FIFO, RegenerationDegradation, RateLFU, LRU)}
+
+
+def make_cache(policy: str, capacity: int | None) -> CachePolicy:
+    """A new, empty cache of `policy` (fifo, regdeg, lfu, lru)."""
+    try:
+        cls = POLICIES[policy]
+    except KeyError:
+        raise ValueError(f"unknown cache policy {policy!r}; choose one of {', '.join(POLICIES)}") from None
+    return cls(capacity)
