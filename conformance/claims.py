@@ -19,7 +19,7 @@ from typing import Callable
 
 import attrs
 
-from subsum.conformance import engines, examples, network, properties, reconfig, routing, siena, spark, summaries
+from subsum.conformance import caching, engines, examples, network, properties, reconfig, routing, siena, spark, summaries
 from subsum.conformance.proofs import prove_all, rules_of
 
 KINDS = ("proof", "property", "stateful", "example")
@@ -387,6 +387,34 @@ PIPELINE_CLAIMS: tuple[Claim, ...] = (
 )
 
 CLAIMS = CLAIMS + PIPELINE_CLAIMS
+
+MC = M + "caching."
+IC = "subsum.impl.caching.policies."
+CACHE_MACHINES = tuple(Check("stateful", f"conformance.caching.CacheAgainstReference[{policy}]",
+                             lambda policy=policy: caching.run_cache_machine(caching.machine_for(policy)))
+                       for policy in ("fifo", "regdeg", "lfu", "lru"))
+
+
+def _caching_property(fn) -> Check:
+    return Check("property", f"conformance.caching.{fn.__name__}", lambda: properties.run_property(fn))
+
+
+CACHE_POLICY_CLAIMS: tuple[Claim, ...] = (
+    Claim("CLM-CACHE-1",
+          "seed 004 §3.4; seed 003 §3.4, §4.6", "spec/09-caching.md#clm-cache-1",
+          (MC + "insert", MC + "hit", MC + "unsubscribed", MC + "victim", MC + "order"),
+          (IC + "FIFO", IC + "RegenerationDegradation", IC + "RateLFU", IC + "LRU"), CACHE_MACHINES),
+    Claim("CLM-CACHE-2",
+          "seed note 004 §6", "spec/09-caching.md#clm-cache-2", (MC + "victim", MC + "rate", MC + "insert"), (), CACHE_MACHINES),
+    Claim("CLM-CACHE-3",
+          "derived (peer: cachetools)", "spec/09-caching.md#clm-cache-3", (), (IC + "FIFO", IC + "LRU"),
+          (_caching_property(caching.agrees_with_cachetools),)),
+    Claim("CLM-CACHE-4",
+          "seed 003 §6 (seed note 003 §6)", "spec/09-caching.md#clm-cache-4", (MC + "hit", MC + "victim"),
+          (IC + "RegenerationDegradation", IC + "LRU"), (_caching_property(caching.regeneration_without_degradation_is_lru),)),
+)
+
+CLAIMS = CLAIMS + CACHE_POLICY_CLAIMS
 
 
 @attrs.frozen

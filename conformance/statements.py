@@ -619,4 +619,34 @@ STATEMENTS: dict[str, str] = {
         'while it reconfigures). Checks: example '
         '(`conformance.spark.churn_losses_match_audit`).'
     ),
+    # spec/09-caching.md
+    'CLM-CACHE-1': (
+        'Each implementation policy (FIFO, regeneration/degradation, rate-LFU, LRU) '
+        'equals its reference in `subsum.model.caching` under any sequence of insert, '
+        'hit, last-unsubscribe and clock-advance operations, capacities 1 to 8: the same '
+        'victims, the same order and the same metadata after every operation. Check: '
+        'stateful.'
+    ),
+    # spec/09-caching.md
+    'CLM-CACHE-2': (
+        "The reference policies keep seed note 004 §6's invariants: at most K entries and "
+        'no duplicates; an insert into a full cache evicts exactly one entry and the new '
+        "message is present; FIFO's victim is the earliest inserted; after a regeneration "
+        'the hit messages are at the head, after a degradation behind every other '
+        "message; LFU's victim has the smallest rate under the tie rule; LRU's victim the "
+        'oldest access; a new entry has count 0 and start = now (LFU) or last = now '
+        '(LRU). Check: stateful.'
+    ),
+    # spec/09-caching.md
+    'CLM-CACHE-3': (
+        "FIFO and LRU agree with `cachetools`' `FIFOCache` and `LRUCache` on the same "
+        'operation sequences (single-message hits): the same victims and the same cached '
+        'messages. Check: property.'
+    ),
+    # spec/09-caching.md
+    'CLM-CACHE-4': (
+        'Regeneration without degradation equals LRU (seed note 003 §6): with the tie '
+        'rules above, on any sequence of inserts, hits and clock advances, the two caches '
+        'evict the same messages and list the same order. Check: property.'
+    ),
 }

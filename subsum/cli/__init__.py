@@ -6,6 +6,7 @@ each parsing arguments and rendering output; the work is done below, in
     match.py     subsum match | check-filter
     summary.py   subsum summary build | match | stats | merge
     network.py   subsum simulate | fuzz reconfig | replay
+    cache.py     subsum cache replay
     pipeline.py  subsum trace-check
     bench.py     subsum bench matching | summaries | network | reconfig | spark
 
@@ -26,7 +27,7 @@ from __future__ import annotations
 import click
 from rich.markup import escape
 
-from subsum.cli import bench, claims, match, network, pipeline, summary
+from subsum.cli import bench, cache, claims, match, network, pipeline, summary
 from subsum.cli.common import err
 from subsum.core.errors import CheckFailed, SubsumError
 
@@ -80,7 +81,7 @@ def main(ctx: click.Context, debug: bool) -> None:
     ctx.obj = {"debug": debug}
 
 
-for module in (claims, match, summary, network, pipeline, bench):
+for module in (claims, match, summary, network, cache, pipeline, bench):
     for command in module.COMMANDS:
         main.add_command(command)
 
