@@ -17,7 +17,8 @@ README = (ROOT / "README.md").read_text(encoding="utf-8")
 
 # Output shown in full and not timed. Other tour commands show an excerpt of
 # a table or a rate; their numbers are checked by the claims and benchmarks.
-DETERMINISTIC = ("check-filter", "match --subscriptions", "summary build", "summary match", "summary stats --summary examples/bad")
+DETERMINISTIC = ("check-filter", "match --subscriptions", "summary build", "summary match", "summary stats --summary examples/bad",
+                 "cache replay")
 
 
 def tour_commands() -> list[tuple[str, list[str]]]:
