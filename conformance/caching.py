@@ -164,7 +164,9 @@ class CacheAgainstReference(RuleBasedStateMachine):
                 self.check(all(e.count == counts[e.message] + (e.message in hits) for e in after.entries),
                            f"the hit on {hits} did not add one to exactly their counts")
             if self.name == "lru":
-                self.check(all((e.last == now) == (e.message in hits or e.last == now) for e in after.entries), f"hit on {hits}: {after}")
+                untouched = {e.message: e for e in before.entries if e.message not in hits}
+                self.check(all(e.last == now if e.message in hits else e == untouched[e.message] for e in after.entries),
+                           f"a hit on {hits} must set their last access to {now} and leave the others: {after.entries}")
         elif op["op"] == "unsubscribe":
             gone = [m for m in held_before if m in op["matching"]]
             if self.name == "regdeg":
