@@ -19,7 +19,7 @@ from typing import Callable
 
 import attrs
 
-from subsum.conformance import caching, engines, examples, network, properties, reconfig, routing, siena, spark, summaries
+from subsum.conformance import caching, engines, examples, network, properties, reconfig, requests, routing, siena, spark, summaries
 from subsum.conformance.proofs import prove_all, rules_of
 
 KINDS = ("proof", "property", "stateful", "example")
@@ -415,6 +415,38 @@ CACHE_POLICY_CLAIMS: tuple[Claim, ...] = (
 )
 
 CLAIMS = CLAIMS + CACHE_POLICY_CLAIMS
+
+MP = M + "placement."
+IN = "subsum.impl.network.caching."
+
+
+def _requests_property(fn) -> Check:
+    return Check("property", f"conformance.requests.{fn.__name__}", lambda: properties.run_property(fn))
+
+
+REQUESTS_CHECK = _requests_property(requests.requests_and_responses)
+CACHE_PROTOCOL_CLAIMS: tuple[Claim, ...] = (
+    Claim("CLM-CACHE-5",
+          "seed 004 §3.5; seed note 004 §6", "spec/09-caching.md#clm-cache-5", (MP + "holders", MP + "is_leaf", MP + "delivery_brokers"),
+          (IN + "CachingBroker.is_holder", IN + "CachingBroker.event_received"), (_requests_property(requests.placements_nest),)),
+    Claim("CLM-CACHE-6",
+          "seed 004 §3.3; seed note 004 §6", "spec/09-caching.md#clm-cache-6", (MP + "request_reach",),
+          (IN + "CachingBroker.pass_response", IN + "CachingBroker.response_received"), (REQUESTS_CHECK, _example(requests.seed003_request_path))),
+    Claim("CLM-CACHE-7",
+          "seed 004 §3.3; seed note 004 §6", "spec/09-caching.md#clm-cache-7", (MP + "request_reach", MP + "filters_overlap"),
+          (IN + "CachingBroker.request_received", IN + "filters_overlap"), (REQUESTS_CHECK, _requests_property(requests.overlap_is_sound))),
+    Claim("CLM-CACHE-8",
+          "seed 004 §3.3 (duplicate suppression); seed note 004 §6", "spec/09-caching.md#clm-cache-8", (),
+          (IN + "CachingBroker.response_received",), (REQUESTS_CHECK,)),
+    Claim("CLM-CACHE-9",
+          "seed 004 §3.3; seed note 004 §6", "spec/09-caching.md#clm-cache-9", (MP + "request_reach",),
+          (IN + "CachingBroker.request_received", IN + "CachingBroker.response_received"), (REQUESTS_CHECK,)),
+    Claim("CLM-CACHE-10",
+          "seed 003 §2.6 (thesis §3.3)", "spec/09-caching.md#clm-cache-10", (MP + "request_reach",),
+          (IN + "CachingBroker.request_received", IN + "request"), (_example(requests.seed003_request_path),)),
+)
+
+CLAIMS = CLAIMS + CACHE_PROTOCOL_CLAIMS
 
 
 @attrs.frozen

@@ -649,4 +649,45 @@ STATEMENTS: dict[str, str] = {
         'rules above, on any sequence of inserts, hits and clock advances, the two caches '
         'evict the same messages and list the same order. Check: property.'
     ),
+    # spec/09-caching.md
+    'CLM-CACHE-5': (
+        'On quiescent networks with unbounded caches, each publication is held by exactly '
+        'the brokers `subsum.model.placement.holders` names under candidate, leaf '
+        '(readings i and ii), all and single placement; and leaf (ii) ⊆ leaf (i) ⊆ '
+        'candidate ⊆ all, with single holding one copy. Check: property.'
+    ),
+    # spec/09-caching.md
+    'CLM-CACHE-6': (
+        "Every response visits a prefix of its request's recorded path, from the "
+        'responder back toward the client, one id popped per hop and each hop an overlay '
+        'link. Check: property, example.'
+    ),
+    # spec/09-caching.md
+    'CLM-CACHE-7': (
+        "A request reaches exactly the brokers of the model's `request_reach` computed "
+        "with the impl's overlap test, recording the same paths and dropped at the same "
+        "brokers, and so reaches every broker of the exact (z3) reach; the impl's overlap "
+        'test is never "disjoint" for filters that overlap, and is exact without string '
+        'constraints. Check: property.'
+    ),
+    # spec/09-caching.md
+    'CLM-CACHE-8': (
+        'With duplicate suppression and unbounded caches, under candidate, all and single '
+        'placement, the requesting client gets each matching cached message at most once. '
+        'Check: property.'
+    ),
+    # spec/09-caching.md
+    'CLM-CACHE-9': (
+        'Completeness: on a quiescent network with unbounded caches, under every '
+        'placement, a subscribing client retrieves exactly the past publications its '
+        'filter matches that some broker its request reaches held. Check: property.'
+    ),
+    # spec/09-caching.md
+    'CLM-CACHE-10': (
+        "Seed 003 §2.6's request: on the chain s1 – ni – n1 – n2, with a publication "
+        "cached at n2 for a subscriber there whose filter overlaps f1, s1's request after "
+        "three hops reads Request(f1, n2 → n1 → ni → s1); n2's response comes back "
+        'through n1 and ni (two REQUEST and two RESPONSE messages), the client gets it '
+        'once, two broker hops away, and n1 and ni now hold it. Check: example.'
+    ),
 }

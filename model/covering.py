@@ -149,6 +149,30 @@ def covering_counterexample(general: Subscription, specific: Subscription) -> Ev
     )
 
 
+def subscription_is_satisfiable(s: Subscription) -> bool:
+    """Some event matches s (the event encoding of DEF-COV-3: one variable
+    per constrained name; a name constrained at two types cannot be held).
+
+    >>> from subsum.core.filters import parse_filter
+    >>> subscription_is_satisfiable(parse_filter("x > 1 and x < 3")), subscription_is_satisfiable(parse_filter("x > 1 and x < 2"))
+    (True, False)
+    >>> subscription_is_satisfiable(parse_filter('s prefix "ab" and s suffix "c" and s = "abc"'))
+    True
+    """
+    by_name: dict[str, list[Constraint]] = defaultdict(list)
+    for c in s.constraints:
+        by_name[c.name].append(c)
+    if any(len({c.type for c in group}) > 1 for group in by_name.values()):
+        return False
+    chars = _chars_for(*s.constraints)
+    variables = {name: smt.variable(group[0].type, f"attr:{name}") for name, group in by_name.items()}
+    holds = [smt.in_domain(group[0].type, variables[name]) for name, group in by_name.items()]
+    holds += [_constraint_formula(c, variables[c.name], chars) for c in s.constraints]
+    verdict, _ = smt.check(z3.And(*holds))
+    assert verdict != z3.unknown, f"z3 could not decide whether {s} is satisfiable"
+    return bool(verdict == z3.sat)
+
+
 def covers_subscription(general: Subscription, specific: Subscription) -> bool:
     """DEF-COV-3: `general` covers `specific` iff every event that matches
     `specific` matches `general`.

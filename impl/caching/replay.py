@@ -22,8 +22,7 @@ from pathlib import Path
 import attrs
 
 from subsum.core.errors import InputError
-from subsum.core.jsonio import JsonObject, RecordError, check_keys, decode_line, file_lines, json_kind
-from subsum.core.jsonio import _scalar as scalar
+from subsum.core.jsonio import JsonObject, RecordError, check_keys, decode_line, file_lines, json_kind, json_scalar
 from subsum.impl.caching.policies import CachePolicy
 
 OPS = ("insert", "hit", "unsubscribe", "advance")
@@ -49,7 +48,7 @@ def _message(value: object, field: str) -> str:
 
 
 def _time(value: object, clock: float) -> float:
-    scalar(value, "time")  # refuses NaN, Infinity and integers too long to convert, by name
+    json_scalar(value, "time")  # refuses NaN, Infinity and integers too long to convert, by name
     if type(value) not in (int, float):
         raise RecordError("time", f"must be a number, got {json_kind(value)}")
     t = float(value)  # type: ignore[arg-type]

@@ -11,6 +11,7 @@ hosts broker protocols.
 - `summary_plan`, `summaries`: summary-based routing (seed 000 §4.3);
 - `baselines`: the thesis's baselines, broadcast subscriptions and flooded events;
 - `siena`, `covering`: Siena's covering forwarding, the baseline of seed 000 ch. 5 (spec/08);
+- `caching`, `cache_workload`: broker caches with request/response (seeds 003, 004; spec/09) and their workload;
 - `sim`: the `Network` that ties them together;
 - `topology`: topology generators and edge-list files;
 - `trace`: the trace file.
@@ -21,6 +22,7 @@ against the model's ideal routing state.
 
 from subsum.impl.network import baselines, protocols, summaries  # noqa: F401  (register their protocols)
 from subsum.impl.network.siena import SienaBroker  # registers siena, siena-nocover
+from subsum.impl.network.caching import CachingBroker  # registers caching
 from subsum.impl.network.forwarding import StrawmanBroker
 from subsum.impl.network.overlay import NetworkError
 from subsum.impl.network.protocol import PROTOCOLS, Broker, broker_class_for, handles, register
@@ -34,9 +36,11 @@ def forwarding_protocols() -> tuple[str, ...]:
     """The registered protocols of the subscription-forwarding family (seed
     002): Strawman and its successors, whose steps the model describes.
     Siena's covering steps (spec/08, DEF-SR-6) are not the model's plain
-    handlers, so the Siena protocols are not of the family."""
-    return tuple(name for name, cls in PROTOCOLS.items() if issubclass(cls, StrawmanBroker) and not issubclass(cls, SienaBroker))
+    handlers, so the Siena protocols are not of the family; nor is the
+    caching protocol, which adds requests and caches to Strawman's."""
+    return tuple(name for name, cls in PROTOCOLS.items()
+                 if issubclass(cls, StrawmanBroker) and not issubclass(cls, (SienaBroker, CachingBroker)))
 
 
-__all__ = ["CLIENT_BASE", "PROTOCOLS", "Broker", "Network", "NetworkError", "SienaBroker", "StrawmanBroker", "TOPOLOGIES",
+__all__ = ["CachingBroker", "CLIENT_BASE", "PROTOCOLS", "Broker", "Network", "NetworkError", "SienaBroker", "StrawmanBroker", "TOPOLOGIES",
            "TopologyError", "broker_class_for", "build", "forwarding_protocols", "generate", "handles", "read_edgelist", "register"]

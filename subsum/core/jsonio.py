@@ -133,6 +133,12 @@ def _scalar(value: object, field: str) -> object:
     return value
 
 
+def json_scalar(value: object, field: str) -> object:
+    """A JSON value that must be a scalar: NaN, Infinity, out-of-range numbers,
+    objects, arrays and null raise RecordError naming `field`."""
+    return _scalar(value, field)
+
+
 def json_kind(value: object) -> str:
     if value is None:
         return "null"

@@ -1,0 +1,306 @@
+"""Broker caches with request/response on the simulator (seed 004 §3.2–§3.5,
+seed 003 §3.2–§3.5; spec/09-caching.md DEF-CACHE-6 … 8), registered as
+protocol "caching".
+
+Subscription forwarding as Strawman runs it (`StrawmanBroker`), plus:
+
+- every broker has one cache (`subsum.impl.caching`), of the policy and
+  capacity in `net.options`;
+- **placement** (DEF-CACHE-6): as a publication passes, the brokers the
+  `placement` option names store it: `candidate` a broker with a table
+  entry it matches; `leaf` one with a local end client it matches and, in
+  reading (ii), no broker neighbour but the sender with a matching entry;
+  `single` only the publisher's access broker; `all` every broker, the
+  publication being also flooded (STORE) to the brokers off its delivery
+  tree;
+- **requests** (DEF-CACHE-7): a client's REQUEST(rid, f, path) follows the
+  table like a publication: each broker pushes its id onto the path,
+  answers with one RESPONSE per cached message f matches (a hit), and
+  forwards the request to every broker neighbour but the sender with an
+  entry whose filter may overlap f; with no such neighbour the request is
+  dropped. A hit does not stop it;
+- **responses**: RESPONSE(rid, message id, path) is source-routed back,
+  each broker popping its own id. A broker that holds the message drops the
+  response (duplicate suppression); otherwise it stores it if the
+  placement makes it a holder, and passes it on. The requester's access
+  broker hands it to the client;
+- the last local client of a filter leaving tells the cache
+  (`unsubscribed`), which only regeneration/degradation acts on.
+
+`CacheNetwork` (the brokers' shared state, `net.shared`) keeps the filter
+index, every publication, each request's record and the counters of
+DEF-CACHE-8.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections import Counter
+from typing import cast
+
+import attrs
+
+from subsum.core.types import Constraint, Event, Subscription
+from subsum.impl.caching import make_cache
+from subsum.impl.caching.policies import POLICIES
+from subsum.impl.matching.ops import HOLDS
+from subsum.impl.network.covering import DOMAIN, bool_values, numeric_bounds
+from subsum.impl.network.forwarding import FilterIndex, StrawmanBroker
+from subsum.impl.network.overlay import NetworkError
+from subsum.impl.network.protocol import handles, register
+from subsum.impl.network.transport import CLIENT_BASE
+
+PLACEMENTS = ("candidate", "leaf", "all", "single")
+MISSING = object()
+DEFAULTS = {"placement": "candidate", "leaf_reading": "ii", "policy": "fifo", "capacity": None, "suppress_duplicates": True}
+
+
+def float_ordinal(x: float) -> int:
+    """The position of a finite float in float order (−0.0 and +0.0 share one)."""
+    bits = struct.unpack("<q", struct.pack("<d", x))[0]
+    return bits if bits >= 0 else -(bits & 0x7FFFFFFFFFFFFFFF)
+
+
+def filters_overlap(f: Subscription, g: Subscription) -> bool:
+    """Some event may match both f and g (DEF-CACHE-7). False when their
+    constraints together put one name at two types (an event holds a name
+    once), or leave an int, float or bool attribute no value: the interval
+    of the range constraints, less the `!=` values in it, is empty (exact
+    on those types). String patterns are not compared: sound, not complete."""
+    by_key: dict[tuple[str, str], list[Constraint]] = {}
+    for c in (*f.constraints, *g.constraints):
+        by_key.setdefault((c.name, c.type), []).append(c)
+    names = [name for name, _ in by_key]
+    if len(names) != len(set(names)):
+        return False
+    for (_, type_), constraints in by_key.items():
+        if type_ in DOMAIN:
+            low, high = numeric_bounds(constraints)
+            if low > high:
+                return False
+            excluded = {c.value for c in constraints if c.op == "!=" and low <= c.value <= high}
+            size = high - low + 1 if type_ == "int" else float_ordinal(high) - float_ordinal(low) + 1
+            if size <= len(excluded):
+                return False
+        elif type_ == "bool" and not bool_values(constraints):
+            return False
+    return True
+
+
+@attrs.define
+class RequestRecord:
+    """One client request and what came of it (DEF-CACHE-8)."""
+
+    rid: int
+    client: int
+    broker: int
+    filter: Subscription
+    time: float
+    past: frozenset[int]  # the publications before it that its filter matches
+    reached: list[int] = attrs.Factory(list)  # brokers the request reached, in order
+    paths: dict[int, tuple[int, ...]] = attrs.Factory(dict)  # broker -> its stack (itself first)
+    dropped_at: list[int] = attrs.Factory(list)  # brokers with nowhere to forward it
+    hits: list[tuple[int, int]] = attrs.Factory(list)  # (broker, message) answered
+    request_hops: int = 0
+    response_hops: int = 0
+    recovered: Counter = attrs.Factory(Counter)  # message -> copies the client got
+    delay: dict[int, int] = attrs.Factory(dict)  # message -> broker hops of the response that brought it first
+    responses: list[tuple[int, int, list[int]]] = attrs.Factory(list)  # (responder, message, brokers it visited)
+
+
+class CacheNetwork(FilterIndex):
+    """What the caching brokers share: the filter index, the settings, the
+    publications, the requests and the counters."""
+
+    def __init__(self, net) -> None:
+        super().__init__()
+        unknown = set(net.options) - set(DEFAULTS)
+        if unknown:
+            raise NetworkError(f"unknown caching option(s) {sorted(unknown)}; expected some of {sorted(DEFAULTS)}")
+        self.options = {**DEFAULTS, **net.options}
+        if self.options["placement"] not in PLACEMENTS:
+            raise NetworkError(f"unknown placement {self.options['placement']!r}; expected one of {', '.join(PLACEMENTS)}")
+        if self.options["leaf_reading"] not in ("i", "ii"):
+            raise NetworkError(f"the leaf reading must be 'i' or 'ii', got {self.options['leaf_reading']!r}")
+        if self.options["policy"] not in POLICIES:
+            raise NetworkError(f"unknown cache policy {self.options['policy']!r}; expected one of {', '.join(POLICIES)}")
+        capacity = self.options["capacity"]
+        if capacity is not None and (type(capacity) is not int or capacity < 1):
+            raise NetworkError(f"the cache capacity must be an int >= 1 or None (unbounded), got {capacity!r}")
+        self.net = net
+        self.placement: str = self.options["placement"]
+        self.events: dict[int, Event] = {}  # every publication, by event id
+        self.values: dict[int, dict[tuple[str, str], object]] = {}  # event id -> (name, type) -> value
+        self.publisher_broker: dict[int, int] = {}
+        self.requests: dict[int, RequestRecord] = {}
+        self.counters: Counter = Counter()
+        self.next_rid = 0
+
+    def published(self, eid: int, event: Event, broker: int) -> None:
+        self.events[eid] = event
+        self.values[eid] = {(a.name, a.type): a.value for a in event.attributes}
+        self.publisher_broker[eid] = broker
+
+    def event_matches(self, f: Subscription, m: int) -> bool:
+        """Publication m matches filter f (DEF-MATCH-1), whether or not f is in a table."""
+        values = self.values[m]
+        for c in f.constraints:
+            v = values.get((c.name, c.type), MISSING)
+            if v is MISSING or not HOLDS[c.op](v, c.value):
+                return False
+        return True
+
+
+@register("caching")
+class CachingBroker(StrawmanBroker):
+    """One broker of the caching protocol (DEF-CACHE-6, 7)."""
+
+    __slots__ = ("cache",)
+
+    def __init__(self, bid: int, net) -> None:
+        super().__init__(bid, net)
+        options = self.shared.options
+        self.cache = make_cache(options["policy"], options["capacity"])
+
+    @classmethod
+    def shared_state(cls, net) -> CacheNetwork:
+        return CacheNetwork(net)
+
+    @property
+    def shared(self) -> CacheNetwork:
+        return cast(CacheNetwork, self.net.shared)
+
+    # --- placement (DEF-CACHE-6) -----------------------------------------------------------
+    def holds(self, m: int) -> bool:
+        return str(m) in self.cache
+
+    def is_holder(self, matched: frozenset, came_from: int) -> bool:
+        """This broker stores a publication whose matched filters are `matched`,
+        arriving from `came_from`, under candidate or leaf placement."""
+        if self.shared.placement == "candidate":
+            return any(f in matched for f in self.table)
+        local = any(s >= CLIENT_BASE for f in self.table if f in matched for s in self.table[f])
+        if not local or self.shared.options["leaf_reading"] == "i":
+            return local
+        return not any(m != came_from and m < CLIENT_BASE and not matched.isdisjoint(filters) for m, filters in self.by_node.items())
+
+    def store(self, m: int, why: str) -> None:
+        if self.cache.insert(str(m), self.net.now) is not None:
+            self.shared.counters["evictions"] += 1
+        self.shared.counters[f"stored at {why}"] += 1
+
+    @handles("EVENT")
+    def event_received(self, n: int, payload: tuple[int, Event]) -> None:
+        eid, event = payload
+        shared = self.shared
+        if n >= CLIENT_BASE and eid not in shared.events:  # published here
+            shared.published(eid, event, self.id)
+        matched = shared.matching(eid, event)
+        placement = shared.placement
+        if placement == "all" or (placement == "single" and shared.publisher_broker[eid] == self.id):
+            self.store(eid, "publish")
+        elif placement in ("candidate", "leaf") and matched and self.is_holder(matched, n):
+            self.store(eid, "publish")
+        targets = [m for m, filters in self.by_node.items() if m != n and not matched.isdisjoint(filters)] if matched else []
+        if targets:
+            self.net.route_event(self.id, targets, eid, event)
+        if placement == "all":
+            rest = [m for m in sorted(self.neighbors) if m < CLIENT_BASE and m != n and m not in targets]
+            for m in rest:
+                self.net.send(self.id, m, "STORE", eid)
+
+    @handles("STORE")
+    def store_received(self, n: int, eid: int) -> None:
+        """Placement `all`: a copy for a broker off the delivery tree, flooded on."""
+        self.store(eid, "publish")
+        for m in sorted(self.neighbors):
+            if m < CLIENT_BASE and m != n:
+                self.net.send(self.id, m, "STORE", eid)
+
+    # --- requests and responses (DEF-CACHE-7) ----------------------------------------------
+    @handles("REQUEST")
+    def request_received(self, x: int, payload: tuple[int, Subscription, tuple[int, ...]]) -> None:
+        rid, f, path = payload
+        shared = self.shared
+        record = shared.requests[rid]
+        stack = (self.id, *path)
+        record.reached.append(self.id)
+        record.paths[self.id] = stack
+        hits = [int(m) for m in self.cache.order() if shared.event_matches(f, int(m))]
+        if hits:
+            self.cache.hit([str(m) for m in hits], self.net.now)
+            for m in hits:
+                record.hits.append((self.id, m))
+                record.responses.append((self.id, m, [self.id]))
+                self.pass_response(rid, m, stack, len(record.responses) - 1)
+        targets = [b for b, filters in self.by_node.items()
+                   if b != x and b < CLIENT_BASE and any(filters_overlap(f, g) for g in self.table_filters(filters))]
+        if not targets:
+            record.dropped_at.append(self.id)
+            shared.counters["requests dropped"] += 1
+        for b in targets:
+            record.request_hops += 1
+            self.net.send(self.id, b, "REQUEST", (rid, f, stack))
+
+    def table_filters(self, filters: set[Subscription]) -> list[Subscription]:
+        """A neighbour's filters in table order (deterministic)."""
+        return [f for f in self.table if f in filters]
+
+    def pass_response(self, rid: int, m: int, stack: tuple[int, ...], index: int) -> None:
+        """Pop this broker's id and pass the response to the next id."""
+        assert stack[0] == self.id, f"broker {self.id} got a response addressed to {stack[0]}"
+        rest = stack[1:]
+        nxt = rest[0]
+        record = self.shared.requests[rid]
+        if nxt >= CLIENT_BASE:
+            if nxt == record.client:
+                record.recovered[m] += 1
+                record.delay.setdefault(m, len(record.responses[index][2]) - 1)
+            return
+        if nxt not in self.neighbors:
+            self.shared.counters["responses lost"] += 1
+            return
+        record.response_hops += 1
+        self.net.send(self.id, nxt, "RESPONSE", (rid, m, rest, index))
+
+    @handles("RESPONSE")
+    def response_received(self, src: int, payload: tuple[int, int, tuple[int, ...], int]) -> None:
+        rid, m, stack, index = payload
+        shared = self.shared
+        record = shared.requests[rid]
+        record.responses[index][2].append(self.id)
+        if self.holds(m) and shared.options["suppress_duplicates"]:
+            shared.counters["duplicates suppressed"] += 1
+            return
+        placement = shared.placement
+        if not self.holds(m):
+            if placement == "all":
+                self.store(m, "response")
+            elif placement in ("candidate", "leaf"):
+                matched = shared.matching(m, shared.events[m])
+                if matched and self.is_holder(matched, src):
+                    self.store(m, "response")
+        self.pass_response(rid, m, stack, index)
+
+    # --- the last local client of a filter leaves ------------------------------------------
+    @handles("UNSUB")
+    def unsub_received(self, n: int, f: Subscription) -> None:
+        super().unsub_received(n, f)
+        if n >= CLIENT_BASE and not any(s >= CLIENT_BASE for s in self.table.get(f, ())):
+            shared = self.shared
+            gone = [m for m in self.cache.order() if shared.event_matches(f, int(m))]
+            self.cache.unsubscribed(gone, self.net.now)
+
+
+def request(net, client: int, f: Subscription) -> int:
+    """Client `client` asks its access broker for the past publications f
+    matches (after subscribing f); returns the request's id."""
+    shared = cast(CacheNetwork, net.shared)
+    rid = shared.next_rid
+    shared.next_rid += 1
+    past = frozenset(m for m in shared.events if shared.event_matches(f, m))
+    broker = net.clients[client]
+    shared.requests[rid] = RequestRecord(rid, client, broker, f, net.now, past)
+    shared.counters["requests"] += 1
+    net.brokers[broker].receive(client, "REQUEST", (rid, f, (client,)))
+    return rid

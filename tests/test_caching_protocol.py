@@ -1,0 +1,117 @@
+"""The caching protocol (spec/09-caching.md, CLM-CACHE-5 … 10): the checks
+of conformance.requests pass, and each fails on the bug it is there to
+catch, planted in the protocol."""
+
+from __future__ import annotations
+
+import pytest
+
+from subsum.conformance import profiles
+from subsum.conformance import requests as checks
+from subsum.conformance.properties import run_property
+from subsum.impl.network import caching
+from subsum.impl.network.caching import CachingBroker
+from subsum.impl.network.transport import CLIENT_BASE
+
+
+@pytest.fixture(autouse=True)
+def ci_profile():
+    profiles.load("ci")
+
+
+def test_the_checks_pass():
+    checks.seed003_request_path()
+    for fn in (checks.overlap_is_sound, checks.placements_nest, checks.requests_and_responses):
+        run_property(fn)
+
+
+def test_a_response_that_skips_a_hop_is_caught(monkeypatch):
+    """CLM-CACHE-6 and 10: a broker sending a response straight (out of band) to the id after next."""
+    real = CachingBroker.pass_response
+
+    def skipping(self, rid, m, stack, index):
+        if len(stack) > 3 and stack[2] < CLIENT_BASE:
+            self.shared.requests[rid].response_hops += 1
+            self.net.send_direct(self.id, stack[2], "RESPONSE", (rid, m, stack[2:], index))
+            return
+        real(self, rid, m, stack, index)
+
+    monkeypatch.setattr(CachingBroker, "pass_response", skipping)
+    with pytest.raises(AssertionError, match=r"\[\(2, 0, \[2, 0\]\)\]"):
+        checks.seed003_request_path()
+    with pytest.raises(AssertionError, match="CLM-CACHE-6"):
+        run_property(checks.requests_and_responses)
+
+
+def test_a_response_taking_a_wrong_link_is_caught(monkeypatch):
+    """CLM-CACHE-6: a response sent to some other neighbour than the next id."""
+    real = CachingBroker.pass_response
+
+    def astray(self, rid, m, stack, index):
+        others = sorted(b for b in self.neighbors if b < CLIENT_BASE and b not in stack)
+        if others and stack[1] < CLIENT_BASE:
+            self.shared.requests[rid].response_hops += 1
+            self.net.send(self.id, others[0], "RESPONSE", (rid, m, (others[0], *stack[1:]), index))
+            return
+        real(self, rid, m, stack, index)
+
+    monkeypatch.setattr(CachingBroker, "pass_response", astray)
+    with pytest.raises(AssertionError, match="CLM-CACHE-(6|9)"):
+        run_property(checks.requests_and_responses)
+
+
+def test_no_duplicate_suppression_is_caught(monkeypatch):
+    """CLM-CACHE-8: without duplicate suppression the client gets copies."""
+    monkeypatch.setitem(caching.DEFAULTS, "suppress_duplicates", False)
+    with pytest.raises(AssertionError, match="CLM-CACHE-8"):
+        run_property(checks.requests_and_responses)
+
+
+def test_a_request_stopping_at_the_first_hit_is_caught(monkeypatch):
+    """CLM-CACHE-7 (and 9): the pub/sub request must not stop at a hit
+    (the client-server Server-Cache request does; this one does not)."""
+    real = CachingBroker.request_received
+
+    def stopping(self, x, payload):
+        rid, f, path = payload
+        hits = [int(m) for m in self.cache.order() if self.shared.event_matches(f, int(m))]
+        if not hits:
+            return real(self, x, payload)
+        record = self.shared.requests[rid]
+        stack = (self.id, *path)
+        record.reached.append(self.id)
+        record.paths[self.id] = stack
+        record.dropped_at.append(self.id)
+        for m in hits:
+            record.responses.append((self.id, m, [self.id]))
+            self.pass_response(rid, m, stack, len(record.responses) - 1)
+
+    monkeypatch.setattr(CachingBroker, "request_received", stopping)
+    with pytest.raises(AssertionError, match="CLM-CACHE-7"):
+        run_property(checks.requests_and_responses)
+
+
+def test_leaf_caching_at_intermediate_brokers_is_caught(monkeypatch):
+    """CLM-CACHE-5: reading (ii) storing where a downstream broker is interested."""
+    real = CachingBroker.is_holder
+
+    def reading_i(self, matched, came_from):
+        if self.shared.placement == "leaf":
+            return any(s >= CLIENT_BASE for f in self.table if f in matched for s in self.table[f])
+        return real(self, matched, came_from)
+
+    monkeypatch.setattr(CachingBroker, "is_holder", reading_i)
+    with pytest.raises(AssertionError, match="CLM-CACHE-5"):
+        run_property(checks.placements_nest)
+
+
+def test_an_unsound_overlap_is_caught(monkeypatch):
+    """CLM-CACHE-7: an overlap test that ignores `!=` in reverse (says disjoint when not)."""
+    real = caching.filters_overlap
+
+    def unsound(f, g):
+        return real(f, g) and not any(c.op == "<=" for c in f.constraints | g.constraints)
+
+    monkeypatch.setattr(checks, "filters_overlap", unsound)
+    with pytest.raises(AssertionError, match="CLM-CACHE-7"):
+        run_property(checks.overlap_is_sound)
