@@ -115,3 +115,53 @@ def test_an_unsound_overlap_is_caught(monkeypatch):
     monkeypatch.setattr(checks, "filters_overlap", unsound)
     with pytest.raises(AssertionError, match="CLM-CACHE-7"):
         run_property(checks.overlap_is_sound)
+
+
+def run_cli(*args: str):
+    from click.testing import CliRunner
+
+    from subsum.cli import main
+
+    return CliRunner().invoke(main, list(args))
+
+
+def test_simulate_caching_reports_and_is_deterministic(tmp_path):
+    reports = []
+    for name in ("a.json", "b.json"):
+        result = run_cli("simulate", "--caching", "candidate", "--policy", "lru", "--brokers", "12", "--events", "120", "--seed", "3",
+                         "--json", str(tmp_path / name))
+        assert result.exit_code == 0, result.output
+        import json
+
+        reports.append(json.loads((tmp_path / name).read_text()))
+    a, b = reports
+    a.pop("seconds"), b.pop("seconds")
+    assert a == b
+    assert (a["placement"], a["policy"], a["capacity"], a["publications"], a["requests"]) == ("candidate", "lru", 6, 120, 120)
+    assert 0 < a["answered"] <= a["requests_with_past"] <= a["requests"]
+    assert 0 < a["recovered"] <= a["matching_past"]
+    assert a["survivability"] == round(a["recovered"] / a["matching_past"], 4)
+    assert a["store_messages"] == 0 and a["responses_lost"] == 0
+
+
+def test_simulate_caching_all_floods_copies_and_unbounded_all_recovers_everything(tmp_path):
+    import json
+
+    result = run_cli("simulate", "--caching", "all", "--capacity", "1000", "--brokers", "10", "--events", "60", "--seed", "1",
+                     "--json", str(tmp_path / "r.json"))
+    assert result.exit_code == 0, result.output
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert report["survivability"] == 1.0 and report["delay_mean_hops"] == 0.0  # every broker holds everything
+    assert report["store_messages"] > 0
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--policy", "lru"], "--policy only applies to the caching workload"),
+    (["--caching", "all", "--swaps", "2"], "--swaps must be 0"),
+    (["--caching", "all", "--routing", "siena"], "leave --routing and --protocol"),
+    (["--caching", "leaf", "--capacity", "0"], "--capacity"),
+    (["--caching", "leaf", "--zipf", "nan"], "--zipf"),
+])
+def test_simulate_caching_refuses_what_makes_no_sense(args, message):
+    result = run_cli("simulate", *args)
+    assert result.exit_code == 2 and message in result.stderr.replace("\n", " "), result.stderr

@@ -29,7 +29,7 @@ import numpy as np
 from subsum.core.types import Attribute, Constraint, Event, Subscription
 from subsum.impl.network.caching import CacheNetwork, request
 from subsum.impl.network.sim import Network, build
-from subsum.impl.network.topology import generate
+from subsum.impl.network.workload import topology as make_topology
 
 
 def topic_filter(k: int) -> Subscription:
@@ -56,11 +56,14 @@ class Popularity:
 def run_caching(brokers: int = 20, placement: str = "candidate", policy: str = "lru", capacity: int | None = 50,
                 alpha: float = 0.8, messages: int = 1000, topics: int | None = None, stay: int = 20,
                 leaf_reading: str = "ii", topology: str = "random-tree", seed: int = 0) -> tuple[Network, dict]:
-    """Run the workload; returns the network and its report (`report`)."""
+    """Run the workload; returns the network and its report (`report`).
+    `topology` is a generator's name (random-tree, path, star, balanced)
+    or an edge-list file; `topics` defaults to messages / 10."""
     rng = random.Random(f"caching-{seed}")
     topics = topics or max(1, messages // 10)
     popularity = Popularity(topics, alpha, rng)
-    net = build(generate(topology, brokers, seed), brokers, seed=seed, protocol="caching",
+    brokers, links = make_topology(topology, brokers, seed)
+    net = build(links, brokers, seed=seed, protocol="caching",
                 options={"placement": placement, "policy": policy, "capacity": capacity, "leaf_reading": leaf_reading})
     ids = sorted(net.brokers)
     for _ in range(max(1, brokers // 5)):
@@ -106,6 +109,7 @@ def report(net: Network) -> dict:
     delays = [d for r in requests for d in r.delay.values()]
     request_hops = sum(r.request_hops for r in requests)
     response_hops = sum(r.response_hops for r in requests)
+    store_messages = net.ledger.sent["STORE"]
     counters = shared.counters
     return {
         "placement": shared.placement, "policy": shared.options["policy"], "capacity": shared.options["capacity"],
@@ -116,12 +120,12 @@ def report(net: Network) -> dict:
         "recovered": recovered, "matching_past": owed,
         "delay_mean_hops": round(sum(delays) / len(delays), 3) if delays else None,
         "request_hops": request_hops, "response_hops": response_hops,
-        "overhead_per_request": round((request_hops + response_hops) / len(requests), 3) if requests else None,
+        "overhead_per_request": round((request_hops + response_hops + store_messages) / len(requests), 3) if requests else None,
         "requests_dropped": counters["requests dropped"],
         "duplicates_suppressed": counters["duplicates suppressed"],
         "duplicate_copies": sum(c - 1 for r in requests for c in r.recovered.values() if c > 1),
         "responses_lost": counters["responses lost"],
         "stored_at_publish": counters["stored at publish"], "stored_at_response": counters["stored at response"],
-        "store_messages": net.ledger.sent["STORE"], "event_messages": net.ledger.sent["EVENT"],
+        "store_messages": store_messages, "event_messages": net.ledger.sent["EVENT"],
         "evictions": counters["evictions"],
     }

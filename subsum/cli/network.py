@@ -30,6 +30,17 @@ ROUTINGS = ("forwarding", "summaries", "siena", "siena-nocover", "broadcast", "f
 @click.option("--period", type=FiniteFloat(0.001), default=100.0, show_default=True, help="--routing summaries: simulated ms between propagation rounds.")
 @click.option("--next-broker", "next_broker", type=click.Choice(["a", "b"]), default="a", show_default=True,
               help="--routing summaries: option (a) highest degree not yet checked, or (b) nearest of at least this degree (DEF-SR-2).")
+@click.option("--caching", type=click.Choice(["candidate", "leaf", "all", "single"]), default=None,
+              help="Run the caching protocol (seeds 003, 004; spec/09) on a churning-subscriber workload instead: visitors subscribe "
+                   "to a topic, request its past publications, stay --stay rounds and leave; this chooses which brokers cache a "
+                   "publication (DEF-CACHE-6). Reports answered share, survivability, delay, hops and duplicates (DEF-CACHE-8).")
+@click.option("--policy", type=click.Choice(["fifo", "regdeg", "lfu", "lru"]), default=None,
+              help="--caching: each broker's replacement policy (DEF-CACHE-2 … 5).  [default: fifo]")
+@click.option("--capacity", type=click.IntRange(1), default=None, help="--caching: cache slots per broker.  [default: 5% of --events]")
+@click.option("--leaf-reading", "leaf_reading", type=click.Choice(["i", "ii"]), default=None,
+              help="--caching leaf: (ii) a local subscriber and no interested broker downstream, or (i) a local subscriber.  [default: ii]")
+@click.option("--zipf", type=FiniteFloat(0.0, 10.0), default=None, help="--caching: Zipf exponent of topic popularity.  [default: 0.8]")
+@click.option("--stay", type=click.IntRange(1), default=None, help="--caching: rounds a visitor stays subscribed.  [default: 20]")
 @topology_option
 @click.option("--brokers", type=click.IntRange(1, 100_000), default=20, show_default=True, help="Brokers (ignored for a FILE).")
 @click.option("--subscriptions", type=click.IntRange(0), default=100, show_default=True, help="Subscriptions, two per client.")
@@ -39,15 +50,26 @@ ROUTINGS = ("forwarding", "summaries", "siena", "siena-nocover", "broadcast", "f
 @click.option("--seed", type=int, default=0, show_default=True, help="Seeds the topology, the workload and the link delays.")
 @click.option("--trace", "trace_path", type=click.Path(dir_okay=False), callback=writable_path, help="Write the trace (spec/05-network.md DEF-NET-9) as JSONL.")
 @json_option("Also write the counters as JSON to FILE.")
-def simulate(routing, protocol, defer_timeout, sub_timeout, period, next_broker, topology, brokers, subscriptions, events, swaps, gap,
-             seed, trace_path, json_path):
+def simulate(routing, protocol, defer_timeout, sub_timeout, period, next_broker, caching, policy, capacity, leaf_reading, zipf, stay,
+             topology, brokers, subscriptions, events, swaps, gap, seed, trace_path, json_path):
     """Run a seeded workload on the broker simulator and print the message
     counters and the simulator's own delivery audit: subscription forwarding
-    with the chosen reconfiguration protocol, or summary-based routing."""
+    with the chosen reconfiguration protocol, summary-based routing, or
+    (--caching) broker caches with request/response."""
     from subsum.impl.network.trace import write_trace
     from subsum.impl.network.workload import report, simulate as run_workload
 
     distinct_files({"topology": topology}, {"trace": trace_path, "json": json_path})
+    cache_options = {"--policy": policy, "--capacity": capacity, "--leaf-reading": leaf_reading, "--zipf": zipf, "--stay": stay}
+    if caching is None:
+        given = [name for name, value in cache_options.items() if value is not None]
+        if given:
+            verb = "applies" if len(given) == 1 else "apply"
+            raise SubsumError(f"{', '.join(given)} only {verb} to the caching workload; add --caching candidate|leaf|all|single")
+    else:
+        simulate_caching(caching, policy, capacity, leaf_reading, zipf, stay, routing, protocol, topology, brokers, events, swaps,
+                         seed, trace_path, json_path)
+        return
     options = {}
     if routing != "forwarding":
         if protocol != "strawman":
@@ -67,6 +89,29 @@ def simulate(routing, protocol, defer_timeout, sub_timeout, period, next_broker,
     if json_path:
         write_json(json_path, summary)
     out.print(counter_table("subsum simulate", summary))
+
+
+def simulate_caching(placement, policy, capacity, leaf_reading, zipf, stay, routing, protocol, topology, brokers, events, swaps, seed,
+                     trace_path, json_path) -> None:
+    """`simulate --caching`: the churning-subscriber workload of the caching protocol."""
+    from subsum.impl.network.cache_workload import run_caching
+
+    if routing != "forwarding" or protocol != "strawman":
+        raise SubsumError("--caching runs on subscription forwarding with Strawman: leave --routing and --protocol at their defaults")
+    if swaps:
+        raise SubsumError("--caching runs on a fixed overlay: --swaps must be 0")
+    if trace_path:
+        raise SubsumError("--caching writes no trace; drop --trace")
+    if events < 1:
+        raise SubsumError("--caching needs --events >= 1 (one publication and one visitor per round)")
+    capacity = capacity or max(1, round(0.05 * events))
+    started = time.perf_counter()
+    _, summary = run_caching(brokers=brokers, placement=placement, policy=policy or "fifo", capacity=capacity, alpha=0.8 if zipf is None else zipf,
+                             messages=events, stay=stay or 20, leaf_reading=leaf_reading or "ii", topology=topology, seed=seed)
+    summary["seconds"] = round(time.perf_counter() - started, 3)
+    if json_path:
+        write_json(json_path, summary)
+    out.print(counter_table("subsum simulate --caching", summary))
 
 
 @click.group()
