@@ -1,4 +1,4 @@
-"""subsum bench matching | summaries | summary-routing | network | reconfig | spark: the
+"""subsum bench matching | summaries | summary-routing | caching | network | reconfig | spark: the
 benchmarks (benchmarks/README.md). Each writes a CSV, PNG plots and a
 summary.json into `--out-dir`/NAME/, a scratch folder by default;
 `--out-dir benchmarks/results` refreshes the committed results."""
@@ -104,6 +104,26 @@ def bench_summary_routing(out_dir, quick, seed) -> None:
     out.print(report.markdown_table(result), markup=False, highlight=False, soft_wrap=True)
     if result["disagreements"]:
         raise CheckFailed("routing cross-checks failed: " + "; ".join(result["disagreements"][:10]))
+
+
+@bench.command("caching")
+@bench_out_dir_option("caching", "caching.csv, cache_ops.csv, tradeoff.png, policies.png, cache_ops.png and summary.json")
+@click.option("--quick", is_flag=True, help="20 brokers, α 0.8, caches of 5%, 300 messages, a short cache-operation trace (about 15 s).")
+@click.option("--seed", type=int, default=1, show_default=True, help="Seed of the trees, the workloads and the cache-operation trace.")
+def bench_caching(out_dir, quick, seed) -> None:
+    """Broker caches (seeds 003, 004; spec/09): survivability, answered share
+    and delay against overhead for candidate, leaf, all and single placement
+    on random trees of 20, 50 and 100 brokers and Zipf α 0.6 … 1.2; the
+    four replacement policies at caches of 1%, 5% and 10%; and each cache
+    policy's operations per second beside its reference and cachetools.
+    Says where the hypothesis all >= candidate > leaf > single holds. Exits
+    1 if a cache and its reference (or cachetools) evict differently."""
+    from subsum.bench import caching as bc
+
+    result = bc.run(Path(out_dir) / "caching", quick=quick, seed=seed, log=say)
+    out.print(bc.markdown_table(result), markup=False, highlight=False, soft_wrap=True)
+    if result["disagreements"]:
+        raise CheckFailed("cache cross-checks failed: " + "; ".join(result["disagreements"]))
 
 
 @bench.command("network")

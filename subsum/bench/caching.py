@@ -1,0 +1,241 @@
+"""The caching benchmark, `subsum bench caching` (issue 18; seeds 003, 004;
+spec/09-caching.md; benchmarks/README.md).
+
+Seed 004's file stops before its results, so there are no published
+numbers to put beside ours. What the benchmark makes visible is the
+trade-off the seeds and the group's papers describe: caching everywhere
+("all") answers the most requests at the highest cost, caching at
+candidate brokers ("basic caching") a little less, leaf caching less
+still but cheaply, a single copy least. It checks that ranking:
+
+    answered share:  all >= candidate > leaf > single
+    overhead:        the reverse
+
+on every (tree size, Zipf α) point, and says where it holds and where not.
+
+Two series on the churning-subscriber workload of the `caching` protocol
+(`subsum simulate --caching`), each point one seeded simulation:
+
+- **placement**: all, candidate, leaf (reading ii) and single, on random
+  trees of 20, 50 and 100 brokers, Zipf α 0.6, 0.8, 1.0 and 1.2, caches of
+  5% of the messages, LRU;
+- **policy**: FIFO, regeneration/degradation, rate-LFU and LRU under
+  candidate placement on 50 brokers, caches of 1%, 5% and 10% of the
+  messages, for each α.
+
+And the caches alone (`cache_ops`): operations per second of each
+implementation policy beside its reference and cachetools.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import time
+from pathlib import Path
+from typing import Callable
+
+from subsum.bench import cache_ops
+
+PLACEMENTS = ("all", "candidate", "leaf", "single")
+POLICIES = ("fifo", "regdeg", "lfu", "lru")
+ALPHAS = (0.6, 0.8, 1.0, 1.2)
+SIZES = (20, 50, 100)
+CACHE_SHARES = (0.01, 0.05, 0.10)
+MESSAGES = 1000  # distinct publications over a run (the seed note's suggested K)
+
+
+QUICK = {"sizes": (20,), "alphas": (0.8,), "shares": (0.05,), "messages": 300, "capacities": (10, 100), "operations": 20_000}
+
+
+def one_run(brokers: int, placement: str, policy: str, cache_share: float | None, alpha: float, messages: int, seed: int) -> dict:
+    """One seeded simulation of the caching protocol; its report (DEF-CACHE-8).
+    `cache_share` None: unbounded caches."""
+    from subsum.impl.network.cache_workload import run_caching
+
+    capacity = None if cache_share is None else max(1, round(cache_share * messages))
+    started = time.perf_counter()
+    _, report = run_caching(brokers=brokers, placement=placement, policy=policy, capacity=capacity, alpha=alpha, messages=messages,
+                            seed=seed)
+    return {"series": "", "brokers": brokers, "placement": placement, "policy": policy, "cache_share": cache_share, "alpha": alpha,
+            "messages": messages, "seed": seed, **{k: report[k] for k in METRICS}, "seconds": round(time.perf_counter() - started, 2)}
+
+
+METRICS = ("capacity", "requests", "requests_with_past", "answered_share", "survivability", "delay_mean_hops", "overhead_per_request",
+           "request_hops", "response_hops", "store_messages", "duplicates_suppressed", "duplicate_copies", "stored_at_publish",
+           "stored_at_response", "evictions")
+
+
+def ranking_holds(rows: list[dict], metric: str) -> bool:
+    """all >= candidate > leaf > single on `metric` (rows: one per placement)."""
+    v = {r["placement"]: r[metric] or 0.0 for r in rows}
+    return v["all"] >= v["candidate"] > v["leaf"] > v["single"]
+
+
+def findings(placement_rows: list[dict]) -> list[dict]:
+    """The hypothesis at every (brokers, α) point of the placement series."""
+    points: dict[tuple, list[dict]] = {}
+    for row in placement_rows:
+        points.setdefault((row["brokers"], row["alpha"]), []).append(row)
+    out = []
+    for (brokers, alpha), rows in sorted(points.items()):
+        by = {r["placement"]: r for r in rows}
+        out.append({"brokers": brokers, "alpha": alpha,
+                    "survivability": {p: by[p]["survivability"] for p in PLACEMENTS},
+                    "answered_share": {p: by[p]["answered_share"] for p in PLACEMENTS},
+                    "overhead_per_request": {p: by[p]["overhead_per_request"] for p in PLACEMENTS},
+                    "delay_mean_hops": {p: by[p]["delay_mean_hops"] for p in PLACEMENTS},
+                    "survivability_ranking_holds": ranking_holds(rows, "survivability"),
+                    "answered_ranking_holds": ranking_holds(rows, "answered_share"),
+                    "overhead_ranking_holds": ranking_holds(rows, "overhead_per_request")})
+    return out
+
+
+def run(out_dir, *, quick: bool = False, seed: int = 1, log: Callable[[str], None] = print) -> dict:
+    """The whole benchmark; writes caching.csv, cache_ops.csv, tradeoff.png,
+    policies.png, cache_ops.png and summary.json into out_dir."""
+    sizes, alphas, shares = (QUICK["sizes"], QUICK["alphas"], QUICK["shares"]) if quick else (SIZES, ALPHAS, CACHE_SHARES)
+    messages = QUICK["messages"] if quick else MESSAGES
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    started = time.perf_counter()
+    rows: list[dict] = []
+    total = len(sizes) * len(alphas) * len(PLACEMENTS) + len(alphas) * len(shares) * len(POLICIES) + len(sizes) * len(PLACEMENTS)
+    done = 0
+
+    def record(row: dict, series: str) -> None:
+        nonlocal done
+        row["series"] = series
+        rows.append(row)
+        done += 1
+        log(f"[{done}/{total}] {series}: {row['brokers']} brokers, α {row['alpha']}, {row['placement']}, {row['policy']}, "
+            f"cache {row['capacity'] or 'unbounded'}: survivability {row['survivability']}, overhead {row['overhead_per_request']}/request "
+            f"({row['seconds']}s)")
+
+    for brokers in sizes:
+        for alpha in alphas:
+            for placement in PLACEMENTS:
+                record(one_run(brokers, placement, "lru", 0.05, alpha, messages, seed), "placement")
+    for brokers in sizes:  # the same points with caches that never evict: the seeds' reasoning without eviction
+        for placement in PLACEMENTS:
+            record(one_run(brokers, placement, "lru", None, 0.8, messages, seed), "unbounded")
+    policy_brokers = 50 if not quick else sizes[0]
+    for alpha in alphas:
+        for share in shares:
+            for policy in POLICIES:
+                record(one_run(policy_brokers, "candidate", policy, share, alpha, messages, seed), "policy")
+
+    capacities = QUICK["capacities"] if quick else (10, 100, 1000)
+    operations = QUICK["operations"] if quick else 200_000
+    op_rows, disagreements = cache_ops.measure(capacities, 5000, 0.8, operations, min(operations, 5000), seed, log)
+
+    with open(out / "caching.csv", "w", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    with open(out / "cache_ops.csv", "w", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=list(op_rows[0]))
+        writer.writeheader()
+        writer.writerows(op_rows)
+    placement_rows = [r for r in rows if r["series"] == "placement"]
+    found = findings(placement_rows)
+    unbounded = findings([r for r in rows if r["series"] == "unbounded"])
+    plots = [plot_tradeoff(placement_rows, out / "tradeoff.png"), plot_policies([r for r in rows if r["series"] == "policy"], out / "policies.png")]
+    cache_ops.plot(op_rows, out / "cache_ops.png")
+    plots.append(out / "cache_ops.png")
+    summary = {
+        "seconds": round(time.perf_counter() - started, 1),
+        "parameters": {"sizes": list(sizes), "alphas": list(alphas), "cache_shares": list(shares), "messages": messages,
+                       "topics": max(1, messages // 10), "placement_series": "LRU, caches of 5% of the messages",
+                       "policy_series": f"candidate placement, {policy_brokers} brokers", "seed": seed, "quick": quick},
+        "hypothesis": "survivability and answered share: all >= candidate > leaf > single; overhead per request: the same order",
+        "hypothesis_holds": {metric: f"{sum(f[key] for f in found)} of {len(found)} points" for metric, key in
+                             (("survivability", "survivability_ranking_holds"), ("answered_share", "answered_ranking_holds"),
+                              ("overhead", "overhead_ranking_holds"))},
+        "points": found,
+        "unbounded_points": unbounded,
+        "unbounded_hypothesis_holds": {metric: f"{sum(f[key] for f in unbounded)} of {len(unbounded)} points" for metric, key in
+                                       (("survivability", "survivability_ranking_holds"), ("answered_share", "answered_ranking_holds"),
+                                        ("overhead", "overhead_ranking_holds"))},
+        "policies": [{k: r[k] for k in ("alpha", "cache_share", "policy", "survivability", "answered_share", "delay_mean_hops",
+                                        "overhead_per_request")} for r in rows if r["series"] == "policy"],
+        "cache_ops": cache_ops.ratios(op_rows),
+        "disagreements": disagreements,
+        "seed_numbers": "none: seed 004's file stops at its page 21, before the results (seed note 004 §0)",
+        "files": [str(out / "caching.csv"), str(out / "cache_ops.csv"), *map(str, plots), str(out / "summary.json")],
+    }
+    (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+    log(f"wrote {', '.join(summary['files'])} in {summary['seconds']}s")
+    return summary
+
+
+MARKERS = {"all": "s", "candidate": "o", "leaf": "^", "single": "x"}
+
+
+def plot_tradeoff(rows: list[dict], path: Path) -> Path:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    sizes = sorted({r["brokers"] for r in rows})
+    fig, axes = plt.subplots(2, len(sizes), figsize=(5 * len(sizes), 8), squeeze=False)
+    for column, brokers in enumerate(sizes):
+        for placement in PLACEMENTS:
+            mine = sorted((r for r in rows if r["brokers"] == brokers and r["placement"] == placement), key=lambda r: r["alpha"])
+            x = [r["overhead_per_request"] for r in mine]
+            for row_index, metric, label in ((0, "survivability", "survivability (recovered / matching past)"),
+                                             (1, "delay_mean_hops", "delay (mean broker hops of a recovered message)")):
+                ax = axes[row_index][column]
+                ax.plot(x, [r[metric] or 0.0 for r in mine], marker=MARKERS[placement], label=placement)
+                for r in mine:
+                    ax.annotate(f"α{r['alpha']}", (r["overhead_per_request"], r[metric] or 0.0), fontsize=6)
+                ax.set_xlabel("overhead: REQUEST + RESPONSE + STORE messages per request")
+                ax.set_ylabel(label)
+                ax.set_title(f"{brokers} brokers, LRU, caches of 5%")
+                ax.legend(fontsize=7)
+    fig.suptitle("Placement trade-off (no published numbers: seed 004's results are lost)")
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return path
+
+
+def plot_policies(rows: list[dict], path: Path) -> Path:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    alphas = sorted({r["alpha"] for r in rows})
+    fig, axes = plt.subplots(1, len(alphas), figsize=(4.5 * len(alphas), 4), squeeze=False)
+    for ax, alpha in zip(axes[0], alphas):
+        for policy in POLICIES:
+            mine = sorted((r for r in rows if r["alpha"] == alpha and r["policy"] == policy), key=lambda r: r["cache_share"])
+            ax.plot([100 * r["cache_share"] for r in mine], [r["survivability"] or 0.0 for r in mine], marker="o", label=policy)
+        ax.set_xlabel("cache size, % of the messages")
+        ax.set_ylabel("survivability")
+        ax.set_title(f"Zipf α = {alpha}, candidate placement")
+        ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return path
+
+
+def markdown_table(summary: dict) -> str:
+    """The placement points and the hypothesis, as a markdown table."""
+    lines = ["| caches | brokers | α | survivability all / candidate / leaf / single | overhead per request all / candidate / leaf / single "
+             "| ranking holds (surv., overhead) |", "|---|---|---|---|---|---|"]
+    for caches, f in [("5%", f) for f in summary["points"]] + [("unbounded", f) for f in summary["unbounded_points"]]:
+        surv = " / ".join(f"{f['survivability'][p] or 0:.2f}" for p in PLACEMENTS)
+        over = " / ".join(f"{f['overhead_per_request'][p] or 0:.1f}" for p in PLACEMENTS)
+        lines.append(f"| {caches} | {f['brokers']} | {f['alpha']} | {surv} | {over} | {'yes' if f['survivability_ranking_holds'] else 'no'}, "
+                     f"{'yes' if f['overhead_ranking_holds'] else 'no'} |")
+    lines.append("")
+    lines.append("hypothesis holds at (caches of 5%): " + "; ".join(f"{k} {v}" for k, v in summary["hypothesis_holds"].items()))
+    lines.append("hypothesis holds at (unbounded caches): " + "; ".join(f"{k} {v}" for k, v in summary["unbounded_hypothesis_holds"].items()))
+    lines.append("cache operations per second, implementation over reference (over cachetools): " + "; ".join(
+        f"{r['policy']} K={r['capacity']} {r['impl_over_reference']}x" + (f" ({r['impl_over_cachetools']}x)" if r["impl_over_cachetools"] else "")
+        for r in summary["cache_ops"]))
+    return "\n".join(lines)

@@ -1,0 +1,70 @@
+"""The caching benchmark (subsum/bench/caching.py): its outputs, and the
+relations its numbers must keep whatever the timings. Nothing here asserts
+a timing."""
+
+import csv
+import json
+
+import pytest
+
+from subsum.bench import cache_ops
+from subsum.bench import caching as bc
+from subsum.impl.network.cache_workload import run_caching
+
+FILES = ("caching.csv", "cache_ops.csv", "tradeoff.png", "policies.png", "cache_ops.png", "summary.json")
+
+
+@pytest.fixture(scope="module")
+def quick(tmp_path_factory):
+    out = tmp_path_factory.mktemp("caching")
+    messages: list[str] = []
+    return out, bc.run(out, quick=True, log=messages.append), messages
+
+
+def test_quick_run_writes_every_file_and_no_disagreement(quick):
+    out, result, messages = quick
+    for name in FILES:
+        assert (out / name).stat().st_size > 0, name
+    assert result["disagreements"] == []
+    saved = json.loads((out / "summary.json").read_text())
+    assert saved["hypothesis_holds"] and saved["unbounded_hypothesis_holds"]
+    assert len(saved["points"]) == 1 and len(saved["unbounded_points"]) == 1
+    assert any(m.startswith("[1/") for m in messages)  # progress lines
+    assert bc.markdown_table(saved).count("| 5% |") == 1
+
+
+def test_unbounded_all_recovers_everything_and_caches_nest(quick):
+    """With unbounded caches every broker holds every publication under
+    `all`, so every matching past publication is recovered at the
+    requester's own broker; and all ≥ candidate ≥ leaf ≥ single holds there."""
+    out, result, _ = quick
+    point = result["unbounded_points"][0]
+    assert point["survivability"]["all"] == 1.0 and point["delay_mean_hops"]["all"] == 0.0
+    s = point["survivability"]
+    assert s["all"] >= s["candidate"] >= s["leaf"] >= s["single"] > 0
+
+
+def test_bench_rows_are_the_simulations(quick):
+    """A bench row is the report of `run_caching` on the same settings (what
+    `subsum simulate --caching` prints)."""
+    out, _, _ = quick
+    with open(out / "caching.csv", newline="") as fh:
+        row = next(r for r in csv.DictReader(fh) if r["series"] == "placement" and r["placement"] == "candidate")
+    _, report = run_caching(brokers=int(row["brokers"]), placement="candidate", policy="lru", capacity=int(row["capacity"]),
+                            alpha=float(row["alpha"]), messages=int(row["messages"]), seed=int(row["seed"]))
+    assert float(row["survivability"]) == report["survivability"]
+    assert int(row["request_hops"]) == report["request_hops"] and int(row["response_hops"]) == report["response_hops"]
+
+
+def test_cache_ops_cross_checks_bite(monkeypatch):
+    """A cache that evicts differently from its reference is reported."""
+    real = cache_ops.run_impl
+
+    def wrong(policy, capacity, ops):
+        evicted, hits = real(policy, capacity, ops)
+        return (evicted[1:] if policy == "lfu" else evicted), hits
+
+    monkeypatch.setattr(cache_ops, "run_impl", wrong)
+    _, disagreements = cache_ops.measure((10,), 200, 0.8, 2000, 2000, 1)
+    assert any(d.startswith("lfu") for d in disagreements)
+    assert not any(d.startswith("fifo") for d in disagreements)
