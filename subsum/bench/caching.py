@@ -35,6 +35,8 @@ import time
 from pathlib import Path
 from typing import Callable
 
+import attrs
+
 from subsum.bench import cache_ops
 
 PLACEMENTS = ("all", "candidate", "leaf", "single")
@@ -45,7 +47,20 @@ CACHE_SHARES = (0.01, 0.05, 0.10)
 MESSAGES = 1000  # distinct publications over a run (the seed note's suggested K)
 
 
-QUICK = {"sizes": (20,), "alphas": (0.8,), "shares": (0.05,), "messages": 300, "capacities": (10, 100), "operations": 20_000}
+@attrs.frozen
+class Sweep:
+    """The points a run covers."""
+
+    sizes: tuple[int, ...]
+    alphas: tuple[float, ...]
+    shares: tuple[float, ...]
+    messages: int
+    capacities: tuple[int, ...]  # of the cache-operation timing
+    operations: int
+
+
+FULL = Sweep(SIZES, ALPHAS, CACHE_SHARES, MESSAGES, (10, 100, 1000), 200_000)
+QUICK = Sweep((20,), (0.8,), (0.05,), 300, (10, 100), 20_000)
 
 
 def one_run(brokers: int, placement: str, policy: str, cache_share: float | None, alpha: float, messages: int, seed: int) -> dict:
@@ -94,8 +109,8 @@ def findings(placement_rows: list[dict]) -> list[dict]:
 def run(out_dir, *, quick: bool = False, seed: int = 1, log: Callable[[str], None] = print) -> dict:
     """The whole benchmark; writes caching.csv, cache_ops.csv, tradeoff.png,
     policies.png, cache_ops.png and summary.json into out_dir."""
-    sizes, alphas, shares = (QUICK["sizes"], QUICK["alphas"], QUICK["shares"]) if quick else (SIZES, ALPHAS, CACHE_SHARES)
-    messages = QUICK["messages"] if quick else MESSAGES
+    sweep = QUICK if quick else FULL
+    sizes, alphas, shares, messages = sweep.sizes, sweep.alphas, sweep.shares, sweep.messages
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
@@ -125,9 +140,7 @@ def run(out_dir, *, quick: bool = False, seed: int = 1, log: Callable[[str], Non
             for policy in POLICIES:
                 record(one_run(policy_brokers, "candidate", policy, share, alpha, messages, seed), "policy")
 
-    capacities = QUICK["capacities"] if quick else (10, 100, 1000)
-    operations = QUICK["operations"] if quick else 200_000
-    op_rows, disagreements = cache_ops.measure(capacities, 5000, 0.8, operations, min(operations, 5000), seed, log)
+    op_rows, disagreements = cache_ops.measure(sweep.capacities, 5000, 0.8, sweep.operations, min(sweep.operations, 5000), seed, log)
 
     with open(out / "caching.csv", "w", newline="") as fh:
         writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
@@ -143,8 +156,10 @@ def run(out_dir, *, quick: bool = False, seed: int = 1, log: Callable[[str], Non
     plots = [plot_tradeoff(placement_rows, out / "tradeoff.png"), plot_policies([r for r in rows if r["series"] == "policy"], out / "policies.png")]
     cache_ops.plot(op_rows, out / "cache_ops.png")
     plots.append(out / "cache_ops.png")
+    files = [str(out / "caching.csv"), str(out / "cache_ops.csv"), *map(str, plots), str(out / "summary.json")]
+    seconds = round(time.perf_counter() - started, 1)
     summary = {
-        "seconds": round(time.perf_counter() - started, 1),
+        "seconds": seconds,
         "parameters": {"sizes": list(sizes), "alphas": list(alphas), "cache_shares": list(shares), "messages": messages,
                        "topics": max(1, messages // 10), "placement_series": "LRU, caches of 5% of the messages",
                        "policy_series": f"candidate placement, {policy_brokers} brokers", "seed": seed, "quick": quick},
@@ -162,10 +177,10 @@ def run(out_dir, *, quick: bool = False, seed: int = 1, log: Callable[[str], Non
         "cache_ops": cache_ops.ratios(op_rows),
         "disagreements": disagreements,
         "seed_numbers": "none: seed 004's file stops at its page 21, before the results (seed note 004 §0)",
-        "files": [str(out / "caching.csv"), str(out / "cache_ops.csv"), *map(str, plots), str(out / "summary.json")],
+        "files": files,
     }
     (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
-    log(f"wrote {', '.join(summary['files'])} in {summary['seconds']}s")
+    log(f"wrote {', '.join(files)} in {seconds}s")
     return summary
 
 
