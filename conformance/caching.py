@@ -26,7 +26,8 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule, run_state_machine_as_test
 
 from subsum.conformance.properties import property_check
-from subsum.impl.caching import CachePolicy, make_cache
+from subsum.impl.caching import make_cache
+from subsum.impl.caching.replay import apply as apply_to_impl
 from subsum.model import caching as ref
 
 #: where a failing machine run is saved (tests point it elsewhere)
@@ -50,21 +51,6 @@ def apply_to_reference(cache: ref.Cache, op: dict) -> tuple[ref.Cache, str | Non
     if kind == "unsubscribe":
         return ref.unsubscribed(cache, op["matching"], t), None
     return ref.advance(cache, t), None
-
-
-def apply_to_impl(cache: CachePolicy, op: dict) -> str | None:
-    """One operation on an impl cache; returns the evicted message (or None)."""
-    t = op.get("time", cache.now)
-    kind = op["op"]
-    if kind == "insert":
-        return cache.insert(op["message"], t)
-    if kind == "hit":
-        cache.hit(op["matching"], t)
-    elif kind == "unsubscribe":
-        cache.unsubscribed(op["matching"], t)
-    else:
-        cache.advance(t)
-    return None
 
 
 def first_difference(policy: str, capacity: int | None, ops: Iterable[dict]) -> str | None:

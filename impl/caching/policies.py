@@ -68,16 +68,23 @@ class CachePolicy:
         self.now = now
 
     def insert(self, m: str, now: float) -> str | None:
-        """Store m at the head; evict the tail first when full. A cached m: no change."""
+        """Store m with fresh metadata, evicting the policy's victim first when
+        full; returns the victim. A cached m: no change."""
         self.now = now
-        entries = self._entries
-        if m in entries:
+        if m in self._entries:
             return None
-        victim = None
-        if self.full():
-            victim, _ = entries.popitem(last=False)
-        entries[m] = None
+        victim = self._evict(now) if self.full() else None
+        self._admit(m, now)
         return victim
+
+    def _evict(self, now: float) -> str:
+        """Remove the victim and return it: the tail."""
+        victim, _ = self._entries.popitem(last=False)
+        return victim
+
+    def _admit(self, m: str, now: float) -> None:
+        """Store a new message at the head."""
+        self._entries[m] = None
 
     def hit(self, messages: Iterable[str], now: float) -> None:
         """A request hit: FIFO changes nothing."""
@@ -117,19 +124,15 @@ class RegenerationDegradation(CachePolicy):
         self._head = 0
         self._tail = 0
 
-    def insert(self, m: str, now: float) -> str | None:
-        self.now = now
-        entries = self._entries
-        if m in entries:
-            return None
-        victim = None
-        if self.full():
-            victim, _ = entries.popitem(last=False)
-            del self._position[victim]
-        entries[m] = None
+    def _evict(self, now: float) -> str:
+        victim = super()._evict(now)
+        del self._position[victim]
+        return victim
+
+    def _admit(self, m: str, now: float) -> None:
+        self._entries[m] = None
         self._head += 1
         self._position[m] = self._head
-        return victim
 
     def _cached_in_order(self, messages: Iterable[str]) -> list[str]:
         position = self._position
@@ -160,16 +163,8 @@ class LRU(CachePolicy):
     name = "lru"
     __slots__ = ()
 
-    def insert(self, m: str, now: float) -> str | None:
-        self.now = now
-        entries = self._entries
-        if m in entries:
-            return None
-        victim = None
-        if self.full():
-            victim, _ = entries.popitem(last=False)
-        entries[m] = now
-        return victim
+    def _admit(self, m: str, now: float) -> None:
+        self._entries[m] = now  # the last access
 
     def hit(self, messages: Iterable[str], now: float) -> None:
         self.now = now
@@ -204,19 +199,15 @@ class RateLFU(CachePolicy):
         self._requested: dict[str, list] = {}  # count > 0: m -> [count, start, seq]
         self._seq = 0
 
-    def insert(self, m: str, now: float) -> str | None:
-        self.now = now
-        entries = self._entries
-        if m in entries:
-            return None
-        victim = None
-        if self.full():
-            victim = self._victim(now)
-            self._forget(victim)
-        self._seq += 1
-        entries[m] = (now, self._seq)  # start, insertion sequence
-        self._unrequested[m] = None
+    def _evict(self, now: float) -> str:
+        victim = self._victim(now)
+        self._forget(victim)
         return victim
+
+    def _admit(self, m: str, now: float) -> None:
+        self._seq += 1
+        self._entries[m] = (now, self._seq)  # start, insertion sequence
+        self._unrequested[m] = None
 
     def _forget(self, m: str) -> None:
         del self._entries[m]

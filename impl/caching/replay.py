@@ -102,19 +102,25 @@ def read_operations(path: Path | str) -> list[tuple[int, dict]]:
     return ops
 
 
+def apply(cache: CachePolicy, op: dict) -> str | None:
+    """One operation on `cache` (its time defaults to the cache's clock); the evicted message, or None."""
+    kind, t = op["op"], op.get("time", cache.now)
+    if kind == "insert":
+        return cache.insert(op["message"], t)
+    if kind == "hit":
+        cache.hit(op["matching"], t)
+    elif kind == "unsubscribe":
+        cache.unsubscribed(op["matching"], t)
+    else:
+        cache.advance(t)
+    return None
+
+
 def replay(cache: CachePolicy, ops: list[tuple[int, dict]]) -> list[Eviction]:
     """Run the operations on `cache`; the evictions, in order."""
     evictions = []
     for number, op in ops:
-        kind, t = op["op"], op["time"]
-        if kind == "insert":
-            victim = cache.insert(op["message"], t)
-            if victim is not None:
-                evictions.append(Eviction(number, op["message"], victim, t))
-        elif kind == "hit":
-            cache.hit(op["matching"], t)
-        elif kind == "unsubscribe":
-            cache.unsubscribed(op["matching"], t)
-        else:
-            cache.advance(t)
+        victim = apply(cache, op)
+        if victim is not None:
+            evictions.append(Eviction(number, op["message"], victim, op["time"]))
     return evictions
