@@ -139,6 +139,7 @@ def test_simulate_caching_reports_and_is_deterministic(tmp_path):
     assert a == b
     assert (a["placement"], a["policy"], a["capacity"], a["publications"], a["requests"]) == ("candidate", "lru", 6, 120, 120)
     assert 0 < a["answered"] <= a["requests_with_past"] <= a["requests"]
+    assert a["answered"] <= round(a["hit_ratio"] * a["requests"]) <= a["requests"]  # an answered request hit somewhere
     assert 0 < a["recovered"] <= a["matching_past"]
     assert a["survivability"] == round(a["recovered"] / a["matching_past"], 4)
     assert a["store_messages"] == 0 and a["responses_lost"] == 0

@@ -93,6 +93,7 @@ def report(net: Network) -> dict:
 
     - answered: requests that recovered at least one message, over the
       requests with something to recover (a matching past publication);
+    - hit ratio: requests that hit some broker's cache, over all requests;
     - survivability: messages recovered over matching past publications;
     - delay: broker hops of the response that first brought each
       recovered message (0: a hit at the requester's own broker), mean;
@@ -115,6 +116,7 @@ def report(net: Network) -> dict:
         "placement": shared.placement, "policy": shared.options["policy"], "capacity": shared.options["capacity"],
         "brokers": len(net.brokers), "publications": len(shared.events), "requests": len(requests),
         "requests_with_past": len(wanting), "answered": answered,
+        "hit_ratio": round(sum(1 for r in requests if r.hits) / len(requests), 4) if requests else None,
         "answered_share": round(answered / len(wanting), 4) if wanting else None,
         "survivability": round(recovered / owed, 4) if owed else None,
         "recovered": recovered, "matching_past": owed,
