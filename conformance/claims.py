@@ -19,7 +19,7 @@ from typing import Callable
 
 import attrs
 
-from subsum.conformance import caching, engines, examples, network, properties, reconfig, requests, routing, siena, spark, summaries
+from subsum.conformance import caching, client_server, engines, examples, network, properties, reconfig, requests, routing, siena, spark, summaries
 from subsum.conformance.proofs import prove_all, rules_of
 
 KINDS = ("proof", "property", "stateful", "example")
@@ -447,6 +447,21 @@ CACHE_PROTOCOL_CLAIMS: tuple[Claim, ...] = (
 )
 
 CLAIMS = CLAIMS + CACHE_PROTOCOL_CLAIMS
+
+MCS = M + "client_server."
+CLIENT_SERVER_CLAIMS: tuple[Claim, ...] = (
+    Claim("CLM-CS-1", "seed 003 §4.3, Figs 1–2", "spec/10-client-server.md#clm-cs-1", (MCS + "serve", MCS + "at_path"), (),
+          (_example(client_server.seed003_server_cache),)),
+    Claim("CLM-CS-2", "seed 003 §4.4, Figs 3–4", "spec/10-client-server.md#clm-cs-2", (MCS + "serve",), (),
+          (_example(client_server.seed003_server_one_hop_away),)),
+    Claim("CLM-CS-3", "seed 003 §4.5, Figs 5–6", "spec/10-client-server.md#clm-cs-3", (MCS + "serve",), (),
+          (_example(client_server.seed003_server_subscription),)),
+    Claim("CLM-CS-4", "seed note 003 §6", "spec/10-client-server.md#clm-cs-4", (MCS + "serve",), (),
+          (Check("property", "conformance.client_server.policies_compare_on_identical_state",
+                 lambda: properties.run_property(client_server.policies_compare_on_identical_state)),)),
+)
+
+CLAIMS = CLAIMS + CLIENT_SERVER_CLAIMS
 
 
 @attrs.frozen

@@ -1,0 +1,118 @@
+"""Conformance of the client-server system (claims CLM-CS-*, spec/10-client-server.md):
+the golden examples of seed 003 §4 (Figs 1–6) on the reference protocol
+(`subsum.model.client_server`)."""
+
+from __future__ import annotations
+
+import networkx as nx
+from hypothesis import strategies as st
+
+from subsum.conformance.properties import property_check
+from subsum.model import client_server as ref
+from subsum.model.caching import empty_cache, insert
+
+
+def chain_3_2_1_5(extra: tuple[tuple[int, int], ...] = ()) -> nx.Graph:
+    """The topology of seed 003 §4's figures: the path 3 – 2 – 1 – 5, plus `extra` links."""
+    graph = nx.path_graph([3, 2, 1, 5])
+    graph.add_edges_from(extra)
+    return graph
+
+
+def caches_for(graph: nx.Graph, holding: dict[int, tuple[str, ...]] | None = None, policy: str = "lfu", capacity: int | None = 10) -> dict:
+    """An empty cache per broker, then the messages `holding` names inserted at time 0."""
+    caches = {b: empty_cache(policy, capacity) for b in graph}
+    for b, ms in (holding or {}).items():
+        for m in ms:
+            caches[b], _ = insert(caches[b], m, 0.0)
+    return caches
+
+
+def seed003_server_cache() -> None:
+    """CLM-CS-1: SC on 3 – 2 – 1 – 5: 3 hops from the server, then 0 hops from broker 3's cache."""
+    graph = chain_3_2_1_5()
+    system = ref.System(graph, {"A": 5}, caches_for(graph))
+    system, first = ref.serve(system, "sc", 3, "A", 1.0)
+    assert (first.delay, first.overhead, first.hit) == (3, 0, False), (first.delay, first.overhead, first.hit)
+    assert first.asked == (2, 1, 5), first.asked
+    assert ref.holders(system, "A") == {1, 2, 3}, ref.holders(system, "A")
+    system, second = ref.serve(system, "sc", 3, "A", 2.0)
+    assert (second.delay, second.overhead, second.hit, second.asked) == (0, 0, True, ()), second
+    _, server = ref.serve(ref.System(graph, {"A": 5}, caches_for(graph)), "server", 3, "A", 1.0)
+    assert (server.delay, server.overhead, server.hit) == (3, 0, False)
+
+
+def seed003_server_one_hop_away() -> None:
+    """CLM-CS-2: SOHA with 4, a neighbour of 3, holding A: two responses, 3 stores A once."""
+    graph = chain_3_2_1_5(((4, 3),))
+    system = ref.System(graph, {"A": 5}, caches_for(graph, {4: ("A",)}))
+    system, outcome = ref.serve(system, "soha", 3, "A", 1.0)
+    assert [(r.responder, r.hops) for r in outcome.responses] == [(4, 1), (5, 3)], outcome.responses
+    assert (outcome.delay, outcome.overhead, outcome.hit) == (1, 3, True)
+    assert ref.holders(system, "A") == {1, 2, 3, 4}
+    assert ref.messages(system.caches[3]).count("A") == 1
+
+
+def seed003_server_subscription() -> None:
+    """CLM-CS-3: SS with the client at 1, candidates 2 and 3 (3 holding A), the server at 5."""
+    graph = chain_3_2_1_5()
+    system = ref.System(graph, {"A": 5}, caches_for(graph, {3: ("A",)}), {"A": frozenset({2, 3})})
+    system, outcome = ref.serve(system, "ss", 1, "A", 1.0)
+    assert sorted(outcome.asked) == [2, 3, 5], outcome.asked  # three requests
+    assert [(r.responder, r.hops) for r in outcome.responses] == [(5, 1), (3, 2)], outcome.responses
+    assert (outcome.delay, outcome.overhead, outcome.hit) == (1, 2, False)
+    assert ref.holders(system, "A") == {1, 2, 3}  # 2 and 1 cached it, as relays
+
+
+# --- CLM-CS-4: the policies compared on identical state ----------------------------------
+
+@st.composite
+def systems(draw):
+    """A random tree of 1 … 9 brokers, messages A, B, C with servers at random
+    brokers, random cache contents (the server's broker never caches),
+    random interested brokers, and a requesting broker."""
+    n = draw(st.integers(1, 9))
+    graph = nx.Graph()
+    graph.add_nodes_from(range(n))
+    graph.add_edges_from((draw(st.integers(0, i - 1)), i) for i in range(1, n))
+    server_of = {m: draw(st.integers(0, n - 1)) for m in "ABC"}
+    holding = {b: tuple(m for m in "ABC" if server_of[m] != b and draw(st.booleans())) for b in range(n)}
+    interested = {m: frozenset(draw(st.sets(st.integers(0, n - 1), max_size=3))) for m in "ABC"}
+    capacity = draw(st.sampled_from([None, 1, 2]))
+    system = ref.System(graph, server_of, caches_for(graph, holding, draw(st.sampled_from(["fifo", "regdeg", "lfu", "lru"])), capacity),
+                        interested)
+    return system, draw(st.integers(0, n - 1)), draw(st.sampled_from("ABC"))
+
+
+@property_check(systems())
+def policies_compare_on_identical_state(case) -> None:
+    """CLM-CS-4: on the same tree and caches, Server's delay is the tree
+    distance with overhead 0 and no hit; SC's delay is at most Server's, with
+    overhead 0, and afterwards every relay of its response holds the message;
+    SOHA's delay is at most SC's and it asks only path brokers and their
+    neighbours; SS asks only path and interested brokers; overheads are >= 0,
+    hit is 0 or 1, and no cache holds a message twice."""
+    system, broker, m = case
+    distance = nx.shortest_path_length(system.graph, broker, system.server_of[m])
+    outcomes = {}
+    for policy in ref.POLICIES:
+        after, outcome = ref.serve(system, policy, broker, m, 1.0)
+        outcomes[policy] = outcome
+        assert outcome.overhead >= 0 and outcome.hit in (True, False)
+        for b, cache in after.caches.items():
+            held = ref.messages(cache)
+            assert len(held) == len(set(held)), f"CLM-CS-4: {policy}: broker {b} holds {held}"
+        if policy in ("sc", "soha", "ss"):
+            for r in outcome.responses:
+                for relay in r.route[1:]:
+                    assert relay == system.server_of[m] or ref.holds(after, relay, m), \
+                        f"CLM-CS-4: {policy}: relay {relay} of {r.responder}'s response does not hold {m}"
+    server, sc, soha, ss = (outcomes[p] for p in ref.POLICIES)
+    assert (server.delay, server.overhead, server.hit) == (distance, 0, False), server
+    assert sc.delay <= server.delay and sc.overhead == 0 and len(sc.responses) == 1, sc
+    assert soha.delay <= sc.delay, f"CLM-CS-4: SOHA's delay {soha.delay} exceeds SC's {sc.delay}"
+    path = ref.at_path(system.graph, broker, system.server_of[m])
+    near = set(path) | {q for b in path for q in system.graph[b]}
+    assert set(soha.asked) <= near, f"CLM-CS-4: SOHA asked {soha.asked}, beyond the path {path} and its neighbours"
+    assert set(ss.asked) <= set(path) | system.interested.get(m, frozenset()), f"CLM-CS-4: SS asked {ss.asked}"
+    assert ss.delay <= server.delay and soha.hit >= sc.hit

@@ -1,0 +1,49 @@
+"""The client-server system (spec/10-client-server.md): the golden examples
+and the property of conformance.client_server fail on bugs planted in the
+reference protocol."""
+
+from __future__ import annotations
+
+import pytest
+
+from subsum.conformance import client_server as checks
+from subsum.conformance import profiles
+from subsum.conformance.properties import run_property
+from subsum.model import client_server as ref
+
+
+@pytest.fixture(autouse=True)
+def ci_profile():
+    profiles.load("ci")
+
+
+def test_relays_that_forget_to_cache_are_caught(monkeypatch):
+    """SC (and SOHA, SS) without en-route caching: the golden example and the property fail."""
+    monkeypatch.setattr(ref, "insert", lambda cache, m, now: (cache, None))
+    with pytest.raises(AssertionError):
+        checks.seed003_server_cache()
+    with pytest.raises(AssertionError, match="relay"):
+        run_property(checks.policies_compare_on_identical_state)
+
+
+def test_the_answer_must_be_the_nearest_response(monkeypatch):
+    """Taking the path's response as the answer, not the nearest one: SOHA's example and the property fail."""
+    monkeypatch.setattr(ref, "answering_order", lambda r: (not r.from_path, r.hops, r.position, r.responder))
+    with pytest.raises(AssertionError):
+        checks.seed003_server_one_hop_away()
+
+
+def test_soha_neighbours_that_forward_further_are_caught(monkeypatch):
+    """SOHA's active neighbours must not forward: asking the neighbours' neighbours fails the property."""
+    real = ref.serve
+
+    def forwarding(system, policy, broker, m, now):
+        after, outcome = real(system, policy, broker, m, now)
+        if policy == "soha":
+            extra = tuple(q for b in outcome.asked for q in system.graph[b] if q not in outcome.asked and q != broker)
+            outcome = ref.Outcome(outcome.responses, outcome.asked + extra, answer_server=outcome.answer_server)
+        return after, outcome
+
+    monkeypatch.setattr(ref, "serve", forwarding)
+    with pytest.raises(AssertionError, match="SOHA asked"):
+        run_property(checks.policies_compare_on_identical_state)
