@@ -459,6 +459,10 @@ CLIENT_SERVER_CLAIMS: tuple[Claim, ...] = (
     Claim("CLM-CS-4", "seed note 003 §6", "spec/10-client-server.md#clm-cs-4", (MCS + "serve",), (),
           (Check("property", "conformance.client_server.policies_compare_on_identical_state",
                  lambda: properties.run_property(client_server.policies_compare_on_identical_state)),)),
+    Claim("CLM-CS-5", "derived (seed 003 §4)", "spec/10-client-server.md#clm-cs-5", (MCS + "serve",),
+          ("subsum.impl.network.client_server.ClientServerBroker", "subsum.impl.network.client_server.request"),
+          (Check("property", "conformance.client_server.simulator_equals_reference",
+                 lambda: properties.run_property(client_server.simulator_equals_reference)),)),
 )
 
 CLAIMS = CLAIMS + CLIENT_SERVER_CLAIMS

@@ -4,11 +4,16 @@ the golden examples of seed 003 §4 (Figs 1–6) on the reference protocol
 
 from __future__ import annotations
 
+from typing import cast
+
 import networkx as nx
 from hypothesis import strategies as st
 
 from subsum.conformance.properties import property_check
+from subsum.impl.network import build
+from subsum.impl.network import client_server as impl
 from subsum.model import client_server as ref
+from subsum.model.caching import order
 from subsum.model.caching import empty_cache, insert
 
 
@@ -116,3 +121,50 @@ def policies_compare_on_identical_state(case) -> None:
     assert set(soha.asked) <= near, f"CLM-CS-4: SOHA asked {soha.asked}, beyond the path {path} and its neighbours"
     assert set(ss.asked) <= set(path) | system.interested.get(m, frozenset()), f"CLM-CS-4: SS asked {ss.asked}"
     assert ss.delay <= server.delay and soha.hit >= sc.hit
+
+
+# --- CLM-CS-5: the simulator's protocol equals the reference ----------------------------
+
+@st.composite
+def request_sequences(draw):
+    """A random tree, a server per message, a request policy, a cache policy
+    and capacity, and a sequence of (broker, message) requests, one a step."""
+    n = draw(st.integers(1, 8))
+    links = [(draw(st.integers(0, i - 1)), i) for i in range(1, n)]
+    server_of = {m: draw(st.integers(0, n - 1)) for m in "ABCD"}
+    requests = draw(st.lists(st.tuples(st.integers(0, n - 1), st.sampled_from("ABCD")), max_size=25))
+    return (n, links, server_of, draw(st.sampled_from(ref.POLICIES)), draw(st.sampled_from(["fifo", "regdeg", "lfu", "lru"])),
+            draw(st.integers(1, 3)), requests)
+
+
+def impl_answers(record: impl.Request) -> list[tuple[int, int, bool, int]]:
+    return [(a.responder, a.hops, a.from_path, a.position) for a in record.ranked()]
+
+
+@property_check(request_sequences())
+def simulator_equals_reference(case) -> None:
+    """CLM-CS-5: request after request, the simulator's protocol gets the
+    reference's responses (responder, hops, answering order), asks the same
+    brokers, and leaves every cache with the reference's contents in the
+    same order; delay, overhead and hit agree."""
+    n, links, server_of, policy, cache_policy, capacity, requests = case
+    net = build(links, n, seed=0, protocol="client-server", options={"policy": policy, "cache_policy": cache_policy, "capacity": capacity})
+    graph = nx.Graph()
+    graph.add_nodes_from(range(n))
+    graph.add_edges_from(links)
+    for m, b in server_of.items():
+        impl.add_server(net, b, m)
+    net.run()
+    system = ref.System(graph, server_of, caches_for(graph, None, cache_policy, capacity))
+    clients = {b: net.add_client(b) for b in range(n)}
+    for step, (b, m) in enumerate(requests, 1):
+        system, want = ref.serve(system, policy, b, m, float(step))
+        record = impl.request(net, clients[b], m, float(step))
+        net.run()
+        expected = [(r.responder, r.hops, r.from_path, r.position) for r in want.responses]
+        assert impl_answers(record) == expected, f"CLM-CS-5: {policy}, request {step} ({m} at {b}): responses {impl_answers(record)}, reference {expected}"
+        assert (record.delay, record.overhead, record.hit) == (want.delay, want.overhead, want.hit)
+        assert sorted(record.asked) == sorted(want.asked), f"CLM-CS-5: {policy}, request {step}: asked {record.asked}, reference {want.asked}"
+        for broker in range(n):
+            got, reference = cast(impl.ClientServerBroker, net.brokers[broker]).cache.order(), order(system.caches[broker])
+            assert got == reference, f"CLM-CS-5: {policy}, request {step}: broker {broker} holds {got}, reference {reference}"

@@ -721,4 +721,13 @@ STATEMENTS: dict[str, str] = {
         "SOHA and SS every relay of a response holds the message (the server's broker "
         'excepted); no cache holds a message twice. Check: property.'
     ),
+    # spec/10-client-server.md
+    'CLM-CS-5': (
+        "The simulator's protocol `client-server` (`subsum.impl.network.client_server`: "
+        'ADVERTISE floods, REQUEST and RESPONSE over tree links with path stacks) equals '
+        'the reference: on random trees, request policies, cache policies and capacities '
+        '1 to 3, request after request it gets the same responses (responder, hops, '
+        "answering order), asks the same brokers, and leaves every broker's cache with "
+        "the reference's contents in the same order. Check: property."
+    ),
 }

@@ -145,8 +145,8 @@ def serve(system: System, policy: str, broker: int, m: str, now: float) -> tuple
                     asked.append(q)
                     if holds(system, q, m):
                         responses.append(Response(q, (q, *reversed(path[:j + 1])), False, j))
-    if policy == "ss":
-        for q in sorted(system.interested.get(m, frozenset()) - set(path[:i + 1]) - {server_broker}):
+    if policy == "ss" and i > 0:  # the client's broker missed (and does not serve m): it asks the interested brokers
+        for q in sorted(system.interested.get(m, frozenset()) - set(path)):  # interested path brokers get the path's request, if reached
             asked.append(q)
             if holds(system, q, m):
                 responses.append(Response(q, tuple(nx.shortest_path(system.graph, q, broker)), False, len(path)))

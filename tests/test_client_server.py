@@ -47,3 +47,43 @@ def test_soha_neighbours_that_forward_further_are_caught(monkeypatch):
     monkeypatch.setattr(ref, "serve", forwarding)
     with pytest.raises(AssertionError, match="SOHA asked"):
         run_property(checks.policies_compare_on_identical_state)
+
+
+# --- the simulator's protocol against the reference (CLM-CS-5) ---------------------------
+
+from subsum.impl.network import client_server as impl  # noqa: E402
+
+
+def test_simulator_relays_that_forget_to_cache_are_caught(monkeypatch):
+    """SC's en-route caching left out of the simulator's protocol."""
+    monkeypatch.setattr(impl.ClientServerBroker, "response_received",
+                        lambda self, src, payload: self.pass_response(self.shared.requests[payload[0]], payload[1], payload[2], payload[3]))
+    with pytest.raises(AssertionError, match="CLM-CS-5"):
+        run_property(checks.simulator_equals_reference)
+
+
+def test_soha_neighbours_forwarding_further_in_the_simulator_are_caught(monkeypatch):
+    """A SOHA active neighbour that misses passes the probe on instead of dropping it."""
+    real = impl.ClientServerBroker.request_received
+
+    def forwarding(self, src, payload):
+        rid, m, stack, mode, position, route = payload
+        if mode == "probe" and str(m) not in self.cache and len(stack) < 4:
+            for q in self.brokers_around():
+                if q != src:
+                    self.net.send(self.id, q, "REQUEST", (rid, m, (self.id, *stack), "probe", position, ()))
+        real(self, src, payload)
+
+    monkeypatch.setattr(impl.ClientServerBroker, "request_received", forwarding)
+    with pytest.raises(AssertionError, match="CLM-CS-5"):
+        run_property(checks.simulator_equals_reference)
+
+
+def test_a_hit_not_counted_by_the_cache_is_caught(monkeypatch):
+    """Caches that ignore request hits (LFU's count, LRU's access, regeneration's move to the head)."""
+    from subsum.impl.caching import policies
+
+    for cls in (policies.RegenerationDegradation, policies.RateLFU, policies.LRU):
+        monkeypatch.setattr(cls, "hit", lambda self, messages, now: None)
+    with pytest.raises(AssertionError, match="CLM-CS-5"):
+        run_property(checks.simulator_equals_reference)

@@ -12,6 +12,7 @@ hosts broker protocols.
 - `baselines`: the thesis's baselines, broadcast subscriptions and flooded events;
 - `siena`, `covering`: Siena's covering forwarding, the baseline of seed 000 ch. 5 (spec/08);
 - `caching`, `cache_workload`: broker caches with request/response (seeds 003, 004; spec/09) and their workload;
+- `client_server`: the client-server request policies over the broker tree (seed 003 §4; spec/10);
 - `sim`: the `Network` that ties them together;
 - `topology`: topology generators and edge-list files;
 - `trace`: the trace file.
@@ -23,6 +24,7 @@ against the model's ideal routing state.
 from subsum.impl.network import baselines, protocols, summaries  # noqa: F401  (register their protocols)
 from subsum.impl.network.siena import SienaBroker  # registers siena, siena-nocover
 from subsum.impl.network.caching import CachingBroker  # registers caching
+from subsum.impl.network import client_server  # noqa: F401  (registers client-server)
 from subsum.impl.network.forwarding import StrawmanBroker
 from subsum.impl.network.overlay import NetworkError
 from subsum.impl.network.protocol import PROTOCOLS, Broker, broker_class_for, handles, register

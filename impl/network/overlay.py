@@ -10,6 +10,8 @@ first and then tells the brokers and the transport what changed.
 
 from __future__ import annotations
 
+from typing import cast
+
 import random
 
 from subsum.core.errors import SubsumError
@@ -69,6 +71,16 @@ class Overlay:
     def side(self, a: int, b: int) -> set[int]:
         """The brokers on a's side of the link (a, b): reachable from a without crossing it."""
         return set(self.walk(a, without=(a, b)))
+
+    def path(self, a: int, b: int) -> list[int]:
+        """The tree path from a to b, both included (NetworkError if they are in different trees)."""
+        toward_b = self.walk(b)
+        if a not in toward_b:
+            raise NetworkError(f"brokers {a} and {b} are in different trees")
+        route = [a]
+        while route[-1] != b:
+            route.append(cast(int, toward_b[route[-1]]))
+        return route
 
     def parent_of(self, b: int) -> int | None:
         """b's parent in its tree rooted at its smallest broker (LSTree's rooted view)."""

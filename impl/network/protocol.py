@@ -30,11 +30,13 @@ The protocols and their messages:
   DELIVER(event, ids), DELETE-QUERY(round, key -> ids) and
   DELETE-ANSWER(round, key -> (id, constraint)), the last two method 1's
   request/response rebuild through the owners' ACGTs;
-- broker caches with request/response (seeds 003, 004, to come):
-  REQUEST(filter, path stack) and RESPONSE(events, path stack), the stack
-  naming the brokers a response retraces, with EVENT as above;
-- the client-server policies (seed 003 §4, to come): ADVERTISE(server,
-  filter), REQUEST(request, path stack), RESPONSE(response, path stack).
+- broker caches with request/response (seeds 003, 004,
+  `caching.CachingBroker`): REQUEST(rid, filter, path stack) and
+  RESPONSE(rid, message, path stack), the stack naming the brokers a
+  response retraces, STORE(message) for placement "all", with EVENT as above;
+- the client-server policies (seed 003 §4, `client_server.ClientServerBroker`):
+  ADVERTISE(message), REQUEST(rid, message, stack, mode, position, route),
+  RESPONSE(rid, stack, answer, hops).
 
 Each is a new `Broker` subclass with its `@handles` methods; none needs a
 change to the overlay, the transport or the accounting.

@@ -1,0 +1,220 @@
+"""The client-server system over pub/sub on the simulator (seed 003 §4;
+spec/10-client-server.md DEF-CS-1 … 3), registered as protocol
+"client-server".
+
+- ADVERTISE(m) floods from a server's broker: every broker's AT maps m to
+  the neighbour toward m's server (its own id at the server's broker).
+- A client's request for m enters its broker as REQUEST(rid, m, stack,
+  mode, position): `stack` is the brokers it has visited, the latest first,
+  the client last; `mode` is "path" (the AT path), "probe" (a SOHA active
+  neighbour), "transit" (on the way to an SS interested broker, `route` the
+  rest of the way) or "interest" (at it).
+- A broker that answers sends RESPONSE(rid, m, stack, answer) back: each
+  broker pops its id, caches m unless it holds it or serves it, and passes
+  it on; the client's broker records it at the client.
+
+Caches are `subsum.impl.caching` caches (options `cache_policy`,
+`capacity`), and read the request's step (`now` in the request), not the
+simulator's clock: the thesis's time is its steps. The request policy is
+option `policy`: server, sc, soha or ss.
+"""
+
+from __future__ import annotations
+
+from typing import cast
+
+import attrs
+
+from subsum.impl.caching import make_cache
+from subsum.impl.caching.policies import POLICIES as CACHE_POLICIES
+from subsum.impl.network.overlay import NetworkError
+from subsum.impl.network.protocol import Broker, handles, register
+from subsum.impl.network.transport import CLIENT_BASE
+
+REQUEST_POLICIES = ("server", "sc", "soha", "ss")
+DEFAULTS = {"policy": "sc", "cache_policy": "lfu", "capacity": 10}
+
+
+@attrs.frozen
+class Answer:
+    """One response as the client sees it (DEF-CS-3)."""
+
+    responder: int
+    hops: int
+    from_path: bool
+    position: int
+
+    def order(self) -> tuple[int, bool, int, int]:
+        return (self.hops, not self.from_path, self.position, self.responder)
+
+
+@attrs.define
+class Request:
+    """One request and what came of it."""
+
+    rid: int
+    client: int
+    broker: int
+    message: str
+    now: float
+    server_broker: int
+    asked: list[int] = attrs.Factory(list)
+    answers: list[Answer] = attrs.Factory(list)
+
+    def ranked(self) -> list[Answer]:
+        return sorted(self.answers, key=Answer.order)
+
+    @property
+    def delay(self) -> int:
+        return self.ranked()[0].hops
+
+    @property
+    def overhead(self) -> int:
+        return sum(a.hops for a in self.ranked()[1:])
+
+    @property
+    def hit(self) -> bool:
+        first = self.ranked()[0]
+        return not (first.from_path and first.responder == self.server_broker)
+
+
+class ClientServerNetwork:
+    """What the brokers share: the settings, the servers, the SS table, the requests."""
+
+    def __init__(self, net) -> None:
+        unknown = set(net.options) - set(DEFAULTS)
+        if unknown:
+            raise NetworkError(f"unknown client-server option(s) {sorted(unknown)}; expected some of {sorted(DEFAULTS)}")
+        self.options = {**DEFAULTS, **net.options}
+        if self.options["policy"] not in REQUEST_POLICIES:
+            raise NetworkError(f"unknown request policy {self.options['policy']!r}; expected one of {', '.join(REQUEST_POLICIES)}")
+        if self.options["cache_policy"] not in CACHE_POLICIES:
+            raise NetworkError(f"unknown cache policy {self.options['cache_policy']!r}; expected one of {', '.join(CACHE_POLICIES)}")
+        self.net = net
+        self.policy: str = self.options["policy"]
+        self.server_of: dict[str, int] = {}
+        self.interested: dict[str, set[int]] = {}  # the ST-like table: m -> brokers with a client that requested it
+        self.requests: dict[int, Request] = {}
+
+
+@register("client-server")
+class ClientServerBroker(Broker):
+    """One broker of the client-server system (DEF-CS-2)."""
+
+    __slots__ = ("cache", "at")
+
+    def __init__(self, bid: int, net) -> None:
+        super().__init__(bid, net)
+        options = self.shared.options
+        self.cache = make_cache(options["cache_policy"], options["capacity"])
+        self.at: dict[str, int] = {}  # message -> next hop toward its server (own id: served here)
+
+    @classmethod
+    def shared_state(cls, net) -> ClientServerNetwork:
+        return ClientServerNetwork(net)
+
+    @property
+    def shared(self) -> ClientServerNetwork:
+        return cast(ClientServerNetwork, self.net.shared)
+
+    def brokers_around(self) -> list[int]:
+        return sorted(n for n in self.neighbors if n < CLIENT_BASE)
+
+    # --- advertisements (DEF-CS-1) -----------------------------------------------------------
+    @handles("ADVERTISE")
+    def advertise_received(self, n: int, m: str) -> None:
+        self.at[m] = self.id if n >= CLIENT_BASE else n
+        for b in self.brokers_around():
+            if b != n:
+                self.net.send(self.id, b, "ADVERTISE", m)
+
+    # --- requests (DEF-CS-2) -----------------------------------------------------------------
+    @handles("REQUEST")
+    def request_received(self, src: int, payload: tuple) -> None:
+        rid, m, stack, mode, position, route = payload
+        record = self.shared.requests[rid]
+        stack = (self.id, *stack)
+        policy = self.shared.policy
+        if mode == "transit":
+            nxt, rest = route[0], route[1:]
+            self.net.send(self.id, nxt, "REQUEST", (rid, m, stack, "interest" if not rest else "transit", position, rest))
+            return
+        if src < CLIENT_BASE:
+            record.asked.append(self.id)
+        serving = self.at.get(m) == self.id
+        if mode == "path" and serving:
+            self.respond(record, stack, True, position)
+            return
+        if policy != "server" and str(m) in self.cache:
+            self.cache.hit((m,), record.now)
+            self.respond(record, stack, mode == "path", position)
+            return
+        if mode != "path":
+            return  # a probe or an interested broker that misses drops the request
+        if policy == "soha":
+            previous = stack[1] if len(stack) > 1 else None
+            for q in self.brokers_around():
+                if q != previous and q != self.at.get(m):
+                    self.net.send(self.id, q, "REQUEST", (rid, m, stack, "probe", position, ()))
+        if policy == "ss" and position == 0:
+            self.ask_interested(record, stack)
+        self.net.send(self.id, self.at[m], "REQUEST", (rid, m, stack, "path", position + 1, ()))
+
+    def ask_interested(self, record: Request, stack: tuple[int, ...]) -> None:
+        """SS: the client's broker asks every interested broker off the AT path."""
+        overlay = self.net.overlay
+        path = overlay.path(self.id, record.server_broker)
+        for q in sorted(self.shared.interested.get(record.message, set()) - set(path)):
+            route = overlay.path(self.id, q)[1:]
+            mode = "interest" if len(route) == 1 else "transit"
+            self.net.send(self.id, route[0], "REQUEST", (record.rid, record.message, stack, mode, len(path), tuple(route[1:])))
+
+    def respond(self, record: Request, stack: tuple[int, ...], from_path: bool, position: int) -> None:
+        self.pass_response(record, stack, (self.id, from_path, position), 0)
+
+    # --- responses ---------------------------------------------------------------------------
+    def pass_response(self, record: Request, stack: tuple[int, ...], answer: tuple[int, bool, int], hops: int) -> None:
+        rest = stack[1:]
+        nxt = rest[0]
+        if nxt >= CLIENT_BASE:
+            responder, from_path, position = answer
+            record.answers.append(Answer(responder, hops, from_path, position))
+            return
+        self.net.send(self.id, nxt, "RESPONSE", (record.rid, rest, answer, hops + 1))
+
+    @handles("RESPONSE")
+    def response_received(self, src: int, payload: tuple) -> None:
+        rid, stack, answer, hops = payload
+        record = self.shared.requests[rid]
+        m = record.message
+        if self.shared.policy != "server" and self.at.get(m) != self.id:
+            self.cache.insert(m, record.now)  # en-route caching; a held m is left alone
+        self.pass_response(record, stack, answer, hops)
+
+    def link_added(self, n: int, rid: int | None = None) -> None:
+        self.neighbors.add(n)
+
+    def link_removed(self, n: int, rid: int | None = None, replacement: tuple | None = None) -> None:
+        raise NetworkError("the client-server system runs on a fixed overlay")
+
+
+def add_server(net, broker: int, m: str) -> None:
+    """A server at `broker` serving message m advertises it."""
+    shared = cast(ClientServerNetwork, net.shared)
+    if m in shared.server_of:
+        raise NetworkError(f"message {m!r} has a server already, at broker {shared.server_of[m]}")
+    shared.server_of[m] = broker
+    server = net.add_client(broker)
+    net.brokers[broker].receive(server, "ADVERTISE", m)
+
+
+def request(net, client: int, m: str, now: float) -> Request:
+    """Client `client` requests message m at step `now`; returns the request's record (filled as the network runs)."""
+    shared = cast(ClientServerNetwork, net.shared)
+    broker = net.clients[client]
+    rid = len(shared.requests)
+    record = Request(rid, client, broker, m, now, shared.server_of[m])
+    shared.requests[rid] = record
+    net.brokers[broker].receive(client, "REQUEST", (rid, m, (client,), "path", 0, ()))
+    shared.interested.setdefault(m, set()).add(broker)
+    return record
