@@ -87,3 +87,46 @@ def test_a_hit_not_counted_by_the_cache_is_caught(monkeypatch):
         monkeypatch.setattr(cls, "hit", lambda self, messages, now: None)
     with pytest.raises(AssertionError, match="CLM-CS-5"):
         run_property(checks.simulator_equals_reference)
+
+
+# --- the driver and `subsum simulate --client-server` ------------------------------------
+
+def run_cli(*args: str):
+    from click.testing import CliRunner
+
+    from subsum.cli import main
+
+    return CliRunner().invoke(main, list(args))
+
+
+def test_simulate_client_server_json_is_deterministic_and_sane():
+    import json
+
+    reports = {}
+    for policy in ("server", "sc", "soha", "ss"):
+        runs = [run_cli("simulate", "--client-server", policy, "--brokers", "15", "--steps", "800", "--seed", "4", "--format", "json")
+                for _ in range(2)]
+        assert all(r.exit_code == 0 for r in runs), runs[0].output
+        first, second = (json.loads(r.stdout) for r in runs)
+        first.pop("seconds"), second.pop("seconds")
+        assert first == second  # the same seed, the same metrics
+        assert {"delay", "overhead", "hit", "requests"} <= set(first)
+        assert 0 <= first["hit"] <= 1 and first["overhead"] >= 0 and first["requests"] > 0
+        reports[policy] = first
+    assert reports["server"]["hit"] == 0 and reports["server"]["overhead"] == 0
+    assert reports["sc"]["overhead"] == 0
+    assert len({r["requests"] for r in reports.values()}) == 1  # one request stream, whatever the policy
+    assert reports["sc"]["delay"] <= reports["server"]["delay"]  # each request's SC delay is at most its tree distance
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--slots", "3"], "--slots only applies to --client-server"),
+    (["--client-server", "sc", "--caching", "all"], "choose one"),
+    (["--client-server", "sc", "--swaps", "2"], "fixed overlay"),
+    (["--format", "json"], "--format json is for --caching and --client-server"),
+    (["--client-server", "sc", "--mu", "2"], "--mu"),
+    (["--client-server", "sc", "--lambda", "nan"], "--lambda"),
+])
+def test_simulate_client_server_refuses_what_makes_no_sense(args, message):
+    result = run_cli("simulate", *args)
+    assert result.exit_code == 2 and message in result.stderr.replace("\n", " "), result.stderr

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
 
@@ -34,8 +35,20 @@ ROUTINGS = ("forwarding", "summaries", "siena", "siena-nocover", "broadcast", "f
               help="Run the caching protocol (seeds 003, 004; spec/09) on a churning-subscriber workload instead: visitors subscribe "
                    "to a topic, request its past publications, stay --stay rounds and leave; this chooses which brokers cache a "
                    "publication (DEF-CACHE-6). Reports answered share, survivability, delay, hops and duplicates (DEF-CACHE-8).")
+@click.option("--client-server", "client_server", type=click.Choice(["server", "sc", "soha", "ss"]), default=None,
+              help="Run seed 003's client-server simulation instead (spec/10): servers advertise messages, clients request them "
+                   "under this request policy (Server, Server-Cache, Server-One-Hop-Away, Server-Subscription); prints delay, "
+                   "overhead and hit per request (DEF-CS-3).")
+@click.option("--slots", type=click.IntRange(1), default=None, help="--client-server: cache slots K per broker.  [default: 10]")
+@click.option("--lambda", "lam", type=FiniteFloat(0.0, 100.0), default=None,
+              help="--client-server: request rate λ (Poisson(λ·N) requests a step).  [default: 0.05]")
+@click.option("--mu", type=FiniteFloat(0.0, 1.0), default=None, help="--client-server: chance a step brings a new server and message.  [default: 0.05]")
+@click.option("--steps", type=click.IntRange(1, 10_000_000), default=None, help="--client-server: steps MC.  [default: 5000]")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
+              help="--client-server and --caching: print the report as a table or as one JSON object.")
 @click.option("--policy", type=click.Choice(["fifo", "regdeg", "lfu", "lru"]), default=None,
-              help="--caching: each broker's replacement policy (DEF-CACHE-2 … 5).  [default: fifo]")
+              help="--caching and --client-server: each broker's replacement policy (DEF-CACHE-2 … 5).  [default: fifo with --caching, "
+                   "lfu with --client-server]")
 @click.option("--capacity", type=click.IntRange(1), default=None, help="--caching: cache slots per broker.  [default: 5% of --events]")
 @click.option("--leaf-reading", "leaf_reading", type=click.Choice(["i", "ii"]), default=None,
               help="--caching leaf: (ii) a local subscriber and no interested broker downstream, or (i) a local subscriber.  [default: ii]")
@@ -50,8 +63,8 @@ ROUTINGS = ("forwarding", "summaries", "siena", "siena-nocover", "broadcast", "f
 @click.option("--seed", type=int, default=0, show_default=True, help="Seeds the topology, the workload and the link delays.")
 @click.option("--trace", "trace_path", type=click.Path(dir_okay=False), callback=writable_path, help="Write the trace (spec/05-network.md DEF-NET-9) as JSONL.")
 @json_option("Also write the counters as JSON to FILE.")
-def simulate(routing, protocol, defer_timeout, sub_timeout, period, next_broker, caching, policy, capacity, leaf_reading, zipf, stay,
-             topology, brokers, subscriptions, events, swaps, gap, seed, trace_path, json_path):
+def simulate(routing, protocol, defer_timeout, sub_timeout, period, next_broker, caching, client_server, slots, lam, mu, steps, fmt, policy,
+             capacity, leaf_reading, zipf, stay, topology, brokers, subscriptions, events, swaps, gap, seed, trace_path, json_path):
     """Run a seeded workload on the broker simulator and print the message
     counters and the simulator's own delivery audit: subscription forwarding
     with the chosen reconfiguration protocol, summary-based routing, or
@@ -60,15 +73,29 @@ def simulate(routing, protocol, defer_timeout, sub_timeout, period, next_broker,
     from subsum.impl.network.workload import report, simulate as run_workload
 
     distinct_files({"topology": topology}, {"trace": trace_path, "json": json_path})
+    cs_options = {"--slots": slots, "--lambda": lam, "--mu": mu, "--steps": steps}
+    if client_server is not None:
+        if caching is not None:
+            raise SubsumError("--client-server and --caching are two different simulations; choose one")
+        simulate_client_server(client_server, policy, slots, lam, mu, steps, fmt, routing, protocol, topology, brokers, swaps, seed,
+                               trace_path, json_path)
+        return
+    given = [name for name, value in cs_options.items() if value is not None]
+    if given:
+        raise SubsumError(f"{', '.join(given)} only appl{'ies' if len(given) == 1 else 'y'} to --client-server")
+    if fmt == "json" and caching is None:
+        raise SubsumError("--format json is for --caching and --client-server; the other simulations write JSON with --json FILE")
     cache_options = {"--policy": policy, "--capacity": capacity, "--leaf-reading": leaf_reading, "--zipf": zipf, "--stay": stay}
     if caching is None:
         given = [name for name, value in cache_options.items() if value is not None]
         if given:
             verb = "applies" if len(given) == 1 else "apply"
             raise SubsumError(f"{', '.join(given)} only {verb} to the caching workload; add --caching candidate|leaf|all|single")
+        if fmt == "json":
+            raise SubsumError("--format json is for --caching and --client-server; the other simulations write JSON with --json FILE")
     else:
         simulate_caching(caching, policy, capacity, leaf_reading, zipf, stay, routing, protocol, topology, brokers, events, swaps,
-                         seed, trace_path, json_path)
+                         seed, trace_path, json_path, fmt)
         return
     options = {}
     if routing != "forwarding":
@@ -92,7 +119,7 @@ def simulate(routing, protocol, defer_timeout, sub_timeout, period, next_broker,
 
 
 def simulate_caching(placement, policy, capacity, leaf_reading, zipf, stay, routing, protocol, topology, brokers, events, swaps, seed,
-                     trace_path, json_path) -> None:
+                     trace_path, json_path, fmt="text") -> None:
     """`simulate --caching`: the churning-subscriber workload of the caching protocol."""
     from subsum.impl.network.cache_workload import run_caching
 
@@ -111,7 +138,31 @@ def simulate_caching(placement, policy, capacity, leaf_reading, zipf, stay, rout
     summary["seconds"] = round(time.perf_counter() - started, 3)
     if json_path:
         write_json(json_path, summary)
-    out.print(counter_table("subsum simulate --caching", summary))
+    print_report("subsum simulate --caching", summary, fmt)
+
+
+def print_report(title: str, summary: dict, fmt: str) -> None:
+    if fmt == "json":
+        click.echo(json.dumps(summary))
+    else:
+        out.print(counter_table(title, summary))
+
+
+def simulate_client_server(policy, cache_policy, slots, lam, mu, steps, fmt, routing, protocol, topology, brokers, swaps, seed,
+                           trace_path, json_path) -> None:
+    """`simulate --client-server`: seed 003's simulation driver (spec/10 DEF-CS-4)."""
+    from subsum.impl.network.client_server_workload import run_client_server
+
+    if routing != "forwarding" or protocol != "strawman" or swaps or trace_path:
+        raise SubsumError("--client-server runs its own protocol on a fixed overlay: leave --routing, --protocol, --swaps and --trace out")
+    started = time.perf_counter()
+    _, summary = run_client_server(policy=policy, cache_policy=cache_policy or "lfu", brokers=brokers, slots=slots or 10,
+                                   lam=0.05 if lam is None else lam, mu=0.05 if mu is None else mu, steps=steps or 5000,
+                                   topology=topology, seed=seed)
+    summary["seconds"] = round(time.perf_counter() - started, 3)
+    if json_path:
+        write_json(json_path, summary)
+    print_report(f"subsum simulate --client-server {policy}", summary, fmt)
 
 
 @click.group()
