@@ -15,8 +15,8 @@ help:
 	@echo "make test     bootstrap .venv, install, run ruff, mypy and pytest"
 	@echo "make prove    run the z3 proofs alone"
 	@echo "make claims   print the traceability matrix"
-	@echo "make bench    run every benchmark: subsum bench matching, summaries, summary-routing, caching, network, reconfig, spark"
-	@echo "              (about 45 minutes on 2 cores, 25 of them Spark; each writes CSV + PNG under bench-out/, see benchmarks/README.md)"
+	@echo "make bench    run every benchmark: subsum bench matching, summaries, summary-routing, caching, client-server, network, reconfig, spark"
+	@echo "              (about 50 minutes on 2 cores, 25 of them Spark; each writes CSV + PNG under bench-out/, see benchmarks/README.md)"
 	@echo "make bench-refresh   the same, writing the committed results under benchmarks/results/"
 	@echo "make check-java   say whether a Java 17+ runtime for Spark is present"
 	@echo "PROFILE=thorough make verify   more Hypothesis examples"
@@ -60,6 +60,7 @@ bench: $(STAMP) check-java
 	$(BIN)/subsum bench summaries --out-dir $(BENCH_OUT)
 	$(BIN)/subsum bench summary-routing --out-dir $(BENCH_OUT)
 	$(BIN)/subsum bench caching --out-dir $(BENCH_OUT)
+	$(BIN)/subsum bench client-server --out-dir $(BENCH_OUT)
 	$(BIN)/subsum bench network --out-dir $(BENCH_OUT)
 	$(BIN)/subsum bench reconfig --out-dir $(BENCH_OUT)
 	$(BIN)/subsum bench spark --out-dir $(BENCH_OUT)

@@ -161,11 +161,19 @@ class ClientServerBroker(Broker):
         self.net.send(self.id, self.at[m], "REQUEST", (rid, m, stack, "path", position + 1, ()))
 
     def ask_interested(self, record: Request, stack: tuple[int, ...]) -> None:
-        """SS: the client's broker asks every interested broker off the AT path."""
-        overlay = self.net.overlay
-        path = overlay.path(self.id, record.server_broker)
+        """SS: the client's broker asks every interested broker off the AT path
+        (each request source-routed along the tree path there)."""
+        toward_me = self.net.overlay.walk(self.id)  # broker -> its neighbour toward this one
+
+        def route_from_me(q: int) -> list[int]:
+            back = [q]
+            while back[-1] != self.id:
+                back.append(cast(int, toward_me[back[-1]]))
+            return back[::-1]
+
+        path = route_from_me(record.server_broker)
         for q in sorted(self.shared.interested.get(record.message, set()) - set(path)):
-            route = overlay.path(self.id, q)[1:]
+            route = route_from_me(q)[1:]
             mode = "interest" if len(route) == 1 else "transit"
             self.net.send(self.id, route[0], "REQUEST", (record.rid, record.message, stack, mode, len(path), tuple(route[1:])))
 

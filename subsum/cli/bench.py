@@ -1,4 +1,4 @@
-"""subsum bench matching | summaries | summary-routing | caching | network | reconfig | spark: the
+"""subsum bench matching | summaries | summary-routing | caching | client-server | network | reconfig | spark: the
 benchmarks (benchmarks/README.md). Each writes a CSV, PNG plots and a
 summary.json into `--out-dir`/NAME/, a scratch folder by default;
 `--out-dir benchmarks/results` refreshes the committed results."""
@@ -124,6 +124,21 @@ def bench_caching(out_dir, quick, seed) -> None:
     out.print(bc.markdown_table(result), markup=False, highlight=False, soft_wrap=True)
     if result["disagreements"]:
         raise CheckFailed("cache cross-checks failed: " + "; ".join(result["disagreements"]))
+
+
+@bench.command("client-server")
+@bench_out_dir_option("client-server", "client_server.csv, series1.png, series2.png and summary.json")
+@click.option("--quick", is_flag=True, help="Two points per parameter, one seed, 500 steps (a few seconds).")
+def bench_client_server(out_dir, quick) -> None:
+    """Seed 003's two experiment series on the client-server driver (spec/10):
+    series 1 (LFU; Server, SC, SOHA, SS) against brokers, cache slots, λ
+    and μ; series 2 (SC; FIFO, Regenerate, LFU, LRU) against brokers and
+    slots. Means over three seeds with 95% intervals, the thesis's quoted
+    numbers beside ours, and a verdict on each."""
+    from subsum.bench import client_server as bcs
+
+    result = bcs.run(Path(out_dir) / "client-server", quick=quick, log=say)
+    out.print(bcs.markdown_table(result), markup=False, highlight=False, soft_wrap=True)
 
 
 @bench.command("network")

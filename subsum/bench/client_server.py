@@ -1,0 +1,204 @@
+"""The client-server benchmark, `subsum bench client-server` (issue 19; seed
+003 §5; spec/10-client-server.md DEF-CS-4; benchmarks/README.md).
+
+The thesis's two series on its driver (`run_client_server`), each point
+repeated over seeds, reported as a mean with a 95% confidence interval
+(normal approximation, 1.96 standard errors):
+
+- **series 1**, LFU replacement, the four request policies, against brokers
+  N = 5 … 50, cache slots K = 5 … 50, request rate λ = 0.05 … 1.5 and
+  message rate μ = 0.05 … 0.5 (one varied, the others at their defaults
+  N = 10, K = 10, λ = μ = 0.05);
+- **series 2**, Server-Cache requests, the four replacement policies,
+  against N = 5 … 50 and K = 10 … 80.
+
+The thesis's numbers (quoted in its text; its plots are lost) go beside
+ours in the plots and in summary.json, each with a sentence on whether the
+claim holds here.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import statistics
+import time
+from pathlib import Path
+from typing import Callable
+
+import attrs
+
+REQUEST_POLICIES = ("server", "sc", "soha", "ss")
+CACHE_POLICIES = ("fifo", "regdeg", "lfu", "lru")
+DEFAULTS = {"brokers": 10, "slots": 10, "lam": 0.05, "mu": 0.05}
+LABELS = {"brokers": "brokers N", "slots": "cache slots K", "lam": "request rate λ", "mu": "message rate μ"}
+
+
+@attrs.frozen
+class Sweep:
+    series1: dict[str, tuple]
+    series2: dict[str, tuple]
+    seeds: tuple[int, ...]
+    steps: int
+
+
+FULL = Sweep({"brokers": (5, 10, 20, 30, 40, 50), "slots": (5, 10, 20, 30, 40, 50), "lam": (0.05, 0.25, 0.5, 1.0, 1.5),
+              "mu": (0.05, 0.1, 0.2, 0.3, 0.4, 0.5)},
+             {"brokers": (5, 10, 20, 30, 40, 50), "slots": (10, 20, 30, 40, 50, 60, 70, 80)}, (1, 2, 3), 5000)
+QUICK = Sweep({"brokers": (5, 20), "slots": (5, 20), "lam": (0.05, 0.5), "mu": (0.05, 0.4)},
+              {"brokers": (5, 20), "slots": (10, 40)}, (1,), 500)
+
+#: what the thesis's text says (seed note 003 §3.3), and how we read it
+THESIS = (
+    ("server_delay_50", "Server: about 6 hops per request at 50 brokers", 6.0),
+    ("soha_gain_50", "SOHA: about one hop less than Server at 50 brokers", 1.0),
+    ("ss_overhead_50", "SS: overhead almost 9 hops per request at 50 brokers", 9.0),
+    ("soha_overhead_50", "SOHA: overhead around 0.2 at 50 brokers", 0.2),
+    ("best_hit_50", "hit reaches about 45% at 50 brokers (the best policy)", 0.45),
+    ("soha_hit_k50", "SOHA: hit about 50% at 50 slots (10 brokers)", 0.50),
+    ("best_hit_10_10", "hit about 18% at 10 brokers and 10 slots (the best policy)", 0.18),
+    ("hit_mu_0_3", "hit near 0 for μ > 0.3 (the best policy, μ = 0.4)", 0.0),
+    ("lfu_gain_50", "series 2: LFU about 0.2 hops below the others at 50 brokers", 0.2),
+    ("hit_k80", "series 2: hit up to 90% at 80 slots (the best policy)", 0.90),
+    ("delay_cut_k80", "series 2: delay reduction over 65% at 80 slots (against Server's delay)", 0.65),
+)
+
+
+def mean_ci(values: list[float]) -> tuple[float, float]:
+    """The mean and the half-width of its 95% confidence interval (0 for one value)."""
+    mean = statistics.fmean(values)
+    half = 1.96 * statistics.stdev(values) / math.sqrt(len(values)) if len(values) > 1 else 0.0
+    return mean, half
+
+
+def run(out_dir, *, quick: bool = False, log: Callable[[str], None] = print) -> dict:
+    """Both series; writes client_server.csv, series1.png, series2.png and summary.json into out_dir."""
+    from subsum.impl.network.client_server_workload import run_client_server
+
+    sweep = QUICK if quick else FULL
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    started = time.perf_counter()
+    rows: list[dict] = []
+    jobs = [("1", knob, value, policy, "lfu") for knob, values in sweep.series1.items() for value in values for policy in REQUEST_POLICIES]
+    jobs += [("2", knob, value, "sc", cache) for knob, values in sweep.series2.items() for value in values for cache in CACHE_POLICIES]
+    jobs += [("2", "slots", 10, "server", "lfu")]  # Server's delay, the baseline of the delay cut
+    for k, (series, knob, value, policy, cache) in enumerate(jobs, 1):
+        settings = {**DEFAULTS, knob: value}
+        runs = [run_client_server(policy=policy, cache_policy=cache, brokers=settings["brokers"], slots=settings["slots"], lam=settings["lam"],
+                                  mu=settings["mu"], steps=sweep.steps, seed=seed)[1] for seed in sweep.seeds]
+        row = {"series": series, "varied": knob, "value": value, "policy": policy, "cache_policy": cache, **settings,
+               "steps": sweep.steps, "seeds": len(sweep.seeds), "requests": round(statistics.fmean(r["requests"] for r in runs))}
+        for metric in ("delay", "overhead", "hit"):
+            row[metric], row[f"{metric}_ci95"] = (round(x, 4) for x in mean_ci([r[metric] for r in runs]))
+        rows.append(row)
+        log(f"[{k}/{len(jobs)}] series {series}, {knob} = {value}, {policy}/{cache}: delay {row['delay']} ± {row['delay_ci95']}, "
+            f"overhead {row['overhead']}, hit {row['hit']}")
+    with open(out / "client_server.csv", "w", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    verdicts = compare(rows)
+    plots = [plot_series(rows, "1", REQUEST_POLICIES, "policy", sweep.series1, out / "series1.png", verdicts),
+             plot_series(rows, "2", CACHE_POLICIES, "cache_policy", sweep.series2, out / "series2.png", verdicts)]
+    files = [str(out / "client_server.csv"), *map(str, plots), str(out / "summary.json")]
+    seconds = round(time.perf_counter() - started, 1)
+    summary = {"seconds": seconds, "parameters": {"defaults": DEFAULTS, "series1": sweep.series1, "series2": sweep.series2,
+                                                  "seeds": list(sweep.seeds), "steps": sweep.steps, "quick": quick},
+               "thesis": verdicts, "files": files}
+    (out / "summary.json").write_text(json.dumps(summary, indent=2, ensure_ascii=False) + "\n")
+    log(f"wrote {', '.join(files)} in {seconds}s")
+    return summary
+
+
+def point(rows: list[dict], series: str, knob: str, value, policy: str | None = None, cache: str | None = None) -> list[dict]:
+    return [r for r in rows if r["series"] == series and r["varied"] == knob and r["value"] == value
+            and (policy is None or r["policy"] == policy) and (cache is None or r["cache_policy"] == cache)]
+
+
+def compare(rows: list[dict]) -> list[dict]:
+    """Each quoted thesis number beside ours at the nearest point we ran, with a verdict."""
+    def one(series, knob, value, metric, policy=None, cache=None, best=False):
+        found = point(rows, series, knob, value, policy, cache)
+        if not found:
+            return None
+        values = [r[metric] for r in found]
+        return max(values) if best else values[0]
+
+    n_max = max((r["value"] for r in rows if r["series"] == "1" and r["varied"] == "brokers"), default=None)
+    k_max1 = max((r["value"] for r in rows if r["series"] == "1" and r["varied"] == "slots"), default=None)
+    k_max2 = max((r["value"] for r in rows if r["series"] == "2" and r["varied"] == "slots"), default=None)
+    n_max2 = max((r["value"] for r in rows if r["series"] == "2" and r["varied"] == "brokers"), default=None)
+    mu_high = [r["value"] for r in rows if r["series"] == "1" and r["varied"] == "mu" and r["value"] > 0.3]
+    server_50, soha_50 = one("1", "brokers", n_max, "delay", "server"), one("1", "brokers", n_max, "delay", "soha")
+    lfu_50 = one("2", "brokers", n_max2, "delay", cache="lfu")
+    others_50 = [one("2", "brokers", n_max2, "delay", cache=c) for c in ("fifo", "regdeg", "lru")]
+    sc_k80 = min((r["delay"] for r in point(rows, "2", "slots", k_max2)), default=None)
+    server_10 = one("2", "slots", 10, "delay", "server")
+    ours = {
+        "server_delay_50": server_50,
+        "soha_gain_50": None if server_50 is None or soha_50 is None else round(server_50 - soha_50, 4),
+        "ss_overhead_50": one("1", "brokers", n_max, "overhead", "ss"),
+        "soha_overhead_50": one("1", "brokers", n_max, "overhead", "soha"),
+        "best_hit_50": one("1", "brokers", n_max, "hit", best=True),
+        "soha_hit_k50": one("1", "slots", k_max1, "hit", "soha"),
+        "best_hit_10_10": one("1", "brokers", 10, "hit", best=True) if point(rows, "1", "brokers", 10) else one("1", "slots", 10, "hit", best=True),
+        "hit_mu_0_3": one("1", "mu", min(mu_high), "hit", best=True) if mu_high else None,
+        "lfu_gain_50": None if lfu_50 is None or None in others_50 else round(statistics.fmean(others_50) - lfu_50, 4),
+        "hit_k80": one("2", "slots", k_max2, "hit", best=True),
+        "delay_cut_k80": None if sc_k80 is None or not server_10 else round(1 - sc_k80 / server_10, 4),
+    }
+    verdicts = []
+    for key, claim, thesis in THESIS:
+        value = ours[key]
+        if value is None:
+            verdict = "not measured in this run"
+        elif key == "hit_mu_0_3":
+            verdict = "holds" if value < 0.1 else "does not hold"
+        elif key in ("hit_k80", "delay_cut_k80", "best_hit_50", "soha_hit_k50"):
+            verdict = "holds (at least the thesis's figure)" if value >= 0.9 * thesis else "does not hold (below the thesis's figure)"
+        else:
+            verdict = "holds (within 30%)" if abs(value - thesis) <= 0.3 * max(abs(thesis), 0.1) else "differs by more than 30%"
+        verdicts.append({"claim": claim, "thesis": thesis, "ours": value, "verdict": verdict,
+                         "where": {"server_delay_50": f"N = {n_max}", "soha_gain_50": f"N = {n_max}", "ss_overhead_50": f"N = {n_max}",
+                                   "soha_overhead_50": f"N = {n_max}", "best_hit_50": f"N = {n_max}", "soha_hit_k50": f"K = {k_max1}",
+                                   "best_hit_10_10": "N = K = 10", "hit_mu_0_3": f"μ = {min(mu_high) if mu_high else None}",
+                                   "lfu_gain_50": f"N = {n_max2}", "hit_k80": f"K = {k_max2}", "delay_cut_k80": f"K = {k_max2}"}[key]})
+    return verdicts
+
+
+def plot_series(rows, series, lines, key, knobs, path, verdicts) -> Path:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    metrics = ("delay", "overhead", "hit") if series == "1" else ("delay", "hit")
+    fig, axes = plt.subplots(len(metrics), len(knobs), figsize=(4.2 * len(knobs), 3.2 * len(metrics)), squeeze=False)
+    for c, knob in enumerate(knobs):
+        for r, metric in enumerate(metrics):
+            ax = axes[r][c]
+            for line in lines:
+                mine = sorted((x for x in rows if x["series"] == series and x["varied"] == knob and x[key] == line
+                               and (series == "1" or x["policy"] == "sc")), key=lambda x: x["value"])
+                ax.errorbar([x["value"] for x in mine], [x[metric] for x in mine], yerr=[x[f"{metric}_ci95"] for x in mine],
+                            marker="o", capsize=2, label=line)
+            ax.set_xlabel(LABELS[knob])
+            ax.set_ylabel(f"{metric} per request")
+            ax.legend(fontsize=6)
+    thesis_text = "\n".join(f"thesis: {v['claim']} ({v['thesis']}); ours {v['ours']} at {v['where']}: {v['verdict']}"
+                            for v in verdicts if (series == "1") != v["claim"].startswith("series 2"))
+    fig.suptitle(f"Seed 003 series {series} ({'LFU, four request policies' if series == '1' else 'Server-Cache, four replacement policies'}); "
+                 "means over seeds, 95% intervals", fontsize=9)
+    fig.text(0.01, 0.005, thesis_text, fontsize=6, va="bottom")
+    fig.tight_layout(rect=(0, 0.04 + 0.012 * thesis_text.count("\n"), 1, 0.97))
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+    return path
+
+
+def markdown_table(summary: dict) -> str:
+    lines = ["| the thesis says | thesis | ours | where | verdict |", "|---|---|---|---|---|"]
+    lines += [f"| {v['claim']} | {v['thesis']} | {v['ours']} | {v['where']} | {v['verdict']} |" for v in summary["thesis"]]
+    return "\n".join(lines)

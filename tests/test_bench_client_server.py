@@ -1,0 +1,51 @@
+"""The client-server benchmark (subsum/bench/client_server.py): its outputs,
+the thesis's numbers beside ours, and relations its numbers must keep.
+Nothing here asserts a timing."""
+
+import csv
+import json
+
+import pytest
+
+from subsum.bench import client_server as bcs
+
+
+@pytest.fixture(scope="module")
+def quick(tmp_path_factory):
+    out = tmp_path_factory.mktemp("client-server")
+    messages: list[str] = []
+    return out, bcs.run(out, quick=True, log=messages.append), messages
+
+
+def test_quick_run_writes_every_file_and_every_verdict(quick):
+    out, result, messages = quick
+    for name in ("client_server.csv", "series1.png", "series2.png", "summary.json"):
+        assert (out / name).stat().st_size > 0, name
+    saved = json.loads((out / "summary.json").read_text())
+    assert [v["claim"] for v in saved["thesis"]] == [claim for _, claim, _ in bcs.THESIS]
+    assert all(v["verdict"] for v in saved["thesis"])
+    assert bcs.markdown_table(saved).count("\n") == len(bcs.THESIS) + 1
+    assert any(m.startswith("[1/") for m in messages)
+
+
+def test_rows_keep_the_policies_relations(quick):
+    out, _, _ = quick
+    with open(out / "client_server.csv", newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    assert rows
+    for row in rows:
+        assert 0 <= float(row["hit"]) <= 1 and float(row["overhead"]) >= 0 and float(row["delay_ci95"]) >= 0
+        if row["policy"] == "server":
+            assert float(row["hit"]) == 0 and float(row["overhead"]) == 0
+        if row["policy"] == "sc":
+            assert float(row["overhead"]) == 0
+    series1 = [r for r in rows if r["series"] == "1"]
+    for varied, value in {(r["varied"], r["value"]) for r in series1}:
+        at = {r["policy"]: float(r["delay"]) for r in series1 if (r["varied"], r["value"]) == (varied, value)}
+        assert at["sc"] <= at["server"], (varied, value, at)  # each request's SC delay is at most its tree distance
+
+
+def test_mean_ci():
+    assert bcs.mean_ci([2.0]) == (2.0, 0.0)
+    mean, half = bcs.mean_ci([1.0, 3.0])
+    assert mean == 2.0 and round(half, 4) == round(1.96 * 2 ** 0.5 / 2 ** 0.5, 4)
