@@ -4,12 +4,16 @@ the golden examples of seed 003 §4 (Figs 1–6) on the reference protocol
 
 from __future__ import annotations
 
+import hashlib
+import json
+from pathlib import Path
 from typing import cast
 
 import networkx as nx
 from hypothesis import strategies as st
 
 from subsum.conformance.properties import property_check
+from subsum.core.errors import SubsumError
 from subsum.impl.network import build
 from subsum.impl.network import client_server as impl
 from subsum.model import client_server as ref
@@ -129,10 +133,10 @@ def policies_compare_on_identical_state(case) -> None:
 def request_sequences(draw):
     """A random tree, a server per message, a request policy, a cache policy
     and capacity, and a sequence of (broker, message) requests, one a step."""
-    n = draw(st.integers(1, 8))
+    n = draw(st.integers(1, 9))
     links = [(draw(st.integers(0, i - 1)), i) for i in range(1, n)]
     server_of = {m: draw(st.integers(0, n - 1)) for m in "ABCD"}
-    requests = draw(st.lists(st.tuples(st.integers(0, n - 1), st.sampled_from("ABCD")), max_size=25))
+    requests = draw(st.lists(st.tuples(st.integers(0, n - 1), st.sampled_from("ABCD")), min_size=1, max_size=40))
     return (n, links, server_of, draw(st.sampled_from(ref.POLICIES)), draw(st.sampled_from(["fifo", "regdeg", "lfu", "lru"])),
             draw(st.integers(1, 3)), requests)
 
@@ -141,12 +145,14 @@ def impl_answers(record: impl.Request) -> list[tuple[int, int, bool, int]]:
     return [(a.responder, a.hops, a.from_path, a.position) for a in record.ranked()]
 
 
-@property_check(request_sequences())
-def simulator_equals_reference(case) -> None:
-    """CLM-CS-5: request after request, the simulator's protocol gets the
-    reference's responses (responder, hops, answering order), asks the same
-    brokers, and leaves every cache with the reference's contents in the
-    same order; delay, overhead and hit agree."""
+REPLAY_FORMAT = "subsum-client-server-replay"
+#: where a failing run of CLM-CS-5 is saved (tests point it elsewhere)
+REPLAY_DIR = Path("fuzz-replays")
+
+
+def first_difference(case) -> str | None:
+    """Run the requests on the simulator's protocol and on the reference;
+    describe the first request after which they differ, or None."""
     n, links, server_of, policy, cache_policy, capacity, requests = case
     net = build(links, n, seed=0, protocol="client-server", options={"policy": policy, "cache_policy": cache_policy, "capacity": capacity})
     graph = nx.Graph()
@@ -161,10 +167,86 @@ def simulator_equals_reference(case) -> None:
         system, want = ref.serve(system, policy, b, m, float(step))
         record = impl.request(net, clients[b], m, float(step))
         net.run()
+        where = f"{policy}/{cache_policy}, request {step} ({m} at broker {b})"
         expected = [(r.responder, r.hops, r.from_path, r.position) for r in want.responses]
-        assert impl_answers(record) == expected, f"CLM-CS-5: {policy}, request {step} ({m} at {b}): responses {impl_answers(record)}, reference {expected}"
-        assert (record.delay, record.overhead, record.hit) == (want.delay, want.overhead, want.hit)
-        assert sorted(record.asked) == sorted(want.asked), f"CLM-CS-5: {policy}, request {step}: asked {record.asked}, reference {want.asked}"
+        if impl_answers(record) != expected:
+            return f"{where}: responses {impl_answers(record)}, reference {expected}"
+        if (record.delay, record.overhead, record.hit) != (want.delay, want.overhead, want.hit):
+            return f"{where}: delay, overhead, hit {(record.delay, record.overhead, record.hit)}, reference {(want.delay, want.overhead, want.hit)}"
+        if sorted(record.asked) != sorted(want.asked):
+            return f"{where}: asked {sorted(record.asked)}, reference {sorted(want.asked)}"
         for broker in range(n):
             got, reference = cast(impl.ClientServerBroker, net.brokers[broker]).cache.order(), order(system.caches[broker])
-            assert got == reference, f"CLM-CS-5: {policy}, request {step}: broker {broker} holds {got}, reference {reference}"
+            if got != reference:
+                return f"{where}: broker {broker} holds {got}, reference {reference}"
+    return None
+
+
+def save_replay(case, folder: Path | None = None) -> Path:
+    """Write a case as a replay file (`subsum replay FILE` reruns it)."""
+    n, links, server_of, policy, cache_policy, capacity, requests = case
+    doc = {"format": REPLAY_FORMAT, "version": 1, "brokers": n, "links": [list(link) for link in links], "servers": dict(server_of),
+           "policy": policy, "cache_policy": cache_policy, "capacity": capacity, "requests": [[b, m] for b, m in requests]}
+    text = json.dumps(doc, indent=1) + "\n"
+    folder = REPLAY_DIR if folder is None else folder
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"client-server-{policy}-{hashlib.sha256(text.encode()).hexdigest()[:10]}.json"
+    path.write_text(text)
+    return path
+
+
+def is_replay(doc: object) -> bool:
+    return isinstance(doc, dict) and doc.get("format") == REPLAY_FORMAT
+
+
+def load_replay(path: str | Path, doc: dict):
+    """The case a replay file holds, checked field by field (SubsumError naming the field)."""
+    def bad(field: str, why: str) -> SubsumError:
+        return SubsumError(f"{path}: field '{field}': {why}")
+
+    if doc.get("version") != 1:
+        raise bad("version", "expected 1")
+    n = doc.get("brokers")
+    if type(n) is not int or not 1 <= n <= 10_000:
+        raise bad("brokers", "expected an int from 1 to 10000")
+    links = doc.get("links")
+    if not isinstance(links, list) or len(links) != n - 1 or not all(
+            isinstance(x, list) and len(x) == 2 and all(type(b) is int and 0 <= b < n for b in x) for x in links):
+        raise bad("links", f"expected {n - 1} pairs of brokers 0 … {n - 1}")
+    servers = doc.get("servers")
+    if not isinstance(servers, dict) or not all(type(b) is int and 0 <= b < n for b in servers.values()):
+        raise bad("servers", "expected an object: message -> broker")
+    if doc.get("policy") not in ref.POLICIES:
+        raise bad("policy", f"expected one of {', '.join(ref.POLICIES)}")
+    if doc.get("cache_policy") not in ("fifo", "regdeg", "lfu", "lru"):
+        raise bad("cache_policy", "expected fifo, regdeg, lfu or lru")
+    if type(doc.get("capacity")) is not int or doc["capacity"] < 1:
+        raise bad("capacity", "expected an int >= 1")
+    requests = doc.get("requests")
+    if not isinstance(requests, list) or not all(
+            isinstance(r, list) and len(r) == 2 and type(r[0]) is int and 0 <= r[0] < n and r[1] in servers for r in requests):
+        raise bad("requests", "expected [broker, message] pairs, each message one of 'servers'")
+    return n, [tuple(x) for x in links], servers, doc["policy"], doc["cache_policy"], doc["capacity"], [tuple(r) for r in requests]
+
+
+@property_check(request_sequences())
+def simulator_equals_reference(case) -> None:
+    """CLM-CS-5: request after request, the simulator's protocol gets the
+    reference's responses (responder, hops, answering order), asks the same
+    brokers, and leaves every cache with the reference's contents in the
+    same order; delay, overhead and hit agree. A difference is saved as a
+    replay file."""
+    difference = first_difference(case)
+    if difference is not None:
+        raise AssertionError(f"CLM-CS-5: {difference}. Replay: subsum replay {save_replay(case)}")
+
+
+def more_examples():
+    """The check is cheap (milliseconds an example): five times the profile's examples."""
+    from hypothesis import settings
+
+    current = settings.default
+    return settings(max_examples=5 * (100 if current is None else current.max_examples))
+
+
+simulator_equals_reference.settings = more_examples

@@ -728,6 +728,7 @@ STATEMENTS: dict[str, str] = {
         'the reference: on random trees, request policies, cache policies and capacities '
         '1 to 3, request after request it gets the same responses (responder, hops, '
         "answering order), asks the same brokers, and leaves every broker's cache with "
-        "the reference's contents in the same order. Check: property."
+        "the reference's contents in the same order. A difference is saved as a replay "
+        'file that `subsum replay FILE` reruns. Check: property.'
     ),
 }

@@ -130,3 +130,38 @@ def test_simulate_client_server_json_is_deterministic_and_sane():
 def test_simulate_client_server_refuses_what_makes_no_sense(args, message):
     result = run_cli("simulate", *args)
     assert result.exit_code == 2 and message in result.stderr.replace("\n", " "), result.stderr
+
+
+def test_a_failure_of_the_simulator_check_replays_in_another_process(monkeypatch, tmp_path):
+    """CLM-CS-5's failing case is a replay file; `subsum replay FILE` exits 1
+    on it in a process carrying the same bug, and 0 in one without it."""
+    import subprocess
+    import sys
+    import textwrap
+
+    monkeypatch.setattr(checks, "REPLAY_DIR", tmp_path)
+    bug = textwrap.dedent("""
+        from subsum.impl.network import client_server as impl
+        impl.ClientServerBroker.response_received = (
+            lambda self, src, payload: self.pass_response(self.shared.requests[payload[0]], payload[1], payload[2], payload[3]))
+    """)
+    monkeypatch.setattr(impl.ClientServerBroker, "response_received",
+                        lambda self, src, payload: self.pass_response(self.shared.requests[payload[0]], payload[1], payload[2], payload[3]))
+    with pytest.raises(AssertionError, match="Replay: subsum replay") as failure:
+        run_property(checks.simulator_equals_reference)
+    path = next(p for p in tmp_path.glob("client-server-*.json") if str(p) in str(failure.value))
+    with_bug = subprocess.run([sys.executable, "-c", bug + "from subsum.cli import main\nmain(['replay', %r], prog_name='subsum')" % str(path)],
+                              capture_output=True, text=True, timeout=120)
+    assert with_bug.returncode == 1 and "Traceback" not in with_bug.stderr, with_bug.stdout + with_bug.stderr
+    fixed = subprocess.run([sys.executable, "-m", "subsum", "replay", str(path)], capture_output=True, text=True, timeout=120)
+    assert fixed.returncode == 0, fixed.stdout + fixed.stderr
+
+
+def test_bad_client_server_replay_files(tmp_path):
+    import json
+
+    path = tmp_path / "r.json"
+    path.write_text(json.dumps({"format": "subsum-client-server-replay", "version": 1, "brokers": 2, "links": [[0, 5]], "servers": {},
+                                "policy": "sc", "cache_policy": "lfu", "capacity": 1, "requests": []}))
+    result = run_cli("replay", str(path))
+    assert result.exit_code == 2 and "field 'links'" in result.stderr, result.stderr

@@ -224,7 +224,23 @@ def fuzz_reconfig(protocol, defer_timeout, sub_timeout, topology, brokers, subsc
 @click.command("replay")
 @click.argument("path", type=click.Path())
 def replay(path):
-    """Re-run a fuzz replay file exactly and print the violated claim (exit 1), or say it no longer fails (exit 0)."""
+    """Re-run a replay file exactly: a fuzz replay (`subsum fuzz reconfig`)
+    prints the violated claim (exit 1) or says it no longer fails (exit 0);
+    a client-server replay (CLM-CS-5) reruns the requests on the simulator
+    and the reference and prints the first difference (exit 1), or none (exit 0)."""
+    from subsum.conformance import client_server as cs
+
+    try:
+        peek = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        peek = None  # fz.load_replay says what is wrong
+    if cs.is_replay(peek):
+        difference = cs.first_difference(cs.load_replay(path, peek))
+        if difference is None:
+            out.print(f"{escape(path)}: the simulator and the reference agree on every request now", highlight=False, soft_wrap=True)
+            return
+        out.print(escape(difference), highlight=False, soft_wrap=True)
+        raise CheckFailed("CLM-CS-5 still fails")
     doc = fz.load_replay(path)
     violation = fz.replay(path)
     recorded = doc.get("violation", {})
