@@ -247,11 +247,6 @@ def examples() -> int:
     return 100 if current is None else current.max_examples
 
 
-def more_examples():
-    """The cache properties are cheap (milliseconds an example): five times the profile's examples."""
-    return settings(max_examples=5 * examples())
-
-
 # --- CLM-CACHE-3: FIFO and LRU against cachetools --------------------------------------------
 
 def recording(cls: type) -> type:
@@ -293,7 +288,8 @@ def run_on_peer(policy: str, capacity: int, ops: list[dict]) -> tuple[list, list
 
 
 @property_check(st.sampled_from(("fifo", "lru")),
-                capacity_and_operations(kinds=("insert", "insert", "hit", "advance", "unsubscribe"), single_hits=True))
+                capacity_and_operations(kinds=("insert", "insert", "hit", "advance", "unsubscribe"), single_hits=True),
+                scale=5)  # cheap: milliseconds an example
 def agrees_with_cachetools(policy: str, case: tuple[int, list[dict]]) -> None:
     """CLM-CACHE-3: FIFO and LRU evict what cachetools' FIFOCache and LRUCache
     evict, and hold the same messages after every operation."""
@@ -310,12 +306,11 @@ def agrees_with_cachetools(policy: str, case: tuple[int, list[dict]]) -> None:
     assert states == peer_states, f"{policy}: contents differ from cachetools ({ops})"
 
 
-agrees_with_cachetools.settings = more_examples
 
 
 # --- CLM-CACHE-4: regeneration without degradation is LRU ------------------------------------
 
-@property_check(capacity_and_operations(kinds=("insert", "insert", "hit", "advance")))
+@property_check(capacity_and_operations(kinds=("insert", "insert", "hit", "advance")), scale=5)
 def regeneration_without_degradation_is_lru(case: tuple[int, list[dict]]) -> None:
     """CLM-CACHE-4 (seed note 003 §6): without unsubscribes, regeneration/degradation
     and LRU evict the same messages and list the same order, in the impl and in the reference."""
@@ -331,4 +326,3 @@ def regeneration_without_degradation_is_lru(case: tuple[int, list[dict]]) -> Non
         assert c == d and ref.order(model_regdeg) == ref.order(model_lru), f"the references differ after operation {i} ({ops[:i + 1]})"
 
 
-regeneration_without_degradation_is_lru.settings = more_examples

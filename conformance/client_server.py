@@ -229,7 +229,7 @@ def load_replay(path: str | Path, doc: dict):
     return n, [tuple(x) for x in links], servers, doc["policy"], doc["cache_policy"], doc["capacity"], [tuple(r) for r in requests]
 
 
-@property_check(request_sequences())
+@property_check(request_sequences(), scale=5)  # cheap: milliseconds an example
 def simulator_equals_reference(case) -> None:
     """CLM-CS-5: request after request, the simulator's protocol gets the
     reference's responses (responder, hops, answering order), asks the same
@@ -239,14 +239,3 @@ def simulator_equals_reference(case) -> None:
     difference = first_difference(case)
     if difference is not None:
         raise AssertionError(f"CLM-CS-5: {difference}. Replay: subsum replay {save_replay(case)}")
-
-
-def more_examples():
-    """The check is cheap (milliseconds an example): five times the profile's examples."""
-    from hypothesis import settings
-
-    current = settings.default
-    return settings(max_examples=5 * (100 if current is None else current.max_examples))
-
-
-simulator_equals_reference.settings = more_examples

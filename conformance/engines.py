@@ -9,9 +9,10 @@ from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.stateful import Bundle, RuleBasedStateMachine, consumes, invariant, rule, run_state_machine_as_test
 
+from subsum.conformance import census
 from subsum.conformance import strategies as gen
 from subsum.conformance.properties import property_check
-from subsum.core.types import Constraint, Event, Subscription
+from subsum.core.types import INT_MAX, INT_MIN, OPS_BY_TYPE, TYPES, Attribute, Constraint, Event, Subscription
 from subsum.impl.matching import ENGINES, make_engine
 from subsum.impl.matching.cindex import OrderedLeaf
 from subsum.model import semantics
@@ -20,6 +21,7 @@ from subsum.model.covering import covers_by_rules
 
 def assert_engines_agree(subscriptions: list[tuple[str, Subscription]], events: list[Event]) -> None:
     """Every engine returns exactly the model's matches, event by event."""
+    census.record_matching(subscriptions, events)
     expected = semantics.match_batch(subscriptions, events)
     for name in ENGINES:
         got = make_engine(name, subscriptions).match_batch(events)
@@ -31,21 +33,83 @@ def assert_engines_agree(subscriptions: list[tuple[str, Subscription]], events: 
         assert len(got) == len(events), f"engine {name}: {len(got)} result lines for {len(events)} events"
 
 
-@property_check(gen.workloads())
+# --- census floors (conformance/census.py): what the `ci` profile must draw ----------------------
+
+#: Every (type, operator) pair of DEF-DATA-5.
+TYPE_OPERATOR_FLOORS = {f"op:{t}:{op}": 5 for t in TYPES for op in OPS_BY_TYPE[t]}
+MIXED_FLOORS = {
+    **TYPE_OPERATOR_FLOORS,
+    "float:zero": 5, "int-64-limit": 5, "float-limit": 5, "numeric:at-threshold": 5,
+    "name:several-types": 5, "name:bool-true-and-int-1": 5, "name:int-1-and-float-1.0": 5,
+    "subscription:empty": 5, "subscription:only-not-equal": 5, "subscription:only-any": 5, "subscription:only-not-equal-or-any": 3,
+}
+STRING_FLOORS = {
+    **{f"op:string:{op}": 20 for op in OPS_BY_TYPE["string"]},
+    # matches (and near misses) at the start, in the middle and at the end of a value, and of the whole value
+    **{f"contains:{where}": 3 for where in ("at-start", "in-middle", "at-end-only", "whole-value")},
+    "prefix:at-start": 1, "prefix:at-end-only": 1, "prefix:whole-value": 1,
+    "suffix:at-end-only": 1, "suffix:at-start": 1, "suffix:whole-value": 1, "empty-prefix": 3, "empty-suffix": 3, "empty-contains": 3, "wildcard-star-alone": 3,
+    "wildcard:exact-length": 3, "wildcard:parts-overlap": 3,
+}
+BOUNDARY_FLOORS = {
+    **{f"op:{t}:{op}": 20 for t in ("int", "float") for op in ("<", "<=", ">", ">=", "=", "!=")},
+    "int-64-limit": 20, "float-limit": 20, "numeric:at-threshold": 20,
+}
+
+
+def _one_name_case(name: str, type_: str, constraints: list[tuple[str, object]], values: list[object]):
+    """A pinned workload: one subscription per (op, value), one event per value, all on one name and type."""
+    subs = [(f"s{i}", Subscription(frozenset({Constraint(name, type_, op, value)}))) for i, (op, value) in enumerate(constraints)]
+    return subs, [Event((Attribute(name, type_, v),)) for v in values]
+
+
+#: The spec's string edge cases (spec/01-data-model.md DEF-DATA-5, CLM-DATA-4), pinned.
+STRING_EDGE_CASES = (
+    # contains at the start, in the middle, at the end only, as the whole value, and empty
+    _one_name_case("s", "string", [("contains", "b"), ("contains", "ab"), ("contains", "")], ["ab", "ba", "aba", "b", "", "aab", "bb"]),
+    # the empty prefix and suffix and `*` alone match every string, the empty one included
+    _one_name_case("s", "string", [("prefix", ""), ("suffix", ""), ("wildcard", "*")], ["", "ab"]),
+    # wildcard values exactly len(l) + len(r) long, and parts that overlap in a value too short
+    _one_name_case("s", "string", [("wildcard", "a*b"), ("wildcard", "ab*ba"), ("prefix", "ab"), ("suffix", "ab")], ["ab", "aba", "abba", "b"]),
+)
+
+F_MAX = 1.7976931348623157e308
+#: Numeric edge cases and type puns (DEF-DATA-1, DEF-DATA-2, CLM-DATA-2, CLM-DATA-3), pinned.
+MIXED_EDGE_CASES = (
+    # the 64-bit limits, the float limits, the smallest subnormal and signed zero
+    ([("s0", Subscription({Constraint("a", "int", "<", INT_MAX)})), ("s1", Subscription({Constraint("a", "int", ">", INT_MIN)})),
+      ("s2", Subscription({Constraint("b", "float", "<=", F_MAX)})), ("s3", Subscription({Constraint("b", "float", ">=", -5e-324)})),
+      ("s4", Subscription({Constraint("b", "float", "=", -0.0)}))],
+     [Event((Attribute("a", "int", INT_MAX), Attribute("b", "float", -0.0))), Event((Attribute("a", "int", INT_MIN), Attribute("b", "float", F_MAX))),
+      Event((Attribute("b", "float", 5e-324),))]),
+    # bool true, int 1 and float 1.0 under one name, in different events
+    ([("s0", Subscription({Constraint("a", "int", "=", 1)})), ("s1", Subscription({Constraint("a", "float", "=", 1.0)})),
+      ("s2", Subscription({Constraint("a", "bool", "=", True)})), ("s3", Subscription({Constraint("a", "int", "!=", 1)})),
+      ("s4", Subscription({Constraint("a", "float", "any")}))],
+     [Event((Attribute("a", "bool", True),)), Event((Attribute("a", "int", 1),)), Event((Attribute("a", "float", 1.0),)), Event()]),
+    # subscriptions whose only constraints are != or any
+    ([("s0", Subscription({Constraint("a", "int", "!=", 0), Constraint("a", "int", "!=", 1)})),
+      ("s1", Subscription({Constraint("a", "int", "any"), Constraint("b", "string", "any")})),
+      ("s2", Subscription({Constraint("a", "int", "!=", 0), Constraint("b", "string", "any")}))],
+     [Event((Attribute("a", "int", 0),)), Event((Attribute("a", "int", 2), Attribute("b", "string", ""))), Event((Attribute("a", "float", 2.0),))]),
+)
+
+
+@property_check(gen.workloads(), examples=tuple((case,) for case in MIXED_EDGE_CASES), scale=5)  # milliseconds an example
 def engines_agree_with_model(workload):
     """CLM-ENG-1: mixed workloads (every operator, planted matches, the empty
     subscription, attributes no subscription mentions)."""
     assert_engines_agree(*workload)
 
 
-@property_check(gen.string_workloads())
+@property_check(gen.string_workloads(), examples=tuple((case,) for case in STRING_EDGE_CASES), scale=5)
 def engines_agree_on_strings(workload):
     """CLM-ENG-1: string operators over a two-letter alphabet (the hash probes
     of prefix, suffix, contains and wildcard against the model)."""
     assert_engines_agree(*workload)
 
 
-@property_check(gen.numeric_workloads())
+@property_check(gen.numeric_workloads(), scale=5)
 def engines_agree_on_boundaries(workload):
     """CLM-ENG-1: ordering operators at, just below and just above thresholds,
     including the 64-bit and float limits (the binary searches)."""
@@ -170,6 +234,7 @@ class EnginesAgainstModel(RuleBasedStateMachine):
 
     @invariant()
     def engines_equal_model(self):
+        census.record_matching(sorted(self.model.items()), self.events)
         expected = semantics.match_batch(sorted(self.model.items()), self.events)
         for name, engine in self.engines.items():
             assert len(engine) == len(self.model), name

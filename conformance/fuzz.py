@@ -23,6 +23,7 @@ from typing import Callable
 import attrs
 
 from subsum.conformance.network import FILTERS, check_overlay, check_tables, publish_and_check
+from subsum.conformance.violations import ClaimViolation, require
 from subsum.core.filters import format_filter, parse_filter
 from subsum.core.jsonio import write_lines_atomically
 from subsum.core.types import Attribute, Event, Subscription, subscription_sort_key
@@ -157,12 +158,7 @@ class Run:
                     net.transport.deliver_from(pending[index % len(pending)])
         elif kind == "quiesce":
             net.run()
-            try:
-                check_tables(net)
-            except AssertionError as exc:
-                if self.protocol == "strawman":
-                    raise
-                raise AssertionError(f"CLM-RCF-1: {exc}") from None
+            check_tables(net, "CLM-NET-2" if self.protocol == "strawman" else "CLM-RCF-1")
             self.static = True
         elif kind == "fire":
             timers = net.transport.pending_timers()
@@ -177,7 +173,7 @@ class Run:
             self._churn(op)
             self.static = False
         check_overlay(net)
-        assert not net.ledger.violations, f"control message to a client: {dict(net.ledger.violations)}"
+        require(not net.ledger.violations, "CLM-NET-4", lambda: f"the simulator counted {dict(net.ledger.violations)}")
 
     def _churn(self, op: dict) -> None:
         net, kind = self.net, op["op"]
@@ -207,19 +203,6 @@ class Run:
         publish_and_check(net, op["client"], event, self.static)
 
 
-def claim_of(message: str) -> str:
-    """Which claim a failed check speaks for."""
-    if message.startswith("CLM-"):
-        return message.split(":", 1)[0]
-    if "the model sends" in message or "differs from the model" in message or "the model to" in message:
-        return "CLM-NET-6"
-    if "missing" in message and "extra" in message:
-        return "CLM-NET-2"
-    if "control message" in message:
-        return "CLM-NET-4"
-    return "CLM-NET-1"
-
-
 def execute(topology: dict, seed: int, schedule: list[dict], protocol: str = "strawman", defer_timeout: float = 3000.0,
             sub_timeout: float = 5000.0) -> Violation | None:
     """Run a schedule and a final quiesce; the first violation, or None."""
@@ -233,14 +216,12 @@ def execute(topology: dict, seed: int, schedule: list[dict], protocol: str = "st
 
 
 def violation_of(exc: Exception, step: int) -> Violation:
-    if isinstance(exc, AssertionError):
-        message = str(exc) or "assertion failed"
-        claim = claim_of(message)
-        if message.startswith(claim + ": "):
-            message = message[len(claim) + 2:]  # the claim is reported beside it
-        return Violation(claim, message, step)
+    """A failed check names its claim in its type (`ClaimViolation`); any
+    other exception is the implementation (or a check) crashing."""
     if isinstance(exc, ScheduleError):
         raise exc
+    if isinstance(exc, ClaimViolation):
+        return Violation(exc.claim, exc.message, step)
     return Violation("crash", f"{type(exc).__name__}: {exc}", step)
 
 

@@ -12,8 +12,10 @@ from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule, run_state_machine_as_test
 
+from subsum.conformance import census
 from subsum.conformance import strategies as gen
 from subsum.conformance.properties import property_check
+from subsum.conformance.violations import ClaimViolation, require
 from subsum.core.filters import parse_filter
 from subsum.core.types import Subscription, subscription_sort_key
 from subsum.impl.network import CLIENT_BASE, StrawmanBroker, Network, build
@@ -36,25 +38,30 @@ def model_state(net: Network):
 def check_overlay(net: Network) -> None:
     """DEF-NET-1: the broker links form a forest; neighbour sets are symmetric;
     every client's access broker lists it; links and neighbour sets agree."""
-    graph = ref.overlay(net.brokers, net.broker_links())  # asserts a forest
+    try:
+        graph = ref.overlay(net.brokers, net.broker_links())  # asserts a forest
+    except AssertionError as exc:
+        raise ClaimViolation("CLM-NET-1", str(exc)) from None
     for b, broker in net.brokers.items():
         for m in broker.neighbors:
             if m >= CLIENT_BASE:
-                assert net.clients.get(m) == b, f"broker {b} lists client {m}, attached to {net.clients.get(m)}"
+                require(net.clients.get(m) == b, "CLM-NET-1", lambda: f"broker {b} lists client {m}, attached to {net.clients.get(m)}")
             else:
-                assert b in net.brokers[m].neighbors, f"{b} lists {m} but {m} does not list {b}"
-                assert graph.has_edge(b, m), f"{b} and {m} are neighbours without a link"
+                require(b in net.brokers[m].neighbors, "CLM-NET-1", lambda: f"{b} lists {m} but {m} does not list {b}")
+                require(graph.has_edge(b, m), "CLM-NET-1", lambda: f"{b} and {m} are neighbours without a link")
     for c, b in net.clients.items():
-        assert c in net.brokers[b].neighbors, f"client {c} is not a neighbour of its broker {b}"
+        require(c in net.brokers[b].neighbors, "CLM-NET-1", lambda: f"client {c} is not a neighbour of its broker {b}")
 
 
-def check_tables(net: Network) -> None:
-    """CLM-NET-2: every table equals the ideal oracle."""
+def check_tables(net: Network, claim: str = "CLM-NET-2") -> None:
+    """CLM-NET-2: every table equals the ideal oracle (after churn under a
+    reconfiguration protocol, that is CLM-RCF-1: name it as `claim`)."""
     graph, access, filters = model_state(net)
     ideal = ref.ideal_tables(graph, access, filters)
     got = net.tables()
     for b in sorted(ideal):
-        assert got[b] == ideal[b], f"broker {b}: missing {sorted(map(repr, ideal[b] - got[b]))[:3]}, extra {sorted(map(repr, got[b] - ideal[b]))[:3]}"
+        require(got[b] == ideal[b], claim,
+                lambda: f"broker {b}: missing {sorted(map(repr, ideal[b] - got[b]))[:3]}, extra {sorted(map(repr, got[b] - ideal[b]))[:3]}")
 
 
 def publish_and_check(net: Network, client: int, event, static: bool) -> None:
@@ -69,11 +76,11 @@ def publish_and_check(net: Network, client: int, event, static: bool) -> None:
     net.run()
     want = ref.ideal_delivery(graph, access, filters, client, event)
     got = net.ledger.deliveries[eid]
-    assert set(got) == want, f"CLM-NET-3: event {eid} delivered to {sorted(got)}, ideal {sorted(want)}"
-    assert all(n == 1 for n in got.values()), f"CLM-NET-3: event {eid} delivered more than once: {dict(got)}"
+    require(set(got) == want, "CLM-NET-3", lambda: f"event {eid} delivered to {sorted(got)}, ideal {sorted(want)}")
+    require(all(n == 1 for n in got.values()), "CLM-NET-3", lambda: f"event {eid} delivered more than once: {dict(got)}")
     for u, v in net.ledger.crossings[eid]:
         beyond = ref.filters_at(ref.side_of(graph, u, v), access, filters)
-        assert any(matches(f, event) for f in beyond), f"CLM-NET-3: event {eid} crossed {u}->{v} with no matching subscriber beyond"
+        require(any(matches(f, event) for f in beyond), "CLM-NET-3", lambda: f"event {eid} crossed {u}->{v} with no matching subscriber beyond")
 
 
 class StrawmanUnderChurn(RuleBasedStateMachine):
@@ -82,6 +89,7 @@ class StrawmanUnderChurn(RuleBasedStateMachine):
     crash, join and leave."""
 
     broker_class = StrawmanBroker
+    convergence_claim = "CLM-NET-2"  # what check_tables speaks for after quiescence
 
     @initialize(n=st.integers(2, 7), seed=st.integers(0, 2**16), data=st.data())
     def start(self, n, seed, data):
@@ -171,7 +179,7 @@ class StrawmanUnderChurn(RuleBasedStateMachine):
     @rule()
     def quiesce(self):
         self.net.run()
-        check_tables(self.net)
+        check_tables(self.net, self.convergence_claim)
         self.static = True
 
     @invariant()
@@ -180,12 +188,13 @@ class StrawmanUnderChurn(RuleBasedStateMachine):
 
     @invariant()
     def no_control_message_reaches_a_client(self):
-        assert not self.net.ledger.violations, dict(self.net.ledger.violations)
+        # The simulator's own counter; StrawmanDifferential also reads every message sent (CLM-NET-4).
+        require(not self.net.ledger.violations, "CLM-NET-4", lambda: f"the simulator counted {dict(self.net.ledger.violations)}")
 
     def teardown(self):
         if hasattr(self, "net"):
             self.net.run()
-            check_tables(self.net)
+            check_tables(self.net, self.convergence_claim)
 
 
 def run_strawman_state_machine() -> None:
@@ -215,10 +224,44 @@ def model_view(broker: StrawmanBroker) -> ref.BrokerState:
                            frozenset(m for m in broker.neighbors if m >= CLIENT_BASE), frozenset(broker.entries()))
 
 
+def sub_rule(state: ref.BrokerState, n: int, p: Subscription) -> str:
+    """Which rule of DEF-NET-6 a SUB(p) from n fires at this state (a census tag)."""
+    if n not in state.neighbors:
+        return "SUB:stale"
+    if (n, p) in state.table:
+        return "SUB:repeat"
+    before = ref.subscribers_of(state, p)
+    if not before:
+        return "SUB:first"
+    if len(before) == 1:
+        return "SUB:second-to-broker" if before <= ref.broker_neighbors(state) else "SUB:second-to-client"
+    return "SUB:later"
+
+
+def unsub_rule(state: ref.BrokerState, n: int, p: Subscription) -> str:
+    """Which rule of DEF-NET-6 an UNSUB(p) from n fires at this state (a census tag)."""
+    if (n, p) not in state.table:
+        return "UNSUB:stale"
+    remaining = ref.subscribers_of(state, p) - {n}
+    if not remaining:
+        return "UNSUB:last"
+    if len(remaining) == 1:
+        return "UNSUB:single-remaining-broker" if remaining <= ref.broker_neighbors(state) else "UNSUB:single-remaining-client"
+    return "UNSUB:several-remaining"
+
+
+def check_no_control_message_to_a_client(sender: int, sent: list) -> None:
+    """CLM-NET-4, read off the messages a broker hands the simulator (not its counter)."""
+    to_clients = [(dst, kind) for dst, kind, _ in sent if dst >= CLIENT_BASE and kind != "EVENT"]
+    require(not to_clients, "CLM-NET-4", lambda: f"broker {sender} addressed {to_clients} to clients")
+
+
 class CheckedBroker(StrawmanBroker):
     """A broker that runs the model's handler beside each of its own, from
     the same state, and compares the new table and the messages sent (as a
-    multiset: the handlers iterate sets)."""
+    multiset: the handlers iterate sets). It also checks that nothing but
+    EVENTs goes to a client (CLM-NET-4), and records which rule fired
+    (conformance/census.py)."""
 
     def _compare(self, what: str, model_step, run) -> None:
         want_state, want_messages = model_step(model_view(self))
@@ -227,31 +270,47 @@ class CheckedBroker(StrawmanBroker):
         with patched(net, "send", lambda src, dst, kind, payload: (sent.append((dst, kind, payload)), original(src, dst, kind, payload))):
             run()
         got = model_view(self)
-        assert got.table == want_state.table, f"broker {self.id} {what}: table {sorted(map(repr, got.table ^ want_state.table))[:4]} differs from the model"
-        assert got.neighbors == want_state.neighbors, f"broker {self.id} {what}: neighbours differ from the model"
-        assert Counter(map(repr, sent)) == Counter(map(repr, want_messages)), \
-            f"broker {self.id} {what}: sent {sorted(map(repr, sent))}, the model sends {sorted(map(repr, want_messages))}"
+        check_no_control_message_to_a_client(self.id, sent)
+        require(got.table == want_state.table, "CLM-NET-6",
+                lambda: f"broker {self.id} {what}: table {sorted(map(repr, got.table ^ want_state.table))[:4]} differs from the model")
+        require(got.neighbors == want_state.neighbors, "CLM-NET-6", lambda: f"broker {self.id} {what}: neighbours differ from the model")
+        require(Counter(map(repr, sent)) == Counter(map(repr, want_messages)), "CLM-NET-6",
+                lambda: f"broker {self.id} {what}: sent {sorted(map(repr, sent))}, the model sends {sorted(map(repr, want_messages))}")
 
     def sub_received(self, n, f):
+        census.record(sub_rule(model_view(self), n, f))
         self._compare(f"SUB from {n}", lambda s: ref.on_sub(s, n, f), lambda: StrawmanBroker.sub_received(self, n, f))
 
     def unsub_received(self, n, f):
+        census.record(unsub_rule(model_view(self), n, f))
         self._compare(f"UNSUB from {n}", lambda s: ref.on_unsub(s, n, f), lambda: StrawmanBroker.unsub_received(self, n, f))
 
     def remove_link_to(self, n):
+        census.record("REMOVE-LINK:with-entries" if any(m == n for m, _ in self.entries()) else "REMOVE-LINK:no-entries")
         self._compare(f"removeLinkTo({n})", lambda s: ref.on_remove_link(s, n), lambda: StrawmanBroker.remove_link_to(self, n))
 
     def add_link_to(self, n):
+        census.record("ADD-LINK:client" if n >= CLIENT_BASE else "ADD-LINK:broker")
         self._compare(f"addLinkTo({n})", lambda s: ref.on_add_link(s, n, n >= CLIENT_BASE), lambda: StrawmanBroker.add_link_to(self, n))
 
     def event_received(self, n, payload):
         eid, event = payload
         want = ref.event_targets(model_view(self), n, event)
+        census.record("EVENT:forwarded" if want else "EVENT:dropped")
         net, targets = self.net, set()
         original = net.route_event
         with patched(net, "route_event", lambda src, dsts, e, ev: (targets.update(dsts), original(src, dsts, e, ev))):
             StrawmanBroker.event_received(self, n, payload)
-        assert targets == want, f"broker {self.id} EVENT from {n}: forwarded to {sorted(targets)}, the model to {sorted(want)}"
+        require(targets == want, "CLM-NET-6", lambda: f"broker {self.id} EVENT from {n}: forwarded to {sorted(targets)}, the model to {sorted(want)}")
+
+
+#: The rules of DEF-NET-6 and DEF-NET-7 the differential machine must fire under `ci` (census tags).
+HANDLER_FLOORS = {
+    "SUB:first": 20, "SUB:second-to-broker": 5, "SUB:second-to-client": 5, "SUB:later": 1, "SUB:repeat": 5, "SUB:stale": 3,
+    "UNSUB:last": 20, "UNSUB:single-remaining-broker": 3, "UNSUB:single-remaining-client": 3, "UNSUB:several-remaining": 1,
+    "UNSUB:stale": 1, "REMOVE-LINK:with-entries": 5, "REMOVE-LINK:no-entries": 5, "ADD-LINK:broker": 5, "ADD-LINK:client": 5,
+    "EVENT:forwarded": 1, "EVENT:dropped": 5,
+}
 
 
 class StrawmanDifferential(StrawmanUnderChurn):

@@ -1,16 +1,26 @@
-"""Hypothesis settings profiles: `ci` (the default) and `thorough`.
+"""Hypothesis settings profiles, `ci` (the default) and `thorough`, and the
+time budget each one gives a check.
 
-`ci` is derandomized: the same examples every run, so a CI failure replays
-exactly. `thorough` draws fresh random examples and many more of them; when
-it finds a failure, Hypothesis prints the shrunk example and a
-`@reproduce_failure` blob that replays it.
+- `ci` is derandomized: the same examples every run, so CI is never flaky
+  and a failure replays exactly. Each check runs once, under its budget
+  (`Check.budget`, seconds); past it, the check is cut and reported as
+  `timeout`.
+- `thorough` draws fresh random examples and *spends* its budget: it runs a
+  property or state machine again and again, each round with new random
+  examples, until `budget × spend` seconds have passed, then stops at the
+  end of that round. A round that runs past `budget × (spend + 1)` is cut
+  as `timeout`. Failures are shrunk and saved in Hypothesis's example
+  database (`.hypothesis/`), which later runs replay first.
+
+`--budget-scale F` (subsum verify) multiplies every check's budget.
 """
 
 from __future__ import annotations
 
+import attrs
 from hypothesis import HealthCheck, settings
 
-PROFILES = ("ci", "thorough")
+_SUPPRESSED = [HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.data_too_large]
 
 settings.register_profile(
     "ci",
@@ -19,18 +29,42 @@ settings.register_profile(
     deadline=None,
     print_blob=True,
     database=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.data_too_large],
+    suppress_health_check=_SUPPRESSED,
 )
 settings.register_profile(
     "thorough",
-    max_examples=1000,
+    max_examples=200,  # per round; rounds repeat until the budget is spent
     deadline=None,
     print_blob=True,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.data_too_large],
+    suppress_health_check=_SUPPRESSED,
 )
 
 
+@attrs.frozen
+class Profile:
+    name: str
+    #: Keep drawing fresh rounds until budget × spend seconds have passed (0: run once).
+    spend: float
+    #: The hard limit of a check, in budgets: past budget × limit it is cut as `timeout`.
+    limit: float
+
+
+PROFILES: dict[str, Profile] = {
+    "ci": Profile("ci", spend=0.0, limit=1.0),
+    "thorough": Profile("thorough", spend=3.0, limit=4.0),
+}
+
+_active = PROFILES["ci"]
+
+
 def load(profile: str) -> None:
+    """Make `profile` the active one: its Hypothesis settings and its budgets."""
+    global _active
     if profile not in PROFILES:
         raise ValueError(f"unknown profile {profile!r}; expected one of {', '.join(PROFILES)}")
     settings.load_profile(profile)
+    _active = PROFILES[profile]
+
+
+def active() -> Profile:
+    return _active

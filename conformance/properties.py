@@ -13,7 +13,7 @@ import math
 import z3
 import functools
 
-from hypothesis import assume, given
+from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
 from subsum.core.filters import format_filter, parse_filter
@@ -26,29 +26,51 @@ from subsum.model.covering import (
     covers_constraint,
     covers_subscription,
 )
+from subsum.conformance import budget, census
 from subsum.conformance import strategies as gen
 
 
-def property_check(*strategies):
-    """Mark a property body with the strategies for its arguments."""
+def property_check(*strategies, examples: tuple[tuple, ...] = (), scale: float = 1):
+    """Mark a property body with the strategies for its arguments, the
+    examples it always runs first (the spec's edge cases, pinned as
+    Hypothesis `@example`s: every profile runs them, whatever it draws), and
+    `scale`, which multiplies the profile's number of examples (5 for a
+    check of milliseconds an example, 0.1 for one whose examples are Spark
+    jobs; never fewer than 3)."""
 
     def mark(fn):
         fn.strategies = strategies
+        fn.examples = examples
+        fn.scale = scale
         return fn
 
     return mark
 
 
 def run_property(fn) -> None:
-    """Run a property under the active settings profile; raise on a counterexample."""
+    """Run a property under the active settings profile; raise on a counterexample.
+    Each failing call is kept in `budget.last_failure`, so a check cut by its
+    time budget while Hypothesis shrinks still shows a counterexample."""
+
+    pinned = {tuple(map(id, args)) for args in getattr(fn, "examples", ())}
 
     @functools.wraps(fn)
     def test(*args, **kwargs):
-        return fn(*args, **kwargs)
+        try:
+            if tuple(map(id, (*args, *kwargs.values()))) in pinned:  # the census counts what the generators draw, not the pins
+                with census.paused():
+                    return fn(*args, **kwargs)
+            return fn(*args, **kwargs)
+        except Exception as exc:
+            budget.last_failure.record(f"{fn.__name__}{(*args, *kwargs.values())!r}: {type(exc).__name__}: {exc}")
+            raise
 
+    for args in getattr(fn, "examples", ()):
+        test = example(*args)(test)
     run = given(*fn.strategies)(test)
-    if hasattr(fn, "settings"):  # a property that caps its examples (each may be a Spark job)
-        run = fn.settings()(run)
+    if fn.scale != 1:
+        current = settings()  # the active profile's
+        run = settings(current, max_examples=max(3, int(current.max_examples * fn.scale)))(run)
     run()
 
 

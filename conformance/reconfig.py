@@ -25,10 +25,13 @@ from hypothesis import HealthCheck, find, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import initialize, precondition, rule, run_state_machine_as_test
 
+from subsum.conformance import census
 from subsum.conformance import strategies as gen
-from subsum.conformance.network import (FILTERS, CheckedBroker, StrawmanUnderChurn, check_tables, model_state, model_view,
+from subsum.conformance.network import (FILTERS, CheckedBroker, StrawmanUnderChurn, check_no_control_message_to_a_client, check_tables,
+                                         model_state, model_view,
                                          patched)
 from subsum.conformance.properties import property_check
+from subsum.conformance.violations import require
 from subsum.impl.network import Network, build
 from subsum.impl.network import PROTOCOLS
 from subsum.impl.network.protocols import InformedBroker
@@ -42,12 +45,15 @@ SUB_TIMEOUTS = (0.5, 5.0, 5000.0)
 
 
 @contextmanager
-def captured_sends(net: Network):
-    """Collect (dst, kind, payload) of every tree message sent inside the block."""
+def captured_sends(net: Network, sender: int | None = None):
+    """Collect (dst, kind, payload) of every tree message sent inside the
+    block; with `sender`, then check that none went to a client (CLM-NET-4)."""
     sent: list = []
     original = net.send
     with patched(net, "send", lambda src, dst, kind, payload: (sent.append((dst, kind, payload)), original(src, dst, kind, payload))):
         yield sent
+    if sender is not None:
+        check_no_control_message_to_a_client(sender, sent)
 
 
 def same_messages(got: list, want: list) -> bool:
@@ -60,50 +66,56 @@ class ProtocolChecks:
 
     def manage_removed_link(self, n, rid):
         if self.net.defer_timeout <= 0:
+            census.record("TIMED:timeout-zero")
             super().manage_removed_link(n, rid)  # Strawman's removeLinkTo, checked by CheckedBroker
             return
         state = model_view(self)
+        census.record("TIMED:leaf-no-timer" if ref.is_leaf_without(state, n) else "TIMED:deferred")
         want_state, want_deferred = ref.deferred_removal(state, n)
         waiting_before = set(self.waiting.get(rid, ()))
         timers_before = self.net.ledger.timers_started[self.id]
-        with captured_sends(self.net) as sent:
+        with captured_sends(self.net, self.id) as sent:
             super().manage_removed_link(n, rid)
         got = model_view(self)
-        assert not sent, f"CLM-RCF-7: broker {self.id} sent {sent} while deferring the link to {n}"
-        assert got.table == want_state.table and got.neighbors == want_state.neighbors, \
-            f"CLM-RCF-7: broker {self.id} deferring the link to {n}: table differs from the model"
+        require(not sent, "CLM-RCF-7", lambda: f"broker {self.id} sent {sent} while deferring the link to {n}")
+        require(got.table == want_state.table and got.neighbors == want_state.neighbors, "CLM-RCF-7",
+                lambda: f"broker {self.id} deferring the link to {n}: table differs from the model")
         deferred = set(self.waiting.get(rid, ())) - waiting_before
-        assert deferred == set(want_deferred), \
-            f"CLM-RCF-7: broker {self.id} deferred {sorted(map(repr, deferred))}, the model {sorted(map(repr, want_deferred))}"
+        require(deferred == set(want_deferred), "CLM-RCF-7",
+                lambda: f"broker {self.id} deferred {sorted(map(repr, deferred))}, the model {sorted(map(repr, want_deferred))}")
         if ref.is_leaf_without(state, n):
-            assert self.net.ledger.timers_started[self.id] == timers_before, \
-                f"CLM-RCF-4: leaf broker {self.id} started a timer when its link to {n} broke"
+            require(self.net.ledger.timers_started[self.id] == timers_before, "CLM-RCF-4",
+                    lambda: f"leaf broker {self.id} started a timer when its link to {n} broke")
 
     def unsub_timer_expired(self, rid):
         if self.net.brokers.get(self.id) is not self:
             super().unsub_timer_expired(rid)
             return
+        census.record("TIMED:timer-expired")
         state, want = model_view(self), []
         for n, p in self.waiting.get(rid, ()):
             state, sent = ref.deferred_unsubscribe(state, n, p)
             want += sent
-        with captured_sends(self.net) as sent:
+        with captured_sends(self.net, self.id) as sent:
             super().unsub_timer_expired(rid)
         got = model_view(self)
-        assert got.table == state.table, f"CLM-RCF-7: broker {self.id} deferred UNSUBs of {rid}: table differs from the model"
-        assert same_messages(sent, want), \
-            f"CLM-RCF-7: broker {self.id} deferred UNSUBs of {rid}: sent {sorted(map(repr, sent))}, the model sends {sorted(map(repr, want))}"
+        require(got.table == state.table, "CLM-RCF-7", lambda: f"broker {self.id} deferred UNSUBs of {rid}: table differs from the model")
+        require(same_messages(sent, want), "CLM-RCF-7",
+                lambda: f"broker {self.id} deferred UNSUBs of {rid}: sent {sorted(map(repr, sent))}, the model sends {sorted(map(repr, want))}")
 
     def flush_received(self, m, rid):
         if rid in self.unsub_timers:
+            census.record("FLUSH:acted-on")
             super().flush_received(m, rid)  # acted on: the deferred UNSUBs, checked above
             return
+        census.record("FLUSH:passed-on")
         state = model_view(self)
-        with captured_sends(self.net) as sent:
+        with captured_sends(self.net, self.id) as sent:
             super().flush_received(m, rid)
-        assert model_view(self).table == state.table, f"CLM-RCF-5: broker {self.id} changed its table on FLUSH({rid}) it holds no task for"
+        require(model_view(self).table == state.table, "CLM-RCF-5",
+                lambda: f"broker {self.id} changed its table on FLUSH({rid}) it holds no task for")
         want = [(k, "FLUSH", rid) for k in ref.flush_forward(state, m)]
-        assert same_messages(sent, want), f"CLM-RCF-5: broker {self.id} passed FLUSH({rid}) from {m} on as {sent}, expected {want}"
+        require(same_messages(sent, want), "CLM-RCF-5", lambda: f"broker {self.id} passed FLUSH({rid}) from {m} on as {sent}, expected {want}")
 
 
 class InformedChecks(ProtocolChecks):
@@ -117,29 +129,35 @@ class InformedChecks(ProtocolChecks):
 
     def activate_received(self, m, payload):
         rid, held, n2 = payload
+        census.record("ACTIVATE:received")
         expected = getattr(self, "_expect", None)
         if m == self.id and expected is not None:
-            assert held == expected[0], f"CLM-RCF-7: broker {self.id} computed P = {sorted(map(repr, held))}, the model {sorted(map(repr, expected[0]))}"
+            require(held == expected[0], "CLM-RCF-7",
+                    lambda: f"broker {self.id} computed P = {sorted(map(repr, held))}, the model {sorted(map(repr, expected[0]))}")
         super().activate_received(m, payload)
 
     def activate(self, rid, held, n):
         want, want_held = ref.activation(model_view(self), n, held)
-        with captured_sends(self.net) as sent:
+        census.record("ACTIVATE:holds-back" if want_held else "ACTIVATE:holds-nothing")
+        with captured_sends(self.net, self.id) as sent:
             super().activate(rid, held, n)
-        assert same_messages(sent, want + [(n, "FLUSH", rid)]), \
-            f"CLM-RCF-7: broker {self.id} activating the link to {n}: sent {sorted(map(repr, sent))}, the model {sorted(map(repr, want))} and FLUSH"
+        require(same_messages(sent, want + [(n, "FLUSH", rid)]), "CLM-RCF-7",
+                lambda: f"broker {self.id} activating the link to {n}: sent {sorted(map(repr, sent))}, the model {sorted(map(repr, want))} and FLUSH")
         got_held = frozenset(self.tagged[rid][1]) if rid in self.tagged else frozenset()
-        assert got_held == want_held, f"CLM-RCF-7: broker {self.id} held back {sorted(map(repr, got_held))}, the model {sorted(map(repr, want_held))}"
+        require(got_held == want_held, "CLM-RCF-7",
+                lambda: f"broker {self.id} held back {sorted(map(repr, got_held))}, the model {sorted(map(repr, want_held))}")
 
     def sub_timer_expired(self, rid):
         if self.net.brokers.get(self.id) is not self:
             super().sub_timer_expired(rid)
             return
         n, tagged = self.tagged[rid]
+        census.record("INFORMED:sub-timer-expired")
         want = ref.released(model_view(self), n, frozenset(tagged))
-        with captured_sends(self.net) as sent:
+        with captured_sends(self.net, self.id) as sent:
             super().sub_timer_expired(rid)
-        assert same_messages(sent, want), f"CLM-RCF-7: broker {self.id} released {sorted(map(repr, sent))} to {n}, the model {sorted(map(repr, want))}"
+        require(same_messages(sent, want), "CLM-RCF-7",
+                lambda: f"broker {self.id} released {sorted(map(repr, sent))} to {n}, the model {sorted(map(repr, want))}")
 
 
 def checked_class(protocol: str) -> type:
@@ -159,6 +177,7 @@ class ReconfigUnderChurn(StrawmanUnderChurn):
     may be lost, and a pair that just broke may be linked again."""
 
     protocol = "timed"
+    convergence_claim = "CLM-RCF-1"
 
     @initialize(n=st.integers(2, 7), seed=st.integers(0, 2**16),
                 defer=st.one_of(st.just(3000.0), st.sampled_from(DEFER_TIMEOUTS)),
@@ -232,6 +251,16 @@ def machine_for(protocol: str) -> type:
 TimedUnderChurn = machine_for("timed")
 NotifiedUnderChurn = machine_for("notified")
 InformedUnderChurn = machine_for("informed")
+
+
+#: The protocol steps each machine must take under `ci` (census tags), beside the Strawman rules.
+PROTOCOL_FLOORS = {
+    "timed": {"TIMED:deferred": 20, "TIMED:leaf-no-timer": 20, "TIMED:timer-expired": 20, "SUB:second-to-broker": 5,
+              "UNSUB:single-remaining-broker": 5, "UNSUB:stale": 5},
+    "notified": {"TIMED:deferred": 20, "TIMED:leaf-no-timer": 20, "TIMED:timer-expired": 20, "FLUSH:acted-on": 3, "FLUSH:passed-on": 20},
+    "informed": {"TIMED:deferred": 20, "TIMED:timer-expired": 20, "TIMED:timeout-zero": 3, "FLUSH:acted-on": 3, "FLUSH:passed-on": 20,
+                 "ACTIVATE:received": 20, "ACTIVATE:holds-nothing": 20, "ACTIVATE:holds-back": 1, "INFORMED:sub-timer-expired": 1},
+}
 
 
 def run_machine(machine: type) -> None:

@@ -15,7 +15,6 @@ import random
 import tempfile
 from pathlib import Path
 
-from hypothesis import settings
 from hypothesis import strategies as st
 
 from subsum.core.errors import InputError
@@ -41,12 +40,6 @@ def session():
     spark = get_session()
     spark.catalog.clearCache()
     return spark
-
-
-def _examples_cap(divisor: int = 10) -> settings:
-    """A tenth of the active profile's examples (each one is a Spark job)."""
-    current = settings.default
-    return settings(current, max_examples=max(3, current.max_examples // divisor), deadline=None)
 
 
 # --- CLM-PIPE-1 -----------------------------------------------------------------------------
@@ -82,7 +75,7 @@ def spark_match_sets(subs, events) -> list[set[str]]:
     return [set(got[i]) for i in range(len(events))]
 
 
-@property_check(st.lists(gen.workloads(), min_size=1, max_size=PER_JOB))
+@property_check(st.lists(gen.workloads(), min_size=1, max_size=PER_JOB), scale=0.1)  # each example is a Spark job
 def spark_engine_equals_model(workloads):
     """CLM-PIPE-1: the Spark engine equals the model on Hypothesis workloads."""
     subs, events = union_of(workloads)
@@ -94,7 +87,6 @@ def spark_engine_equals_model(workloads):
         assert w == g, f"event {i} {events[i]}: model {sorted(w)}, spark {sorted(g)}"
 
 
-spark_engine_equals_model.settings = _examples_cap
 
 
 def _boundary_cases() -> list[tuple[str, str, object, object]]:
@@ -428,7 +420,7 @@ def merged_traces(traces: list[list[str]]) -> list[str]:
 
 
 @property_check(st.lists(st.tuples(st.integers(0, 10_000), st.sampled_from([0, 2])), min_size=1, max_size=8),
-                st.sampled_from([0.0, 2.0, 20.0]))
+                st.sampled_from([0.0, 2.0, 20.0]), scale=0.1)  # each example is a Spark job
 def trace_check_equals_model(cases, grace):
     """CLM-TRACE-1: Spark and the reference checker report the same violations
     on simulated traces with churn and mutated deliveries (several per job)."""
@@ -443,7 +435,6 @@ def trace_check_equals_model(cases, grace):
                          f"{sorted(set(got) ^ set(want))[:5]}")
 
 
-trace_check_equals_model.settings = _examples_cap
 
 
 def static_run_is_clean() -> str:

@@ -147,7 +147,20 @@ def batch_for(draw, subscriptions: list[Subscription], max_events: int = 6) -> l
     # Sometimes repeat an event, so that attributes repeat across the batch.
     if batch and draw(st.booleans()):
         batch.append(draw(st.sampled_from(batch)))
+    # Sometimes one name carries the type puns across events: bool true, int 1, float 1.0.
+    if draw(st.integers(0, 3)) == 0:
+        batch.extend(draw(pun_events()))
     return batch
+
+
+@st.composite
+def pun_events(draw) -> list[Event]:
+    """Events that give one name the values `true`, `1` and `1.0` (one each,
+    in some order): equal in Python, distinct in the data model (DEF-DATA-1)."""
+    name = draw(names)
+    puns = [Attribute(name, "bool", True), Attribute(name, "int", 1), Attribute(name, "float", 1.0)]
+    chosen = draw(st.lists(st.sampled_from(puns), min_size=2, max_size=3, unique=True))
+    return [Event((a,)) for a in chosen]
 
 
 @st.composite
@@ -168,19 +181,44 @@ def string_workloads(draw):
     """String constraints only, on two names, over a two-letter alphabet:
     prefixes, suffixes, substrings and wildcard parts overlap and collide."""
     text = st.text(alphabet=PATTERN_ALPHABET, max_size=4)
+    # A wildcard whose parts overlap inside one word (l = w[:i], r = w[j:], j < i):
+    # w itself starts with l and ends with r, yet is too short to match.
+    overlapping = st.text(alphabet=PATTERN_ALPHABET, min_size=2, max_size=4).flatmap(
+        lambda w: st.tuples(st.integers(1, len(w)), st.integers(0, len(w) - 1)).map(lambda ij: f"{w[:max(ij)]}*{w[min(ij):]}"))
     op_value = st.one_of(
-        st.tuples(st.sampled_from(["=", "!=", "prefix", "suffix", "contains"]), text),
-        st.tuples(st.just("wildcard"), st.builds(lambda l, r: f"{l}*{r}", text, text)),
+        st.tuples(st.sampled_from(["=", "!=", "prefix", "prefix", "suffix", "suffix", "contains", "contains"]), text),
+        st.tuples(st.just("wildcard"), st.one_of(st.builds(lambda l, r: f"{l}*{r}", text, text), overlapping)),
         st.tuples(st.just("any"), st.none()),
     )
     constraint = st.builds(lambda n, ov: Constraint(name=n, type="string", op=ov[0], value=ov[1]), st.sampled_from("st"), op_value)
     subscriptions = draw(st.lists(st.lists(constraint, max_size=3).map(lambda cs: Subscription(frozenset(cs))), min_size=1, max_size=8))
-    value = st.text(alphabet=PATTERN_ALPHABET, max_size=7)
-    event = st.builds(
+    patterns = sorted({c.value for s in subscriptions for c in s.constraints if c.value is not None})
+    return _ids(subscriptions), draw(st.lists(string_event(patterns), max_size=8))
+
+
+def string_event(patterns: list[str]) -> st.SearchStrategy:
+    """An event over the names s, t, u whose values are arbitrary, or built
+    around a pattern in use (a wildcard's parts filled or squeezed): so every
+    pattern lands at the start, in the middle, at the end and as the whole
+    value, and wildcard values come exactly len(l) + len(r) long."""
+    text = st.text(alphabet=PATTERN_ALPHABET, max_size=3)
+    arbitrary = st.text(alphabet=PATTERN_ALPHABET, max_size=7)
+
+    def around(pattern: str) -> st.SearchStrategy:
+        if "*" in pattern:
+            left, right = pattern.split("*")
+            squeezed = [left + right[k:] for k in range(1, min(len(left), len(right)) + 1) if left.endswith(right[:k])]
+            return st.one_of(st.builds(lambda m: left + m + right, text), st.sampled_from(squeezed or [left + right]))
+        # fillers over {a, b} may repeat the pattern; fillers of 'c' never do (so it lands only at the end, say)
+        filler = st.one_of(st.just(""), text, st.text(alphabet="c", min_size=1, max_size=2))
+        return st.builds(lambda l, r: l + pattern + r, filler, filler)
+
+    plain, wild = [p for p in patterns if "*" not in p], [p for p in patterns if "*" in p]
+    value = st.one_of(arbitrary, *(st.sampled_from(group).flatmap(around) for group in (plain, wild) if group))
+    return st.builds(
         lambda d: Event(tuple(Attribute(name=n, type="string", value=v) for n, v in d.items())),
         st.dictionaries(st.sampled_from("stu"), value),
     )
-    return _ids(subscriptions), draw(st.lists(event, max_size=8))
 
 
 @st.composite

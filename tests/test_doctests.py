@@ -1,4 +1,5 @@
-"""The docstring examples of `subsum.model` and `subsum.core` run and hold.
+"""The docstring examples of `subsum.model` and `subsum.core` (and of the
+conformance modules that carry them) run and hold.
 
 Collected here rather than by `pytest --doctest-modules model/`: that imports
 model/x.py by its path, as a second copy named `model.x`, a top-level name the
@@ -19,6 +20,7 @@ import subsum.model
 MODULES = [importlib.import_module(m.name)
            for package in (subsum.model, subsum.core)
            for m in pkgutil.walk_packages(package.__path__, package.__name__ + ".")]
+MODULES += [importlib.import_module(f"subsum.conformance.{name}") for name in ("budget", "census", "violations")]
 FINDER = doctest.DocTestFinder(exclude_empty=True)
 DOCTESTS = [t for module in MODULES for t in FINDER.find(module) if t.examples]
 

@@ -1,0 +1,107 @@
+"""Time budgets: every check runs under a limit, and the gate never hangs.
+
+A check that runs past its budget (a state machine shrinking for many
+minutes, a solver that does not return) is cut and reported as `timeout`
+with the time it ran and the last failing example seen, if any.
+
+Two mechanisms, one inside the other:
+
+- `time_limit(seconds)`: SIGALRM raises `CheckTimeout` in the main thread
+  at the deadline. It is a `BaseException`, so neither the check's own
+  `except Exception` nor Hypothesis (which catches `Exception` to shrink)
+  swallows it. Python runs the handler between bytecodes, so a long call
+  into C (z3, a Spark job) delays it until the call returns.
+- `Watchdog`: a thread that, should the check still run `grace` seconds
+  after the deadline (stuck in C), calls `on_expiry` (which writes the
+  reports so far) and ends the process with exit status 3.
+
+`last_failure` keeps the most recent failing example of the running check
+(`conformance.properties.run_property` records each failing call), so a
+check cut while Hypothesis shrinks still shows a counterexample.
+
+>>> import time
+>>> try:
+...     with time_limit(0.05):
+...         while True:
+...             time.sleep(0.01)
+... except CheckTimeout as exc:
+...     exc.seconds
+0.05
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import threading
+from contextlib import contextmanager
+from typing import Callable, Iterator
+
+
+class CheckTimeout(BaseException):
+    """A check ran past its budget of `seconds`."""
+
+    def __init__(self, seconds: float) -> None:
+        super().__init__(f"ran past its budget of {seconds:g} s")
+        self.seconds = seconds
+
+
+@contextmanager
+def time_limit(seconds: float | None) -> Iterator[None]:
+    """Raise `CheckTimeout` in this (main) thread once `seconds` have passed.
+    None, or a call from another thread (no signals there), sets no limit."""
+    if seconds is None or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def expire(_signum, _frame):
+        raise CheckTimeout(seconds)
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+class Watchdog:
+    """Ends the process if a check outlives its deadline by `grace` seconds."""
+
+    def __init__(self, seconds: float, grace: float, on_expiry: Callable[[], None]) -> None:
+        self._done = threading.Event()
+        self._thread = threading.Thread(target=self._watch, args=(seconds + grace, on_expiry), daemon=True)
+
+    def _watch(self, limit: float, on_expiry: Callable[[], None]) -> None:
+        if self._done.wait(limit):
+            return
+        try:
+            on_expiry()
+        finally:
+            sys.stderr.flush()
+            os._exit(3)
+
+    def __enter__(self) -> "Watchdog":
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._done.set()
+
+
+class LastFailure:
+    """The most recent failing example of the check that runs now."""
+
+    def __init__(self) -> None:
+        self.text: str | None = None
+
+    def clear(self) -> None:
+        self.text = None
+
+    def record(self, text: str) -> None:
+        self.text = text
+
+
+last_failure = LastFailure()

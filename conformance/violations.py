@@ -1,0 +1,53 @@
+"""A failed check names the claim it speaks for in its type, not in its wording.
+
+`ClaimViolation` is an `AssertionError` (so pytest and Hypothesis treat it
+as any failed assertion, and shrink it) that carries the claim's ID as a
+field. The fuzzer files a violation under `exc.claim`, and `subsum verify`
+reports it beside the check: rewording a message moves nothing.
+
+>>> try:
+...     require(1 + 1 == 3, "CLM-DEMO-1", lambda: "1 + 1 is not 3")
+... except ClaimViolation as exc:
+...     (exc.claim, exc.message, str(exc))
+('CLM-DEMO-1', '1 + 1 is not 3', 'CLM-DEMO-1: 1 + 1 is not 3')
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Callable
+
+CLAIM_ID = re.compile(r"CLM-[A-Z0-9]+(?:-[A-Z0-9]+)*-[0-9]+")
+
+
+class ClaimViolation(AssertionError):
+    """A check found that the implementation (or the model) breaks `claim`."""
+
+    def __init__(self, claim: str, message: str) -> None:
+        if not CLAIM_ID.fullmatch(claim):
+            raise ValueError(f"not a claim ID: {claim!r}")
+        super().__init__(f"{claim}: {message}")
+        self.claim, self.message = claim, message
+
+    def __reduce__(self):  # pickles (multiprocessing, Hypothesis's database) with its fields
+        return (type(self), (self.claim, self.message))
+
+
+def require(condition: object, claim: str, message: str | Callable[[], str]) -> None:
+    """Raise `ClaimViolation(claim, message)` unless `condition` holds. A
+    callable message is built only on failure (some are expensive)."""
+    if not condition:
+        raise ClaimViolation(claim, message() if callable(message) else message)
+
+
+def claim_of(exc: BaseException) -> str | None:
+    """The claim a failure speaks for: a `ClaimViolation`'s own, or the one
+    it was raised from (a check that re-raises), else None."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        if isinstance(current, ClaimViolation):
+            return current.claim
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+    return None
