@@ -11,8 +11,8 @@ PROFILE ?= ci
 .PHONY: verify test prove claims bench bench-refresh check-python check-java clean help
 
 help:
-	@echo "make verify   bootstrap .venv, install, run 'subsum verify' (every claim's checks)"
-	@echo "make test     bootstrap .venv, install, run ruff, mypy and pytest"
+	@echo "make verify   bootstrap .venv, install, run 'subsum verify' (every claim's checks); JUnit + HTML in build/reports/"
+	@echo "make test     bootstrap .venv, install, run ruff, mypy and pytest; JUnit in build/reports/"
 	@echo "make prove    run the z3 proofs alone"
 	@echo "make claims   print the traceability matrix"
 	@echo "make bench    run every benchmark: subsum bench matching, summaries, summary-routing, caching, client-server, network, reconfig, spark"
@@ -35,17 +35,22 @@ $(STAMP): pyproject.toml | check-python
 	@$(BIN)/python -m pip install --quiet -e '.[dev]'
 	@touch $(STAMP)
 
+# Reports for CI systems: JUnit XML (make test, make verify) and a self-contained HTML page (make verify).
+REPORTS ?= build/reports
+
 verify: $(STAMP) check-java
-	$(BIN)/subsum verify --profile $(PROFILE)
+	@mkdir -p $(REPORTS)
+	$(BIN)/subsum verify --profile $(PROFILE) --junit $(REPORTS)/verify-junit.xml --html $(REPORTS)/verify.html
 
 # ruff and mypy first (seconds), then pytest (minutes; it includes the
 # docstring examples of subsum.model and subsum.core, tests/test_doctests.py).
 # mypy reads build/typecheck/, which scripts/link_tree.py makes.
 test: $(STAMP)
+	@mkdir -p $(REPORTS)
 	$(BIN)/ruff check .
 	$(BIN)/python scripts/link_tree.py >/dev/null
 	$(BIN)/mypy
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest --junitxml=$(REPORTS)/pytest-junit.xml
 
 prove: $(STAMP)
 	$(BIN)/subsum prove

@@ -7,10 +7,14 @@ with the time it ran and the last failing example seen, if any.
 Two mechanisms, one inside the other:
 
 - `time_limit(seconds)`: SIGALRM raises `CheckTimeout` in the main thread
-  at the deadline. It is a `BaseException`, so neither the check's own
-  `except Exception` nor Hypothesis (which catches `Exception` to shrink)
-  swallows it. Python runs the handler between bytecodes, so a long call
-  into C (z3, a Spark job) delays it until the call returns.
+  at the deadline, and again every second after it until the block ends.
+  It is a `BaseException`, so a check's own `except Exception` does not
+  swallow it, and Hypothesis, which catches `Exception` to shrink, passes
+  it on; where Hypothesis does catch everything (replaying its final
+  failures for the report) the next alarm gets it out. The limit's `fired`
+  flag says whether the deadline passed, however the block then ended.
+  Python runs the handler between bytecodes, so a long call into C (z3, a
+  Spark job) delays it until the call returns.
 - `Watchdog`: a thread that, should the check still run `grace` seconds
   after the deadline (stuck in C), calls `on_expiry` (which writes the
   reports so far) and ends the process with exit status 3.
@@ -21,12 +25,12 @@ check cut while Hypothesis shrinks still shows a counterexample.
 
 >>> import time
 >>> try:
-...     with time_limit(0.05):
+...     with time_limit(0.05) as limit:
 ...         while True:
 ...             time.sleep(0.01)
 ... except CheckTimeout as exc:
-...     exc.seconds
-0.05
+...     exc.seconds, limit.fired
+(0.05, True)
 """
 
 from __future__ import annotations
@@ -47,21 +51,31 @@ class CheckTimeout(BaseException):
         self.seconds = seconds
 
 
+class Limit:
+    """What `time_limit` yields: `fired` turns True when the deadline passes."""
+
+    def __init__(self) -> None:
+        self.fired = False
+
+
 @contextmanager
-def time_limit(seconds: float | None) -> Iterator[None]:
-    """Raise `CheckTimeout` in this (main) thread once `seconds` have passed.
-    None, or a call from another thread (no signals there), sets no limit."""
+def time_limit(seconds: float | None) -> Iterator[Limit]:
+    """Raise `CheckTimeout` in this (main) thread once `seconds` have passed,
+    and every second after. None, or a call from another thread (no signals
+    there), sets no limit."""
+    limit = Limit()
     if seconds is None or threading.current_thread() is not threading.main_thread():
-        yield
+        yield limit
         return
 
     def expire(_signum, _frame):
+        limit.fired = True
         raise CheckTimeout(seconds)
 
     previous = signal.signal(signal.SIGALRM, expire)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
+    signal.setitimer(signal.ITIMER_REAL, seconds, 1.0)
     try:
-        yield
+        yield limit
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
@@ -92,16 +106,19 @@ class Watchdog:
 
 
 class LastFailure:
-    """The most recent failing example of the check that runs now."""
+    """The most recent failing example of the check that runs now, and the
+    claim it violated when it names one."""
 
     def __init__(self) -> None:
         self.text: str | None = None
+        self.claim: str | None = None
 
     def clear(self) -> None:
-        self.text = None
+        self.text = self.claim = None
 
-    def record(self, text: str) -> None:
+    def record(self, text: str, claim: str | None = None) -> None:
         self.text = text
+        self.claim = claim or self.claim
 
 
 last_failure = LastFailure()

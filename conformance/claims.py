@@ -525,12 +525,19 @@ def execute(check: Check, budget_scale: float = 1.0) -> str:
     deadline = time.perf_counter() + seconds * profile.spend
     rounds = 0
     budget.last_failure.clear()
-    with census.observe() as seen, budget.time_limit(seconds * profile.limit):
-        while True:
-            outcome = check.run()
-            rounds += 1
-            if check.kind in ("example", "proof") or time.perf_counter() >= deadline:
-                break
+    with census.observe() as seen, budget.time_limit(seconds * profile.limit) as limit:
+        try:
+            while True:
+                outcome = check.run()
+                rounds += 1
+                if check.kind in ("example", "proof") or time.perf_counter() >= deadline:
+                    break
+        except BaseException:
+            if limit.fired:  # the deadline passed, however the check then ended (Hypothesis may wrap the timeout)
+                raise budget.CheckTimeout(seconds * profile.limit) from None
+            raise
+    if limit.fired:
+        raise budget.CheckTimeout(seconds * profile.limit)
     if profiles.active().name == "ci":
         short = missing_floors(check.floors, seen)
         if short:
@@ -548,6 +555,7 @@ def run_check(claim: Claim, check: Check, budget_scale: float = 1.0) -> CheckRes
         status, detail = "pass", execute(check, budget_scale)
     except budget.CheckTimeout as exc:
         status = "timeout"
+        violated = budget.last_failure.claim
         detail = f"cut after {time.perf_counter() - start:.1f} s: {exc}"
         if budget.last_failure.text:
             detail += f"\nlast failing example: {budget.last_failure.text}"

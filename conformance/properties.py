@@ -8,6 +8,7 @@ Hypothesis binds its settings when `@given` decorates, not when the test runs.
 
 from __future__ import annotations
 
+import json
 import math
 
 import z3
@@ -17,6 +18,9 @@ from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
 from subsum.core.filters import format_filter, parse_filter
+from subsum.core.jsonio import parse_event_line, parse_subscription_line
+from subsum.impl.matching import ENGINES, make_engine
+from subsum.impl.network.covering import filter_covers
 from subsum.core.types import OPS_BY_TYPE, Attribute, Constraint, Subscription
 from subsum.model import semantics, smt
 from subsum.model.covering import (
@@ -155,10 +159,18 @@ def covers_constraint_agrees_with_subscription_covering(pair):
 
 @property_check(gen.constraints())
 def identical_constraints_are_equal(c):
-    """CLM-COV-4 (Theorem 2): a constraint equals (Def 8) a syntactically identical copy."""
-    copy = Constraint(name=c.name, type=c.type, op=c.op, value=c.value)
-    assert copy == c and hash(copy) == hash(c)
-    assert constraints_equal(c, copy)
+    """CLM-COV-4 (Theorem 2): a constraint equals (Def 8) a syntactically
+    identical copy, in every layer that decides covering: z3's mutual
+    containment (constraints_equal), the rules (rule T2 fires both ways),
+    and the impl's filter covering (subsum.impl.network.covering), which
+    Siena forwarding relies on. The copy is rebuilt from the filter text,
+    so it is identical in syntax, not the same object."""
+    copy = parse_filter(format_filter(Subscription({c})))
+    (twin,) = copy.constraints
+    assert twin is not c
+    assert constraints_equal(c, twin) and constraints_equal(twin, c), c
+    assert covers_by_rules(c, twin) and covers_by_rules(twin, c), c
+    assert filter_covers(Subscription({c}), copy) and filter_covers(copy, Subscription({c})), c
 
 
 @property_check(gen.subscriptions(max_size=3), gen.subscriptions(max_size=3), st.data())
@@ -178,14 +190,24 @@ def covers_subscription_agrees_with_sampling(general, specific, data):
         assert not semantics.matches(general, witness), (general, witness)
 
 
-@property_check(gen.constraints(type_="float"))
-def signed_zero_is_one_value(c):
-    """CLM-DATA-2: -0.0 and +0.0 are one float value, stored as +0.0."""
+@property_check(gen.constraints(type_="float"), st.sampled_from(sorted(ENGINES)))
+def signed_zero_is_one_value(c, engine):
+    """CLM-DATA-2: -0.0 and +0.0 are one float value, stored as +0.0, and
+    they satisfy the same constraints: in the model's operators (given the
+    raw floats), in every engine (given events and subscriptions read from
+    JSON text that spells -0.0), and in the filter parser."""
     negative = Attribute(name=c.name, type="float", value=-0.0)
-    positive = Attribute(name=c.name, type="float", value=0.0)
-    assert negative == positive and hash(negative) == hash(positive)
-    assert math.copysign(1.0, negative.value) == 1.0
-    assert semantics.satisfies(negative, c) == semantics.satisfies(positive, c)
+    assert math.copysign(1.0, negative.value) == 1.0, "an attribute keeps -0.0 instead of storing +0.0"
+    assert math.copysign(1.0, Constraint(c.name, "float", "=", -0.0).value) == 1.0, "a constraint keeps -0.0"
+    if c.value is not None:
+        assert semantics.operator_holds(c.op, -0.0, c.value) == semantics.operator_holds(c.op, 0.0, c.value), c
+        assert semantics.operator_holds(c.op, 0.0, -0.0) == semantics.operator_holds(c.op, 0.0, 0.0), c.op
+    read = [parse_event_line(f'{{"id": "e{i}", "attributes": {{"{c.name}": {text}}}}}'.encode())[1] for i, text in enumerate(("-0.0", "0.0"))]
+    spelled = parse_subscription_line(json.dumps({"id": "s", "filter": format_filter(Subscription({c}))}).encode())[1]
+    zero_constraint = parse_subscription_line(json.dumps({"id": "z", "filter": f"{c.name}:float = -0.0"}).encode())[1]
+    assert zero_constraint == parse_filter(f"{c.name}:float = 0.0")
+    got = make_engine(engine, [("s", spelled), ("z", zero_constraint)]).match_batch(read)
+    assert got[0] == got[1] and "z" in got[0], (engine, c, got)
 
 
 @property_check(gen.constraints(type_="float"), gen.ints)
@@ -209,13 +231,20 @@ def empty_pattern_matches_every_string(s):
 
 @property_check(st.lists(gen.constraints(), max_size=5), st.randoms(use_true_random=False), gen.events())
 def duplicate_constraints_collapse(constraints, rnd, event):
-    """CLM-DATA-5: a subscription is a set: duplicates and order do not matter."""
+    """CLM-DATA-5: a subscription is a set: built from a list, from the list
+    doubled and shuffled, from its filter text written twice, or from JSON
+    constraints listed twice, it is one subscription and matches alike."""
     doubled = constraints + constraints
     rnd.shuffle(doubled)
-    a, b = Subscription(frozenset(constraints)), Subscription(frozenset(doubled))
-    assert a == b and len(a.constraints) == len(set(constraints))
+    a, b = Subscription(constraints), Subscription(doubled)  # the Subscription itself collapses the lists
+    assert a == b and len(b.constraints) == len(set(constraints)), (constraints, b)
     assert semantics.matches(a, event) == semantics.matches(b, event)
     assert semantics.counting_match(b, event) == semantics.matches(a, event)
+    if constraints:
+        text = format_filter(a)
+        assert parse_filter(f"{text} and {text}") == a, text
+        listed = [{"name": c.name, "type": c.type, "op": c.op, **({} if c.value is None else {"value": c.value})} for c in doubled]
+        assert parse_subscription_line(json.dumps({"id": "s", "constraints": listed}).encode())[1] == a, listed
 
 
 @property_check(gen.subscriptions())

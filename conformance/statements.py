@@ -18,7 +18,9 @@ STATEMENTS: dict[str, str] = {
     # spec/01-data-model.md
     'CLM-DATA-2': (
         '−0.0 and +0.0 are one float value: equal, equally hashed, stored as +0.0, and '
-        'satisfying the same constraints. Check: property.'
+        "satisfying the same constraints. Check: property (the model's operators given "
+        'the raw floats; every engine given JSON text that spells -0.0; the filter '
+        'parser).'
     ),
     # spec/01-data-model.md
     'CLM-DATA-3': (
@@ -35,7 +37,9 @@ STATEMENTS: dict[str, str] = {
     'CLM-DATA-5': (
         'Duplicate constraints collapse and order does not matter: subscriptions built '
         'from a list and from the list doubled and shuffled are equal and match the same '
-        'events. Check: property.'
+        'events. Check: property (the `Subscription` itself collapses the lists; so do '
+        'the filter parser, given the text twice, and the JSON reader, given the '
+        'constraints listed twice).'
     ),
     # spec/01-data-model.md
     'CLM-DATA-6': (
@@ -71,7 +75,9 @@ STATEMENTS: dict[str, str] = {
     # spec/02-covering.md
     'CLM-COV-4': (
         'Theorem 2: syntactically identical constraints are equal (DEF-COV-2). Check: '
-        'proof of T2 for every type and operator, and a property.'
+        'proof of T2 for every type and operator, and a property (a copy rebuilt from the '
+        "filter text is equal by z3, by rule T2 both ways, and by the impl's filter "
+        'covering).'
     ),
     # spec/02-covering.md
     'CLM-COV-5': (
@@ -358,8 +364,12 @@ STATEMENTS: dict[str, str] = {
     ),
     # spec/05-network.md
     'CLM-NET-4': (
-        'No SUB or UNSUB is ever addressed to a client. Check: stateful (an invariant on '
-        "the simulator's violation counter)."
+        'No SUB or UNSUB is ever addressed to a client. Check: stateful: the differential '
+        'machine (CLM-NET-6) reads every message a broker hands the simulator, and every '
+        'protocol step of the reconfiguration machines does too, so a control message to '
+        'a client is caught where it is sent, whatever the simulator then does with it '
+        '(it drops it and counts it in `ledger.violations`, which the churn machines also '
+        'watch).'
     ),
     # spec/05-network.md
     'CLM-NET-5': (
@@ -426,8 +436,12 @@ STATEMENTS: dict[str, str] = {
         '*Strawman equivalence.* Timed deferral with timeout 0 and Strawman, run on the '
         'same schedule (a fuzz schedule with client operations, deliveries in a chosen '
         'order, swaps, breaks, adds, crashes and joins), give the same final tables, '
-        'message counts by type, deliveries and sequence of messages sent. Check: '
-        'property (schedules drawn from seeds).'
+        'message counts by type, deliveries and sequence of messages sent. *Holds by '
+        'construction*: with timeout 0, `TimedBroker.manage_removed_link` calls '
+        "Strawman's `remove_link_to`, as REDS defines it; no deferral code runs. The "
+        'check therefore guards that delegation and the code around it (no timer, no '
+        'waiting table, the same rid bookkeeping), not the deferral path, which '
+        'CLM-RCF-1, 4 and 7 check. Check: property (schedules drawn from seeds).'
     ),
     # spec/06-reconfiguration.md
     'CLM-RCF-4': (

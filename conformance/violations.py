@@ -17,6 +17,8 @@ from __future__ import annotations
 import re
 from typing import Callable
 
+from subsum.conformance import budget
+
 CLAIM_ID = re.compile(r"CLM-[A-Z0-9]+(?:-[A-Z0-9]+)*-[0-9]+")
 
 
@@ -28,6 +30,7 @@ class ClaimViolation(AssertionError):
             raise ValueError(f"not a claim ID: {claim!r}")
         super().__init__(f"{claim}: {message}")
         self.claim, self.message = claim, message
+        budget.last_failure.record(str(self), claim)  # a check cut while Hypothesis shrinks still shows it
 
     def __reduce__(self):  # pickles (multiprocessing, Hypothesis's database) with its fields
         return (type(self), (self.claim, self.message))
@@ -41,13 +44,19 @@ def require(condition: object, claim: str, message: str | Callable[[], str]) -> 
 
 
 def claim_of(exc: BaseException) -> str | None:
-    """The claim a failure speaks for: a `ClaimViolation`'s own, or the one
-    it was raised from (a check that re-raises), else None."""
+    """The claim a failure speaks for: a `ClaimViolation`'s own, the one it
+    was raised from (a check that re-raises), or the first one in a group
+    (Hypothesis reports distinct failures as an ExceptionGroup); else None."""
     seen: set[int] = set()
-    current: BaseException | None = exc
-    while current is not None and id(current) not in seen:
+    todo: list[BaseException] = [exc]
+    while todo:
+        current = todo.pop(0)
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
         if isinstance(current, ClaimViolation):
             return current.claim
-        seen.add(id(current))
-        current = current.__cause__ or current.__context__
+        if isinstance(current, BaseExceptionGroup):
+            todo.extend(current.exceptions)
+        todo.extend(e for e in (current.__cause__, current.__context__) if e is not None)
     return None

@@ -3,60 +3,115 @@
 from __future__ import annotations
 
 import json
+import math
 import time
+from pathlib import Path
 
 import click
 from rich.markup import escape
 from rich.table import Table
 
-from subsum.cli.common import err, format_option, json_option, out, write_json
+from subsum.cli.common import distinct_files, err, format_option, json_option, out, writable_path, write_json
 from subsum.conformance.profiles import PROFILES
 from subsum.core.errors import CheckFailed, SubsumError
+from subsum.core.jsonio import write_lines_atomically
+
+#: How long a check may ignore its alarm (stuck in C code) before the watchdog ends the run.
+WATCHDOG_GRACE = 30.0
+
+
+def _finite_positive(_ctx, param, value: float) -> float:
+    if not (math.isfinite(value) and value > 0):
+        raise click.BadParameter(f"expected a finite number > 0, got {value}", param=param)
+    return value
+
+
+def write_text(path: str, text: str) -> None:
+    """Write a report atomically; a lone surrogate in a counterexample is written escaped."""
+    write_lines_atomically(path, [text.encode("utf-8", "backslashreplace").decode("utf-8").rstrip("\n")])
 
 
 @click.command()
-@click.option("--profile", type=click.Choice(PROFILES), default="ci", show_default=True,
-              help="Hypothesis profile: ci is derandomized and quick; thorough draws many more random examples.")
+@click.option("--profile", type=click.Choice(list(PROFILES)), default="ci", show_default=True,
+              help="ci: derandomized, the same examples every run, each check once within its budget. "
+                   "thorough: fresh random examples, round after round until each check's budget is spent.")
 @json_option("Also write the results as JSON to FILE.")
+@click.option("--junit", "junit_path", type=click.Path(dir_okay=False), callback=writable_path,
+              help="Also write JUnit XML to FILE: one test case per check, the counterexample as the failure text.")
+@click.option("--html", "html_path", type=click.Path(dir_okay=False), callback=writable_path,
+              help="Also write one self-contained HTML page to FILE: every check, its claim, statement, status and time, "
+                   "the counterexamples, and each claim's spec section.")
+@click.option("--budget-scale", type=float, default=1.0, show_default=True, callback=_finite_positive,
+              help="Multiply every check's time budget (conformance/claims.py) by F. A check past its budget is cut as `timeout`.")
 @click.option("--claim", "claim_ids", multiple=True, metavar="ID", help="Run only this claim (repeatable).")
-def verify(profile: str, json_path: str | None, claim_ids: tuple[str, ...]) -> None:
+def verify(profile: str, json_path: str | None, junit_path: str | None, html_path: str | None, budget_scale: float,
+           claim_ids: tuple[str, ...]) -> None:
     """Run every registered claim's checks and print claim -> kind -> status -> time.
 
-    Exits 1 if a check fails."""
+    Each check runs within its time budget; one that runs past it is cut and
+    reported as `timeout` with the last failing example seen. Exits 1 if a
+    check fails or times out."""
     from subsum.conformance import profiles
 
+    distinct_files({}, {"json": json_path, "junit": junit_path, "html": html_path})
     profiles.load(profile)
-    from subsum.conformance.claims import CLAIMS, claim_by_id, run_check
+    from subsum.conformance import reports
+    from subsum.conformance.budget import Watchdog
+    from subsum.conformance.claims import CLAIMS, CheckResult, claim_by_id, run_check
 
     try:
         claims = [claim_by_id(c) for c in claim_ids] if claim_ids else list(CLAIMS)
     except KeyError as exc:
         raise SubsumError(f"unknown claim {exc.args[0]!r}; `subsum claims` lists them") from None
     total = sum(len(c.checks) for c in claims)
-    results = []
+    results: list[CheckResult] = []
     start = time.perf_counter()
+
+    def write_reports() -> None:
+        elapsed = time.perf_counter() - start
+        if json_path:
+            write_json(json_path, {"profile": profile, "results": [r.to_json() for r in results]})
+        if junit_path:
+            write_text(junit_path, reports.junit_xml(results, profile, elapsed))
+        if html_path:
+            write_text(html_path, reports.html_page(results, claims, profile, elapsed, Path(html_path).parent))
+
+    limit = profiles.active().limit
     with err.status("") as status:
         for claim in claims:
             for check in claim.checks:
                 status.update(f"[{len(results) + 1}/{total}] {claim.id}: {check.name}")
-                results.append(run_check(claim, check))
+                hard = check.budget * budget_scale * limit
+
+                def stuck(claim=claim, check=check, hard=hard) -> None:
+                    # The check ignored its alarm for WATCHDOG_GRACE s (stuck in C code): report it and end the process.
+                    results.append(CheckResult(claim.id, check.kind, check.name, "timeout", round(time.perf_counter() - check_start, 3),
+                                               f"did not stop {WATCHDOG_GRACE:g} s after its budget of {hard:g} s; the run was ended"))
+                    write_reports()
+                    err.print(f"error: {claim.id} ({check.name}) did not stop after its budget of {hard:g} s; ended the run", highlight=False)
+
+                check_start = time.perf_counter()
+                with Watchdog(hard, WATCHDOG_GRACE, stuck):
+                    results.append(run_check(claim, check, budget_scale))
     table = Table(title=f"subsum verify (profile {profile})")
     for column in ("claim", "kind", "check", "status", "time (s)"):
         table.add_column(column, justify="right" if column == "time (s)" else "left")
+    marks = {"pass": "[green]pass[/]", "fail": "[bold red]FAIL[/]", "timeout": "[bold red]TIMEOUT[/]"}
     for r in results:
-        mark = "[green]pass[/]" if r.status == "pass" else "[bold red]FAIL[/]"
         check = r.check + (f" ({r.detail})" if r.status == "pass" and r.detail else "")
-        table.add_row(escape(r.claim), r.kind, escape(check), mark, f"{r.seconds:.2f}")
+        table.add_row(escape(r.claim), r.kind, escape(check), marks[r.status], f"{r.seconds:.2f}")
     out.print(table)
     failed = [r for r in results if r.status != "pass"]
     for r in failed:
-        err.print(f"[bold red]{escape(r.claim)} failed[/] ({escape(r.check)}):\n{escape(r.detail)}", highlight=False)
+        violated = f", violated {r.violated}" if r.violated and r.violated != r.claim else ""
+        err.print(f"[bold red]{escape(r.claim)} {r.status}[/] ({escape(r.check)}{escape(violated)}):\n{escape(r.detail)}", highlight=False)
     elapsed = time.perf_counter() - start
-    out.print(f"{len(results) - len(failed)} passed, {len(failed)} failed ({len(claims)} claims, {elapsed:.1f} s)")
-    if json_path:
-        write_json(json_path, {"profile": profile, "results": [r.to_json() for r in results]})
+    timeouts = sum(r.status == "timeout" for r in failed)
+    out.print(f"{len(results) - len(failed)} passed, {len(failed) - timeouts} failed"
+              + (f", {timeouts} timed out" if timeouts else "") + f" ({len(claims)} claims, {elapsed:.1f} s)")
+    write_reports()
     if failed:
-        raise CheckFailed(f"{len(failed)} of {len(results)} checks failed: {', '.join(sorted({r.claim for r in failed}))}")
+        raise CheckFailed(f"{len(failed)} of {len(results)} checks did not pass: {', '.join(sorted({r.claim for r in failed}))}")
 
 
 @click.command()

@@ -1,0 +1,142 @@
+"""`subsum verify` as a gate: time budgets that cut a slow check (and a
+watchdog for one that ignores the cut), JUnit XML that a JUnit reader
+accepts, and a self-contained HTML page that lists every claim."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+import time
+from html.parser import HTMLParser
+
+import junitparser
+import pytest
+
+from subsum.conformance.claims import CLAIMS, CheckResult
+from subsum.conformance.reports import html_page, junit_xml
+
+#: A registry of three claims run in a fresh process: a quick passing check,
+#: a property that fails at once and then shrinks slowly (every example
+#: sleeps), and, with STUCK=1, a check that blocks SIGALRM (as if stuck in C).
+SLOW_REGISTRY = textwrap.dedent("""
+    import os, signal, sys, time
+    from hypothesis import strategies as st
+    import subsum.cli.claims as cli_claims
+    from subsum.conformance import claims
+    from subsum.conformance.properties import property_check, run_property
+
+    @property_check(st.lists(st.integers(), min_size=5, max_size=50))
+    def shrinks_slowly(xs):
+        time.sleep(0.2)
+        assert sum(xs) < -10**9, "planted: always fails"
+
+    def stuck():
+        signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGALRM])
+        time.sleep(60)
+
+    quick = claims.Check("example", "quick", lambda: None)
+    slow = claims.Check("property", "shrinks_slowly", lambda: run_property(shrinks_slowly), budget=2.0)
+    checks = (quick, claims.Check("example", "stuck", stuck, budget=1.0)) if os.environ.get("STUCK") else (quick, slow)
+    claims.CLAIMS = (claims.Claim("CLM-EX-1", "test", "spec/03-matching.md#clm-ex-1", (), (), checks),)
+    cli_claims.WATCHDOG_GRACE = 3.0
+    from subsum.cli import main
+    main(sys.argv[1:], prog_name="subsum")
+""")
+
+
+def run_slow_registry(tmp_path, *args: str, stuck: bool = False) -> tuple[subprocess.CompletedProcess, float]:
+    script = tmp_path / "slow_registry.py"
+    script.write_text(SLOW_REGISTRY)
+    env = {"PATH": "/usr/bin:/bin", "STUCK": "1"} if stuck else {"PATH": "/usr/bin:/bin"}
+    start = time.perf_counter()
+    done = subprocess.run([sys.executable, str(script), "verify", *args], capture_output=True, text=True, timeout=120, env=env,
+                          cwd=tmp_path)
+    return done, time.perf_counter() - start
+
+
+def test_a_check_past_its_budget_is_cut_as_timeout_with_its_last_failing_example(tmp_path):
+    done, seconds = run_slow_registry(tmp_path, "--junit", "j.xml", "--json", "v.json")
+    assert done.returncode == 1, done.stderr
+    assert seconds < 2.0 + 15, f"verify took {seconds:.1f} s for a 2 s budget"  # interpreter start-up and imports included
+    assert "1 passed, 0 failed, 1 timed out" in done.stdout, done.stdout
+    results = {r["check"]: r for r in json.loads((tmp_path / "v.json").read_text())["results"]}
+    slow = results["shrinks_slowly"]
+    assert slow["status"] == "timeout" and slow["seconds"] < 4.0, slow
+    assert "last failing example: shrinks_slowly" in slow["detail"] and "planted: always fails" in slow["detail"], slow
+    cases = list(junitparser.JUnitXml.fromfile(str(tmp_path / "j.xml")))[0]
+    outcome = {case.name: case.result for case in cases}
+    assert outcome["example: quick"] == [] and outcome["property: shrinks_slowly"][0].type == "timeout"
+
+
+def test_a_check_that_ignores_its_alarm_is_ended_by_the_watchdog(tmp_path):
+    done, seconds = run_slow_registry(tmp_path, "--json", "v.json", stuck=True)
+    assert done.returncode == 3, (done.stdout, done.stderr)
+    assert seconds < 1.0 + 3.0 + 15, seconds
+    assert "did not stop after its budget of 1 s" in done.stderr, done.stderr
+    results = json.loads((tmp_path / "v.json").read_text())["results"]
+    assert [r["status"] for r in results] == ["pass", "timeout"], results
+
+
+def every_check_passing() -> list[CheckResult]:
+    return [CheckResult(claim.id, check.kind, check.name, "pass", 0.01, "") for claim in CLAIMS for check in claim.checks]
+
+
+def test_junit_output_has_one_test_case_per_check_and_a_reader_accepts_it(tmp_path):
+    results = every_check_passing()
+    results[3] = CheckResult(results[3].claim, results[3].kind, results[3].check, "fail", 1.5,
+                             "AssertionError: event \x1b[31m\ud800 matched []\nFalsifying example: ...", "CLM-NET-2")
+    path = tmp_path / "j.xml"
+    path.write_text(junit_xml(results, "ci", 12.0), encoding="utf-8")
+    xml = junitparser.JUnitXml.fromfile(str(path))
+    suites = list(xml)
+    cases = [case for suite in suites for case in suite]
+    assert len(cases) == sum(len(c.checks) for c in CLAIMS) == len(results)
+    assert suites[0].tests == len(results) and suites[0].failures == 1
+    failed = [case for case in cases if case.result]
+    assert len(failed) == 1 and failed[0].classname == results[3].claim
+    text = failed[0].result[0].text
+    assert "violated CLM-NET-2" in text and "replay: subsum verify --claim" in text and "\\x1b" in text and "\\ud800" in text
+
+
+class _Page(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.ids, self.hrefs, self.tags, self.text = set(), [], set(), []
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.add(tag)
+        attrs = dict(attrs)
+        if "id" in attrs:
+            self.ids.add(attrs["id"])
+        if "href" in attrs:
+            self.hrefs.append(attrs["href"])
+
+    def handle_data(self, data):
+        self.text.append(data)
+
+
+def test_html_report_is_self_contained_and_lists_every_claim():
+    results = every_check_passing()
+    results[0] = CheckResult(results[0].claim, results[0].kind, results[0].check, "timeout", 120.0,
+                             "cut after 120.0 s\nlast failing example: <script>alert(1)</script>", None)
+    page = _Page()
+    page.feed(html_page(results, CLAIMS, "ci", 99.0))
+    text = "".join(page.text)
+    for claim in CLAIMS:
+        assert claim.id in page.ids, claim.id
+        assert f"#{claim.id}" in page.hrefs
+        assert claim.spec in page.hrefs or any(h.endswith(claim.spec) for h in page.hrefs), claim.spec
+    assert "script" not in page.tags and "link" not in page.tags and "img" not in page.tags  # nothing fetched, nothing run
+    assert not any(h.startswith(("http:", "https:", "//")) for h in page.hrefs)
+    assert "<script>alert(1)</script>" in text and "last failing example" in text  # escaped, shown as text
+    assert f"{len(results) - 1} pass" in text and "1 timeout" in text
+
+
+@pytest.mark.parametrize("option", ["--junit", "--html", "--json"])
+def test_report_paths_are_checked_before_any_check_runs(tmp_path, option):
+    done = subprocess.run([sys.executable, "-m", "subsum", "verify", option, str(tmp_path / "missing" / "r")],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and done.stderr.startswith("error:") and "does not exist" in done.stderr, done.stderr
+    assert "Traceback" not in done.stderr
