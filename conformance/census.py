@@ -97,7 +97,7 @@ def pair_tags(c: Constraint, a: Attribute) -> list[str]:
     if (c.name, c.type) != (a.name, a.type) or c.value is None:
         return []
     tags = []
-    if c.type == "string" and c.op in ("prefix", "suffix", "contains") and c.value:
+    if isinstance(c.value, str) and isinstance(a.value, str) and c.op in ("prefix", "suffix", "contains") and c.value:
         where = _occurrences(a.value, c.value)
         if where:
             last = len(a.value) - len(c.value)
@@ -111,7 +111,7 @@ def pair_tags(c: Constraint, a: Attribute) -> list[str]:
                 tags.append(f"{c.op}:at-end")
                 if where == [last]:
                     tags.append(f"{c.op}:at-end-only")
-    if c.op == "wildcard":
+    if c.op == "wildcard" and isinstance(c.value, str) and isinstance(a.value, str):
         left, right = c.value.split("*")
         if a.value.startswith(left) and a.value.endswith(right):
             if len(a.value) == len(left) + len(right):

@@ -12,7 +12,7 @@ from hypothesis.stateful import Bundle, RuleBasedStateMachine, consumes, invaria
 from subsum.conformance import census
 from subsum.conformance import strategies as gen
 from subsum.conformance.properties import property_check
-from subsum.core.types import INT_MAX, INT_MIN, OPS_BY_TYPE, TYPES, Attribute, Constraint, Event, Subscription
+from subsum.core.types import INT_MAX, INT_MIN, OPS_BY_TYPE, TYPES, Attribute, Constraint, Event, Scalar, Subscription
 from subsum.impl.matching import ENGINES, make_engine
 from subsum.impl.matching.cindex import OrderedLeaf
 from subsum.model import semantics
@@ -57,7 +57,7 @@ BOUNDARY_FLOORS = {
 }
 
 
-def _one_name_case(name: str, type_: str, constraints: list[tuple[str, object]], values: list[object]):
+def _one_name_case(name: str, type_: str, constraints: list[tuple[str, Scalar]], values: list[Scalar]):
     """A pinned workload: one subscription per (op, value), one event per value, all on one name and type."""
     subs = [(f"s{i}", Subscription(frozenset({Constraint(name, type_, op, value)}))) for i, (op, value) in enumerate(constraints)]
     return subs, [Event((Attribute(name, type_, v),)) for v in values]
