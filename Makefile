@@ -8,7 +8,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 PROFILE ?= ci
 
-.PHONY: verify test prove claims bench bench-refresh check-python check-java clean help
+.PHONY: verify test prove claims bench bench-refresh mutate check-python check-java clean help
 
 help:
 	@echo "make verify   bootstrap .venv, install, run 'subsum verify' (every claim's checks); JUnit + HTML in build/reports/"
@@ -19,6 +19,7 @@ help:
 	@echo "              (about 50 minutes on 2 cores, 25 of them Spark; each writes CSV + PNG under bench-out/, see benchmarks/README.md)"
 	@echo "make bench-refresh   the same, writing the committed results under benchmarks/results/"
 	@echo "make check-java   say whether a Java 17+ runtime for Spark is present"
+	@echo "make mutate   mutation testing of impl/ and model/ (mutmut; hours; ONLY=glob narrows it); report in mutation/report.md"
 	@echo "PROFILE=thorough make verify   more Hypothesis examples"
 
 check-python:
@@ -72,6 +73,11 @@ bench: $(STAMP) check-java
 
 bench-refresh:
 	$(MAKE) bench BENCH_OUT=benchmarks/results
+
+# Mutation testing of impl/ and model/ with mutmut against the ci checks (hours on 2 cores; the weekly job).
+# ONLY="subsum/impl/matching/*" narrows it; SECONDS_LIMIT caps it; a rerun resumes. Report: mutation/report.md.
+mutate: $(STAMP)
+	bash scripts/mutate.sh
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis .mypy_cache .ruff_cache build *.egg-info
