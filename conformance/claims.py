@@ -86,8 +86,8 @@ def _example(fn, kind: str = "example") -> Check:
     return Check(kind, f"{fn.__module__.replace('subsum.', '')}.{fn.__name__}", fn)
 
 
-def _sum_property(fn) -> Check:
-    return Check("property", f"conformance.summaries.{fn.__name__}", lambda: properties.run_property(fn))
+def _sum_property(fn, floors: Mapping[str, int] | None = None) -> Check:
+    return Check("property", f"conformance.summaries.{fn.__name__}", lambda: properties.run_property(fn), floors=floors or {})
 
 
 M = "subsum.model."
@@ -185,7 +185,7 @@ SUMMARY_CLAIMS: tuple[Claim, ...] = (
           (_sum_property(summaries.abstraction_agrees_with_model), _example(summaries.covering_agrees_exhaustively))),
     Claim("CLM-SUM-2",
           "seed 000 §4.2.3 (implied); seed note §4, §7", "spec/04-summaries.md#clm-sum-2", (SM + "reference_summary", SM + "summary_match"),
-          SUMMARY_IMPL, (_sum_property(summaries.summary_has_no_false_negatives),
+          SUMMARY_IMPL, (_sum_property(summaries.summary_has_no_false_negatives, summaries.SUMMARY_FLOORS),
                          Check("proof", "conformance.summaries.prove_generalizations", summaries.prove_generalizations),
                          _sum_property(summaries.rows_cover_members_by_z3))),
     Claim("CLM-SUM-3", "seed note §4 (implied); derived",
