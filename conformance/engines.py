@@ -5,6 +5,7 @@ add, remove and match (claims CLM-ENG-*, spec/03-matching.md)."""
 from __future__ import annotations
 
 
+import attrs
 from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.stateful import Bundle, RuleBasedStateMachine, consumes, invariant, rule, run_state_machine_as_test
@@ -170,6 +171,32 @@ def deduplication_changes_only_probes(workload):
     assert rab.stats.distinct_attributes == indexed.stats.distinct_attributes
     if rab.stats.distinct_attributes < rab.stats.attributes:
         assert rab.stats.index_lookups < indexed.stats.index_lookups, rab.stats
+
+
+_ANY_WORKLOAD = st.one_of(gen.workloads(max_events=6), gen.string_workloads())
+
+
+@property_check(_ANY_WORKLOAD, _ANY_WORKLOAD.map(lambda w: w[1]), st.sampled_from(sorted(ENGINES)), scale=3)
+def work_counters_add_up(workload, more_events, name):
+    """CLM-ENG-8: an engine's work counters (MatchStats) are sums over its
+    batches: after matching E1 then E2, each equals the sum of what fresh
+    engines count for E1 and for E2 alone; none is negative; `events` and
+    `matches` count the batch's events and result entries; a batch of
+    events without attributes makes no index lookup."""
+    subscriptions, events = workload
+    both = make_engine(name, subscriptions)
+    both.match_batch(events)
+    got = both.match_batch(more_events)
+    first, second = make_engine(name, subscriptions), make_engine(name, subscriptions)
+    first.match_batch(events)
+    second.match_batch(more_events)
+    for field in attrs.fields(type(both.stats)):
+        total, a, b = (getattr(e.stats, field.name) for e in (both, first, second))
+        assert total == a + b and a >= 0 and b >= 0, f"engine {name}: {field.name} {total} after E1, E2; {a} and {b} alone"
+    assert second.stats.events == len(more_events) and second.stats.matches == sum(len(r) for r in got), (name, second.stats)
+    bare = make_engine(name, subscriptions)
+    bare.match_batch([Event()] * len(events))
+    assert bare.stats.index_lookups == 0, (name, bare.stats)
 
 
 @st.composite

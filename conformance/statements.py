@@ -176,6 +176,17 @@ STATEMENTS: dict[str, str] = {
         '§1.4, §5.1(7)). Check: property against a linear scan with `operator_holds`.'
     ),
     # spec/03-matching.md
+    'CLM-ENG-8': (
+        "An engine's work counters (`MatchStats`: batches, events, attributes, distinct "
+        'attributes, index lookups, counter increments, matches) are sums over its '
+        'batches: after matching E1 then E2, each equals the sum of what fresh engines '
+        'over the same subscriptions count for E1 and for E2 alone, and none is negative; '
+        "`events` and `matches` count the batch's events and its result entries; a batch "
+        'of events without attributes makes no index lookup. These are the counters '
+        '`subsum match --stats` prints and the matching benchmark compares. Check: '
+        'property.'
+    ),
+    # spec/03-matching.md
     'CLM-EX-1': (
         "Seed 000's running example: the Fig. 2-2 event (exchange NYSE, symbol OTE, price "
         "8.40, volume 132700, high 8.80, low 8.22) matches Fig. 4-1's S1 = `exchange "
