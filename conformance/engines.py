@@ -74,6 +74,35 @@ STRING_EDGE_CASES = (
     _one_name_case("s", "string", [("wildcard", "a*b"), ("wildcard", "ab*ba"), ("prefix", "ab"), ("suffix", "ab")], ["ab", "aba", "abba", "b"]),
 )
 
+def _every_operator_case():
+    """A pinned workload: one subscription holding a constraint of every
+    (type, operator) pair, each on its own name (so every one but the pivot
+    is checked in the vectorized engine's step 5), the event that satisfies
+    them all, and for each constraint the event that fails just it."""
+    table = [  # (name, type, op, value, a value that satisfies, one that does not; None: the attribute is absent)
+        ("i_eq", "int", "=", 1, 1, 2), ("i_ne", "int", "!=", 1, 2, 1), ("i_lt", "int", "<", 5, 4, 5), ("i_le", "int", "<=", 5, 5, 6),
+        ("i_gt", "int", ">", 5, 6, 5), ("i_ge", "int", ">=", 5, 5, 4), ("i_any", "int", "any", None, 0, None),
+        ("f_eq", "float", "=", 1.5, 1.5, 1.0), ("f_ne", "float", "!=", 1.5, 1.0, 1.5), ("f_lt", "float", "<", 0.5, 0.0, 0.5),
+        ("f_le", "float", "<=", 0.5, 0.5, 0.75), ("f_gt", "float", ">", 0.5, 0.75, 0.5), ("f_ge", "float", ">=", 0.5, 0.5, 0.25),
+        ("f_any", "float", "any", None, 0.0, None),
+        ("s_eq", "string", "=", "ab", "ab", "abc"), ("s_ne", "string", "!=", "ab", "a", "ab"), ("s_pre", "string", "prefix", "ab", "abc", "cab"),
+        ("s_suf", "string", "suffix", "ab", "cab", "abc"), ("s_con", "string", "contains", "b", "aba", "aca"),
+        ("s_wild", "string", "wildcard", "a*b", "acb", "ba"), ("s_any", "string", "any", None, "", None),
+        ("b_eq", "bool", "=", True, True, False), ("b_ne", "bool", "!=", True, False, True), ("b_any", "bool", "any", None, True, None),
+    ]
+    subscription = Subscription({Constraint(n, t, op, v) for n, t, op, v, _, _ in table})
+    good = {n: Attribute(n, t, yes) for n, t, _, _, yes, _ in table}
+    events = [Event(tuple(good.values()))]
+    for n, t, _, _, _, no in table:
+        failing = dict(good)
+        if no is None:
+            del failing[n]
+        else:
+            failing[n] = Attribute(n, t, no)
+        events.append(Event(tuple(failing.values())))
+    return [("all", subscription)], events
+
+
 F_MAX = 1.7976931348623157e308
 #: Numeric edge cases and type puns (DEF-DATA-1, DEF-DATA-2, CLM-DATA-2, CLM-DATA-3), pinned.
 MIXED_EDGE_CASES = (
@@ -88,6 +117,8 @@ MIXED_EDGE_CASES = (
       ("s2", Subscription({Constraint("a", "bool", "=", True)})), ("s3", Subscription({Constraint("a", "int", "!=", 1)})),
       ("s4", Subscription({Constraint("a", "float", "any")}))],
      [Event((Attribute("a", "bool", True),)), Event((Attribute("a", "int", 1),)), Event((Attribute("a", "float", 1.0),)), Event()]),
+    # every operator in one subscription: each event but the first fails exactly one constraint
+    _every_operator_case(),
     # subscriptions whose only constraints are != or any
     ([("s0", Subscription({Constraint("a", "int", "!=", 0), Constraint("a", "int", "!=", 1)})),
       ("s1", Subscription({Constraint("a", "int", "any"), Constraint("b", "string", "any")})),
