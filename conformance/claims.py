@@ -94,6 +94,7 @@ M = "subsum.model."
 IMPL_ENGINES = tuple(f"subsum.impl.matching.{m}" for m in (
     "brute.BruteForceEngine", "counting.CountingEngine", "indexed.IndexedEngine", "rab.RABEngine", "vectorized.VectorizedEngine"))
 
+VECTORIZED_CHUNKS = _property(engines.vectorized_in_small_chunks)
 CLAIMS: tuple[Claim, ...] = (
     Claim("CLM-DATA-1",
           "derived", "spec/01-data-model.md#clm-data-1", ("subsum.core.types.check_value", "subsum.core.types.Constraint"), (),
@@ -149,7 +150,7 @@ CLAIMS: tuple[Claim, ...] = (
           "seed 001 §5.1(1)", "spec/03-matching.md#clm-eng-1", (M + "semantics.match_batch",), IMPL_ENGINES,
           (_property(engines.engines_agree_with_model, engines.MIXED_FLOORS),
            _property(engines.engines_agree_on_strings, engines.STRING_FLOORS),
-           _property(engines.engines_agree_on_boundaries, engines.BOUNDARY_FLOORS))),
+           _property(engines.engines_agree_on_boundaries, engines.BOUNDARY_FLOORS), VECTORIZED_CHUNKS)),
     Claim("CLM-ENG-2",
           "derived", "spec/03-matching.md#clm-eng-2", (M + "semantics.match_batch",), IMPL_ENGINES,
           (Check("stateful", "conformance.engines.EnginesAgainstModel", engines.run_engines_state_machine,
@@ -171,7 +172,7 @@ CLAIMS: tuple[Claim, ...] = (
           ("subsum.impl.matching.cindex.OrderedLeaf",), (_property(engines.ordered_lists_are_containment_ordered),)),
     Claim("CLM-ENG-8",
           "derived (seed 001 §5.1)", "spec/03-matching.md#clm-eng-8", (), IMPL_ENGINES + ("subsum.impl.matching.base.MatchStats",),
-          (_property(engines.work_counters_add_up),)),
+          (_property(engines.work_counters_add_up), VECTORIZED_CHUNKS)),
     Claim("CLM-EX-1", "seed 000 Fig. 2-2, Fig. 4-1",
           "spec/03-matching.md#clm-ex-1", (M + "semantics.matches",), (), (_example(examples.seed000_running_example),)),
     Claim("CLM-PROVER-1", "derived",

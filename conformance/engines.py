@@ -5,6 +5,8 @@ add, remove and match (claims CLM-ENG-*, spec/03-matching.md)."""
 from __future__ import annotations
 
 
+from contextlib import contextmanager
+
 import attrs
 from hypothesis import settings
 from hypothesis import strategies as st
@@ -15,6 +17,7 @@ from subsum.conformance import strategies as gen
 from subsum.conformance.properties import property_check
 from subsum.core.types import INT_MAX, INT_MIN, OPS_BY_TYPE, TYPES, Attribute, Constraint, Event, Scalar, Subscription
 from subsum.impl.matching import ENGINES, make_engine
+from subsum.impl.matching import vectorized
 from subsum.impl.matching.cindex import OrderedLeaf
 from subsum.model import semantics
 from subsum.model.covering import covers_by_rules
@@ -228,6 +231,31 @@ def work_counters_add_up(workload, more_events, name):
     bare = make_engine(name, subscriptions)
     bare.match_batch([Event()] * len(events))
     assert bare.stats.index_lookups == 0, (name, bare.stats)
+
+
+@property_check(_ANY_WORKLOAD, st.integers(1, 3))
+def vectorized_in_small_chunks(workload, chunk):
+    """CLM-ENG-1 and CLM-ENG-8 across the vectorized engine's chunking of
+    step 5 (CHUNK candidate pairs at a time, to bound memory): with chunks
+    of 1 to 3 pairs, its matches and counters equal those of one chunk."""
+    subscriptions, events = workload
+    whole = make_engine("vectorized", subscriptions)
+    want = whole.match_batch(events)
+    chunked = make_engine("vectorized", subscriptions)
+    with patched_module(vectorized, "CHUNK", chunk):
+        got = chunked.match_batch(events)
+    assert got == want == semantics.match_batch(subscriptions, events), (chunk, got, want)
+    assert chunked.stats == whole.stats, (chunk, chunked.stats, whole.stats)
+
+
+@contextmanager
+def patched_module(module, name: str, value):
+    saved = getattr(module, name)
+    setattr(module, name, value)
+    try:
+        yield
+    finally:
+        setattr(module, name, saved)
 
 
 @st.composite
