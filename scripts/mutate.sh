@@ -51,6 +51,7 @@ keep=$(mktemp -d)
 find "$STAGE" -mindepth 1 -maxdepth 1 -exec rm -rf {} +
 tree=$(mktemp -d)
 git archive HEAD | tar -x -C "$tree"
+git rev-parse --short HEAD > "$STAGE/commit"
 cp -a "$tree/subsum" "$STAGE/subsum"
 for layer in model impl conformance; do cp -a "$tree/$layer" "$STAGE/subsum/$layer"; done
 for extra in tests examples spec benchmarks README.md; do cp -a "$tree/$extra" "$STAGE/$extra"; done
@@ -113,4 +114,5 @@ echo "mutmut run: exit $rc after $(( $(date +%s) - start )) s (log: $STAGE/mutmu
 
 # 4. The report, with the equivalent mutants set apart.
 cd "$ROOT"
-"$VENV/bin/python" scripts/mutation_report.py "$STAGE/mutants" --equivalent mutation/equivalent.txt --out-dir mutation
+"$VENV/bin/python" scripts/mutation_report.py "$STAGE/mutants" --equivalent mutation/equivalent.txt --out-dir mutation \
+  --note "commit $(cat "$STAGE/commit"), ONLY=$ONLY, mutmut exit $rc after $(( $(date +%s) - start )) s with $JOBS children"

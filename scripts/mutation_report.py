@@ -61,6 +61,7 @@ def main() -> None:
     parser.add_argument("mutants", type=Path)
     parser.add_argument("--equivalent", type=Path, default=Path("mutation/equivalent.txt"))
     parser.add_argument("--out-dir", type=Path, default=Path("mutation"))
+    parser.add_argument("--note", default="", help="what was run (the commit, the globs, the time): printed under the title")
     args = parser.parse_args()
     if not args.mutants.is_dir():
         sys.exit(f"error: {args.mutants}: no mutmut results (run `make mutate` first)")
@@ -84,7 +85,7 @@ def main() -> None:
         writer.writerow(("module", "total", *columns, "kill_rate"))
         for module, c in rows:
             writer.writerow((module, sum(c.values()), *(c[k] for k in columns), f"{kill_rate(c):.3f}" if kill_rate(c) is not None else ""))
-    lines = ["# Mutation report (`make mutate`)", "",
+    lines = ["# Mutation report (`make mutate`)", "", *([f"Run: {args.note}.", ""] if args.note else []),
              "Kill rate = killed / (killed + survived + timeout), equivalent mutants set apart (mutation/equivalent.txt); "
              "`not checked` mutants were not reached before the run's time limit.", "",
              "| package | total | killed | survived | equivalent | timeout | no tests | not checked | kill rate | target |",
