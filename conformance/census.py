@@ -81,11 +81,16 @@ def constraint_tags(c: Constraint) -> list[str]:
         tags.append(f"empty-{c.op}")
     if c.op == "wildcard" and c.value == "*":
         tags.append("wildcard-star-alone")
-    if c.type == "int" and c.value in INT_LIMITS:
-        tags.append("int-64-limit")
-    if c.type == "float" and c.value in FLOAT_LIMITS:
-        tags.append("float-limit")
-    return tags
+    return tags + limit_tags(c.type, c.value)
+
+
+def limit_tags(type_: str, value: object) -> list[str]:
+    """The 64-bit int limits and the float limits (largest, smallest subnormal)."""
+    if type_ == "int" and value in INT_LIMITS:
+        return ["int-64-limit"]
+    if type_ == "float" and value in FLOAT_LIMITS:
+        return ["float-limit"]
+    return []
 
 
 def _occurrences(value: str, pattern: str) -> list[int]:
@@ -120,11 +125,7 @@ def pair_tags(c: Constraint, a: Attribute) -> list[str]:
                 tags.append("wildcard:parts-overlap")  # starts and ends right, yet too short: no match
     if c.type in ("int", "float") and c.op in ("<", "<=", ">", ">=", "=", "!=") and a.value == c.value:
         tags.append("numeric:at-threshold")
-    if c.type == "int" and a.value in INT_LIMITS:
-        tags.append("int-64-limit")
-    if c.type == "float" and a.value in FLOAT_LIMITS:
-        tags.append("float-limit")
-    return tags
+    return tags + limit_tags(c.type, a.value)
 
 
 def subscription_tags(s: Subscription) -> list[str]:
