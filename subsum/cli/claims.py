@@ -20,9 +20,9 @@ from subsum.core.jsonio import write_lines_atomically
 WATCHDOG_GRACE = 30.0
 
 
-def _finite_positive(_ctx, param, value: float) -> float:
-    if not (math.isfinite(value) and value > 0):
-        raise click.BadParameter(f"expected a finite number > 0, got {value}", param=param)
+def _budget_scale(_ctx, param, value: float) -> float:
+    if not (math.isfinite(value) and 0 < value <= 1000):
+        raise click.BadParameter(f"expected a number > 0 and at most 1000, got {value}", param=param)
     return value
 
 
@@ -41,7 +41,7 @@ def write_text(path: str, text: str) -> None:
 @click.option("--html", "html_path", type=click.Path(dir_okay=False), callback=writable_path,
               help="Also write one self-contained HTML page to FILE: every check, its claim, statement, status and time, "
                    "the counterexamples, and each claim's spec section.")
-@click.option("--budget-scale", type=float, default=1.0, show_default=True, callback=_finite_positive,
+@click.option("--budget-scale", type=float, default=1.0, show_default=True, callback=_budget_scale,
               help="Multiply every check's time budget (conformance/claims.py) by F. A check past its budget is cut as `timeout`.")
 @click.option("--claim", "claim_ids", multiple=True, metavar="ID", help="Run only this claim (repeatable).")
 def verify(profile: str, json_path: str | None, junit_path: str | None, html_path: str | None, budget_scale: float,
