@@ -140,3 +140,10 @@ def test_report_paths_are_checked_before_any_check_runs(tmp_path, option):
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 2 and done.stderr.startswith("error:") and "does not exist" in done.stderr, done.stderr
     assert "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("scale", ["nan", "inf", "0", "-1", "1e308"])
+def test_a_budget_scale_that_is_not_a_sane_number_is_refused(scale):
+    done = subprocess.run([sys.executable, "-m", "subsum", "verify", "--budget-scale", scale, "--claim", "CLM-EX-1"],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and "--budget-scale" in done.stderr and "Traceback" not in done.stderr, done.stderr
