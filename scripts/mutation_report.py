@@ -96,6 +96,10 @@ def main() -> None:
         lines.append(f"| {package} | {sum(c.values())} | {c['killed']} | {c['survived']} | {c['equivalent']} | {c['timeout']} | "
                      f"{c['no tests']} | {c['not checked']} | {'' if rate is None else f'{rate:.1%}'} | {target} |")
     lines += ["", f"{len(survivors)} survivors not yet triaged: survivors.txt (`mutmut show NAME` in the stage shows each)."]
+    known = {name for statuses in results.values() for name in statuses}
+    stale = sorted(set(equivalent) - known)
+    if stale:  # a renamed or removed function: its equivalence must be judged again
+        lines += ["", f"{len(stale)} entries of {args.equivalent} name no mutant of this run: " + ", ".join(stale)]
     (args.out_dir / "report.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
     (args.out_dir / "survivors.txt").write_text("".join(f"{s}\n" for s in sorted(survivors)), encoding="utf-8")
     print("\n".join(lines))
