@@ -9,6 +9,10 @@ module), report.md (the package table against the 90% target, then every
 survivor not yet triaged) and survivors.txt.
 
     python scripts/mutation_report.py build/mutation/stage/mutants --equivalent mutation/equivalent.txt --out-dir mutation
+
+Several results folders may be given, oldest first: a later run's verdict on
+a mutant (say, a rerun of the survivors after new checks) replaces an
+earlier one; mutants a later run did not check keep their earlier verdict.
 """
 
 from __future__ import annotations
@@ -42,13 +46,18 @@ def read_equivalent(path: Path) -> dict[str, str]:
     return equivalent
 
 
-def read_results(mutants: Path) -> dict[str, dict[str, str]]:
-    """module path -> mutant name -> status."""
+def read_results(runs: list[Path]) -> dict[str, dict[str, str]]:
+    """module path -> mutant name -> status, the latest run's verdict winning."""
     results: dict[str, dict[str, str]] = {}
-    for meta in sorted(mutants.rglob("*.py.meta")):
-        module = str(meta.relative_to(mutants))[: -len(".meta")]
-        codes = json.loads(meta.read_text(encoding="utf-8")).get("exit_code_by_key", {})
-        results[module] = {name: STATUS.get(code, "suspicious") for name, code in codes.items()}
+    for mutants in runs:
+        for meta in sorted(mutants.rglob("*.py.meta")):
+            module = str(meta.relative_to(mutants))[: -len(".meta")]
+            codes = json.loads(meta.read_text(encoding="utf-8")).get("exit_code_by_key", {})
+            statuses = results.setdefault(module, {})
+            for name, code in codes.items():
+                status = STATUS.get(code, "suspicious")
+                if status != "not checked" or name not in statuses:
+                    statuses[name] = status
     return results
 
 
@@ -58,13 +67,14 @@ def package_of(module: str) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("mutants", type=Path)
+    parser.add_argument("mutants", type=Path, nargs="+", help="mutmut's mutants/ folders, oldest run first")
     parser.add_argument("--equivalent", type=Path, default=Path("mutation/equivalent.txt"))
     parser.add_argument("--out-dir", type=Path, default=Path("mutation"))
     parser.add_argument("--note", default="", help="what was run (the commit, the globs, the time): printed under the title")
     args = parser.parse_args()
-    if not args.mutants.is_dir():
-        sys.exit(f"error: {args.mutants}: no mutmut results (run `make mutate` first)")
+    for folder in args.mutants:
+        if not folder.is_dir():
+            sys.exit(f"error: {folder}: no mutmut results (run `make mutate` first)")
     equivalent = read_equivalent(args.equivalent)
     results = read_results(args.mutants)
     args.out_dir.mkdir(parents=True, exist_ok=True)
