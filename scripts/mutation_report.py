@@ -32,16 +32,26 @@ TARGET = 0.90
 PACKAGES = ("subsum/impl/matching", "subsum/impl/summary", "subsum/impl/network", "subsum/impl/caching", "subsum/model")
 
 
+def bad_input(message: str) -> None:
+    """Bad input: one line on standard error, exit 2, nothing written (the project's convention)."""
+    print(f"error: {message}", file=sys.stderr)
+    sys.exit(2)
+
+
 def read_equivalent(path: Path) -> dict[str, str]:
     equivalent: dict[str, str] = {}
     if not path.exists():
         return equivalent
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        bad_input(f"{path}: cannot read: {exc}")
+    for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip() or line.startswith("#"):
             continue
         name, sep, why = line.partition("\t")
         if not sep or not why.strip():
-            sys.exit(f"error: {path}:{number}: expected NAME<TAB>reason")
+            bad_input(f"{path}:{number}: expected NAME<TAB>reason")
         equivalent[name.strip()] = why.strip()
     return equivalent
 
@@ -74,7 +84,7 @@ def main() -> None:
     args = parser.parse_args()
     for folder in args.mutants:
         if not folder.is_dir():
-            sys.exit(f"error: {folder}: no mutmut results (run `make mutate` first)")
+            bad_input(f"{folder}: no mutmut results (run `make mutate` first)")
     equivalent = read_equivalent(args.equivalent)
     results = read_results(args.mutants)
     args.out_dir.mkdir(parents=True, exist_ok=True)
