@@ -1,0 +1,175 @@
+"""What the engines promise beyond their match lines: the work counters of
+spec/03-matching.md ("Work counters"), the pivot order of DEF-MATCH-5, the
+options every engine takes, the bookkeeping of the pattern leaves when one of
+two patterns of a length goes, and the dtypes of a columnar batch.
+
+The counter values below are worked by hand from the spec's rules, on one
+batch of three events against four subscriptions:
+
+    s1: x = 1 and y > 0 and z < 5      e1: x=1 y=2 z=3 w="abc"   (s1, s4)
+    s2: x = 2                          e2: x=2                   (s2)
+    s3: y > 10                         e3: x=2                   (s2)
+    s4: w prefix "ab"
+"""
+
+import numpy as np
+import pytest
+
+from subsum.core.filters import parse_filter
+from subsum.core.types import Attribute, Constraint, Event, Subscription
+from subsum.impl.matching import ENGINES, MatchStats, make_engine
+from subsum.impl.matching.base import count_distinct_attributes
+from subsum.impl.matching.cindex import PatternLeaf, WildcardLeaf
+from subsum.impl.matching.columnar import ColumnarBatch
+from subsum.impl.matching.vectorized import pivot_rank_of
+
+SUBS = [("s1", parse_filter("x = 1 and y > 0 and z < 5")), ("s2", parse_filter("x = 2")),
+        ("s3", parse_filter("y > 10")), ("s4", parse_filter('w prefix "ab"'))]
+
+
+def event(**values) -> Event:
+    return Event(tuple(Attribute(name=k, type="string" if isinstance(v, str) else "int", value=v)
+                       for k, v in values.items()))
+
+
+BATCH = [event(x=1, y=2, z=3, w="abc"), event(x=2), event(x=2)]
+LINES = [{"s1", "s4"}, {"s2"}, {"s2"}]
+
+# (index_lookups, counter_increments) per engine, by the rules of spec/03:
+# - brute: no index; one increment per constraint evaluated, stopping at the
+#   first that fails: e1 3+1+1+1 (s1 holds fully, s2 s3 s4 one each), e2 and
+#   e3 1+1+1+1 (the first constraint of every subscription decides) = 14.
+# - counting: one lookup per attribute occurrence (6); one increment per
+#   (satisfied constraint, subscription holding it): e1 x=1 y>0 z<5 prefix
+#   ab (4), e2 and e3 x=2 (1 each) = 6.
+# - indexed: per attribute occurrence one lookup for (type, name), one per
+#   operator leaf under it, one per pattern hash probe: x y z 2 each, w 3
+#   (prefix leaf, one length), e2 and e3 2 each = 13; increments as counting.
+# - rab: the same per distinct attribute of the batch (x=2 once) = 11.
+# - vectorized: one binary search per (distinct attribute, ranked pivot
+#   operator): 5 distinct attributes x ("=", ">") = 10, one pattern hash probe
+#   of "abc", one per (string, pattern) hit fanned out = 12; increments are
+#   step 5's checks: the candidate (e1, s1) checks y > 0 and z < 5 = 2.
+GOLDEN = {
+    "brute": (0, 14),
+    "counting": (6, 6),
+    "indexed": (13, 6),
+    "rab": (11, 6),
+    "vectorized": (12, 2),
+}
+
+
+def test_the_golden_table_names_every_engine():
+    assert set(GOLDEN) == set(ENGINES)
+
+
+@pytest.mark.parametrize("name", sorted(GOLDEN))
+def test_work_counters_on_the_worked_batch(name):
+    engine = make_engine(name, SUBS)
+    assert engine.match_batch(BATCH) == LINES
+    lookups, increments = GOLDEN[name]
+    assert engine.stats.to_json() == {
+        "batches": 1, "events": 3, "attributes": 6, "distinct_attributes": 5,
+        "index_lookups": lookups, "counter_increments": increments, "matches": 4,
+        "distinct_share": 0.833333,  # 5/6 rounded to 6 places
+    }
+    engine.match_batch(BATCH)  # counters are sums over batches
+    assert (engine.stats.index_lookups, engine.stats.counter_increments) == (2 * lookups, 2 * increments)
+
+
+def test_vectorized_pivots_by_rank_not_by_constraint_order():
+    """b's constraints are y > 0 (created first, for a) and x = 1: its pivot is
+    x = 1 (rank 0), so the event x=2 y=5 is a candidate of a and c only. One
+    binary search per (distinct attribute, ranked pivot operator) is 2 x 2,
+    plus 2 for the `any` pivot of c; no candidate has another constraint."""
+    subs = [("a", parse_filter("y > 0")), ("b", parse_filter("y > 0 and x = 1")),
+            ("c", Subscription(frozenset({Constraint(name="x", type="int", op="any")})))]
+    engine = make_engine("vectorized", subs)
+    assert engine.match_batch([event(x=2, y=5)]) == [{"a", "c"}]
+    assert (engine.stats.index_lookups, engine.stats.counter_increments) == (6, 0)
+
+
+def test_distinct_share_is_rounded_to_six_places_and_one_without_attributes():
+    assert MatchStats(attributes=3, distinct_attributes=1).to_json()["distinct_share"] == 0.333333
+    assert MatchStats().to_json()["distinct_share"] == 1.0
+    assert MatchStats(attributes=7, distinct_attributes=2).distinct_share == 2 / 7
+
+
+def test_count_distinct_attributes_sums_occurrences_over_the_batch():
+    assert count_distinct_attributes(BATCH) == (6, 5)
+    assert count_distinct_attributes([]) == (0, 0)
+
+
+@pytest.mark.parametrize("name", sorted(ENGINES))
+def test_every_engine_passes_its_options_on(name):
+    for engine in (make_engine(name, SUBS, count_distinct=False), ENGINES[name](SUBS, count_distinct=False)):
+        assert engine.match_batch(BATCH) == LINES
+        assert (engine.stats.attributes, engine.stats.distinct_attributes) == (0, 0)
+
+
+def test_pivot_order_of_def_match_5():
+    """`=` (not on bool), then prefix/suffix/wildcard, then contains, then the
+    orderings, then `=` on bool, then `!=`, then `any`."""
+    order = [("int", "="), ("string", "="), ("float", "="), ("string", "prefix"), ("string", "suffix"),
+             ("string", "wildcard"), ("string", "contains"), ("int", "<"), ("int", "<="), ("float", ">"),
+             ("float", ">="), ("bool", "="), ("bool", "!="), ("int", "!="), ("string", "!="), ("bool", "any")]
+    ranks = [pivot_rank_of((t, "n", op, None)) for t, op in order]
+    assert ranks == sorted(ranks)
+    tiers = [ranks[0]] * 3 + [ranks[3]] * 3 + [ranks[6]] + [ranks[7]] * 4 + [ranks[11]] + [ranks[12]] * 3 + [ranks[15]]
+    assert ranks == tiers and len(set(ranks)) == 7
+
+
+@pytest.mark.parametrize("name", sorted(ENGINES))
+@pytest.mark.parametrize("op, keep, gone, value", [
+    ("prefix", "cd", "ab", "cdx"),
+    ("suffix", "cd", "ab", "xcd"),
+    ("contains", "cd", "ab", "xcdx"),
+    ("wildcard", "a*y", "a*x", "aqy"),  # the two share the left part `a`
+])
+def test_removing_one_of_two_patterns_of_a_length_keeps_the_other(name, op, keep, gone, value):
+    engine = make_engine(name, [("keep", parse_filter(f'w {op} "{keep}"')), ("gone", parse_filter(f'w {op} "{gone}"'))])
+    engine.remove("gone")
+    assert engine.match_batch([event(w=value)]) == [{"keep"}]
+    engine.remove("keep")
+    assert engine.match_batch([event(w=value)]) == [set()]
+
+
+def test_pattern_leaf_counts_one_lookup_per_distinct_probe_and_forgets_lengths():
+    leaf = PatternLeaf("contains")
+    leaf.add("ab", "A")
+    leaf.add("cd", "C")
+    out: list = []
+    assert leaf.hits("abab", out) == 2 and out == ["A"]  # substrings ab, ba (ab once)
+    leaf.discard("ab")
+    assert leaf.lengths() == (2,) and leaf.length_count == {2: 1}
+    leaf.discard("cd")
+    assert leaf.lengths() == () and leaf.hits("abab", []) == 0
+    prefix = PatternLeaf("prefix")
+    for p in ("a", "abc", "abd"):
+        prefix.add(p, p)
+    out = []
+    assert prefix.hits("abcd", out) == 2 and sorted(out) == ["a", "abc"]
+    assert prefix.hits("ab", []) == 1  # length 3 is longer than the value
+
+
+def test_wildcard_leaf_counts_one_lookup_per_left_length():
+    leaf = WildcardLeaf()
+    for p in ("a*x", "a*y", "ab*z"):
+        leaf.add(p, p)
+    out: list = []
+    assert leaf.hits("abz", out) == 2 and out == ["ab*z"]
+    leaf.discard("a*x")
+    out = []
+    assert leaf.hits("ay", out) == 2 and out == ["a*y"]  # lefts a and ay probed
+    assert leaf.hits("a", []) == 1 and leaf.hits("", []) == 0
+
+
+def test_columnar_batch_keeps_its_dtypes_even_for_empty_columns():
+    batch = ColumnarBatch.from_events([event(x=1), Event(())])
+    expected = {"int": np.int64, "float": np.float64, "bool": np.bool_, "string": np.int64}
+    for t, column in batch.columns.items():
+        assert (column.event.dtype, column.name.dtype, column.value.dtype) == (np.int64, np.int64, expected[t]), t
+        assert len(column.event) == len(column.name) == len(column.value) == (1 if t == "int" else 0)
+    floats = [Event((Attribute(name="f", type="float", value=v),)) for v in (1.0, -0.0, 2.5)]
+    back = ColumnarBatch.from_events(floats).to_events()
+    assert back == floats and all(type(e.attributes[0].value) is float for e in back)
