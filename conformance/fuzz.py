@@ -28,6 +28,7 @@ from subsum.core.filters import format_filter, parse_filter
 from subsum.core.jsonio import write_lines_atomically
 from subsum.core.types import Attribute, Event, Subscription, subscription_sort_key
 from subsum.core.errors import InputError, SubsumError
+from subsum.core.inputs import read_input_text
 from subsum.impl.network import TOPOLOGIES, Network, build, forwarding_protocols, generate, read_edgelist
 
 REPLAY_FORMAT = "subsum-replay"
@@ -346,9 +347,9 @@ def save_replay(folder: Path, protocol: str, topology: dict, seed: int, schedule
 
 def load_replay(path: Path) -> dict:
     try:
-        doc = json.loads(Path(path).read_text(encoding="utf-8-sig"))
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ReplayError(path, None, f"cannot read: {exc}") from None
+        doc = json.loads(read_input_text(path))
+    except RecursionError:
+        raise ReplayError(path, None, "malformed JSON: nested too deeply") from None
     except json.JSONDecodeError as exc:
         raise ReplayError(path, None, f"malformed JSON: {exc.msg} (column {exc.colno})", line=exc.lineno) from None
     except ValueError as exc:  # an integer of more digits than Python converts

@@ -51,7 +51,7 @@ def test_1_a_check_found_a_violation(monkeypatch):
      "error: nowhere.jsonl: cannot read: No such file or directory"),
     (["simulate", "--topology", "nowhere"], "error: --topology 'nowhere' is neither random-tree, path, star, balanced nor a file"),
     (["replay", str(EX / "events.jsonl")], "error: "),
-    (["match", "--engine", "nope"], "Error: Invalid value for '--engine'"),  # click's own usage error
+    (["match", "--engine", "nope"], "error: Invalid value for '--engine'"),  # click's usage error, on one line
     ([*MATCH, "--output", "/nonexistent/out.jsonl"], "error: /nonexistent/out.jsonl: cannot write: the folder /nonexistent does not exist"),
     ([*MATCH, "--json", "/nonexistent/stats.json"], "error: /nonexistent/stats.json: cannot write"),
     (["fuzz", "reconfig", "--schedules", "1", "--out-dir", str(EX / "events.jsonl" / "replays")], "is not a folder"),

@@ -22,6 +22,7 @@ from pathlib import Path
 import attrs
 
 from subsum.core.errors import InputError
+from subsum.core.inputs import read_input
 from subsum.core.jsonio import JsonObject, RecordError, check_keys, decode_line, file_lines, json_kind, json_scalar
 from subsum.impl.caching.policies import CachePolicy
 
@@ -82,10 +83,7 @@ def parse_operation(obj: JsonObject, clock: float) -> dict:
 def read_operations(path: Path | str) -> list[tuple[int, dict]]:
     """Every operation of the file with its line number; InputError on the first bad line."""
     path = Path(path)
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise InputError(str(path), None, None, f"cannot read: {exc.strerror}") from None
+    raw = read_input(path)
     ops, clock = [], 0.0
     for number, line in enumerate(file_lines(raw), start=1):
         try:

@@ -8,6 +8,7 @@ import random
 from pathlib import Path
 
 from subsum.core.errors import InputError
+from subsum.core.inputs import read_input_text
 
 TOPOLOGIES = ("random-tree", "path", "star", "balanced")
 
@@ -110,10 +111,7 @@ def read_graph(path_: str | Path) -> tuple[list[str], list[tuple[int, int]]]:
     appearance. Returns (names by number, sorted links); raises
     TopologyError naming the file and line."""
     p = Path(path_)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise TopologyError(p, f"cannot read: {exc}") from None
+    text = read_input_text(p)
     raw = []
     for number, line in enumerate(text.splitlines(), start=1):
         line = line.split("#", 1)[0].strip()

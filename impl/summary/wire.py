@@ -22,6 +22,7 @@ import struct
 from pathlib import Path
 
 from subsum.core.errors import InputError
+from subsum.core.inputs import read_input_text
 from subsum.core.types import OPS_BY_TYPE, TYPES, Constraint, InvalidValue
 from subsum.impl.summary.ids import IdLayout
 from subsum.impl.summary.normalize import NUMERIC
@@ -225,12 +226,7 @@ def write_json(summary: Summary, path) -> None:
 
 def read_json(path) -> Summary:
     p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8-sig")  # a byte order mark at the start is dropped, as in JSONL
-    except OSError as exc:
-        raise SummaryFileError(str(p), None, f"cannot read: {exc.strerror}") from None
-    except UnicodeDecodeError:
-        raise SummaryFileError(str(p), None, "not UTF-8") from None
+    text = read_input_text(p)  # a byte order mark at the start is dropped, as in JSONL
 
     def no_constants(token):
         raise SummaryFileError(str(p), None, f"{token} is not allowed in a summary file")
@@ -253,6 +249,8 @@ def read_json(path) -> Summary:
         doc = json.loads(text, parse_constant=no_constants, object_pairs_hook=no_repeated_keys, parse_int=bounded_int)
     except json.JSONDecodeError as exc:
         raise SummaryFileError(str(p), None, f"malformed JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})") from None
+    except RecursionError:
+        raise SummaryFileError(str(p), None, "malformed JSON: nested too deeply") from None
     return from_json(doc, str(p))
 
 

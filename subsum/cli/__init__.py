@@ -30,6 +30,7 @@ from rich.markup import escape
 from subsum.cli import bench, cache, claims, match, network, pipeline, summary
 from subsum.cli.common import err
 from subsum.core.errors import CheckFailed, SubsumError
+from subsum.core.inputs import DEFAULT_MAX_LINE_BYTES, set_max_line_bytes
 
 EXIT_OK, EXIT_VIOLATION, EXIT_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
 
@@ -39,25 +40,37 @@ def engine_failure(exc: BaseException) -> bool:
     return any(klass.__module__.split(".")[0] in ("pyspark", "py4j") for klass in type(exc).__mro__)
 
 
+def one_line(message: str) -> str:
+    """A message on one line, with no control character: input can hold
+    newlines and terminal escape sequences, which must not reach the terminal."""
+    return "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in " ".join(message.split()))
+
+
 class Subsum(click.Group):
     """The top-level group: every command runs under one error handler."""
 
     def invoke(self, ctx: click.Context):
         try:
             return super().invoke(ctx)
+        except click.exceptions.UsageError as exc:  # one line, like every other error
+            where = f" (see `{exc.ctx.command_path} --help`)" if exc.ctx is not None else ""
+            err.print(f"[bold red]error:[/] {escape(one_line(exc.format_message()))}{escape(where)}", highlight=False, soft_wrap=True)
+            ctx.exit(exc.exit_code)
         except (click.exceptions.Exit, click.exceptions.ClickException, click.exceptions.Abort):
             raise
         except CheckFailed as exc:  # the command has printed its report; this is its verdict
             err.print(f"[bold red]{escape(str(exc))}[/]", highlight=False, soft_wrap=True)
             ctx.exit(exc.exit_code)
         except SubsumError as exc:
-            err.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False, soft_wrap=True)
+            err.print(f"[bold red]error:[/] {escape(one_line(str(exc)))}", highlight=False, soft_wrap=True)
+            for line in exc.context:
+                err.print(escape(line), highlight=False, soft_wrap=True)
             ctx.exit(exc.exit_code)
         except Exception as exc:  # a bug, or an engine failing: one line, the traceback only on request
             if ctx.obj and ctx.obj.get("debug"):
                 raise
             what = "the Spark engine failed" if engine_failure(exc) else "internal error"
-            first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+            first = one_line(str(exc).strip().splitlines()[0]) if str(exc).strip() else ""
             err.print(f"[bold red]error:[/] {what}: {escape(type(exc).__name__)}{': ' + escape(first) if first else ''}",
                       highlight=False, soft_wrap=True)
             err.print("rerun with `subsum --debug ...` to see the traceback", highlight=False)
@@ -67,8 +80,10 @@ class Subsum(click.Group):
 @click.group(cls=Subsum, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="subsum")
 @click.option("--debug", is_flag=True, help="Show the traceback of an unexpected failure.")
+@click.option("--max-line-bytes", type=click.IntRange(1, 2**40), default=DEFAULT_MAX_LINE_BYTES, show_default=True,
+              help="The longest line an input file may hold; a longer one is bad input (exit 2).")
 @click.pass_context
-def main(ctx: click.Context, debug: bool) -> None:
+def main(ctx: click.Context, debug: bool, max_line_bytes: int) -> None:
     """subsum: content-based publish/subscribe with every claim checked.
 
     The spec (spec/), the reference model (subsum.model) and the
@@ -79,6 +94,7 @@ def main(ctx: click.Context, debug: bool) -> None:
     2 bad input or usage, 3 an internal or engine failure.
     """
     ctx.obj = {"debug": debug}
+    set_max_line_bytes(max_line_bytes)
 
 
 for module in (claims, match, summary, network, cache, pipeline, bench):

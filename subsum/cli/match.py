@@ -131,7 +131,14 @@ class FilterSyntaxError(SubsumError):
     points at the column below the text."""
 
     def __init__(self, text: str, exc: FilterError) -> None:
-        super().__init__(f"{exc}\n  {text}\n  {' ' * (exc.column - 1)}^")
+        before = text[:exc.column - 1]
+        line = before.count("\n") + 1
+        column = len(before) - (before.rfind("\n") + 1) + 1
+        where = f"line {line}, column {column}" if "\n" in text else f"column {column}"
+        super().__init__(f"{where}: {exc.message}")
+        shown = text.split("\n")[line - 1]
+        if shown.isprintable() and len(shown) <= 200:  # the text with a caret under the column
+            self.context = (f"  {shown}", f"  {' ' * (column - 1)}^")
 
 
 COMMANDS = (match, check_filter)

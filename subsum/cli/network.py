@@ -14,6 +14,7 @@ from subsum.cli.common import (FiniteFloat, counter_table, distinct_files, err, 
                                writable_dir, writable_path, write_json)
 from subsum.conformance import fuzz as fz
 from subsum.core.errors import CheckFailed, SubsumError
+from subsum.core.inputs import read_input_text
 from subsum.impl.network import forwarding_protocols
 
 
@@ -230,9 +231,10 @@ def replay(path):
     and the reference and prints the first difference (exit 1), or none (exit 0)."""
     from subsum.conformance import client_server as cs
 
+    text = read_input_text(path)
     try:
-        peek = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        peek = json.loads(text)
+    except (ValueError, RecursionError):
         peek = None  # fz.load_replay says what is wrong
     if cs.is_replay(peek):
         difference = cs.first_difference(cs.load_replay(path, peek))

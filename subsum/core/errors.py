@@ -22,9 +22,11 @@ from __future__ import annotations
 
 
 class SubsumError(Exception):
-    """A failure subsum expects and reports as one line; `exit_code` is the CLI's exit status."""
+    """A failure subsum expects and reports as one line; `exit_code` is the CLI's exit status.
+    `context`: optional lines printed, indented, under the error line (a filter with a caret)."""
 
     exit_code = 2
+    context: tuple[str, ...] = ()
 
 
 class InputError(SubsumError, ValueError):

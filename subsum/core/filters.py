@@ -112,12 +112,12 @@ def _syntax_error(text: str, exc: UnexpectedInput) -> FilterError:
             hint = " (an unterminated or empty quoted name?)"
         return FilterError(
             f"unexpected character {char!r}{hint}; expected {_expected(set(exc.allowed or ()))}",
-            exc.column,
+            cast(int, exc.pos_in_stream) + 1,
         )
     assert isinstance(exc, UnexpectedToken)
     return FilterError(
         f"unexpected {exc.token.value!r}; expected {_expected(set(exc.expected))}",
-        exc.token.column,
+        cast(int, exc.token.start_pos) + 1,
     )
 
 
@@ -133,7 +133,7 @@ def _decode_literal(token: Token) -> Scalar:
             return int(token)
         except ValueError:  # more digits than Python converts (4,300); far beyond 64 bits anyway
             raise FilterError(f"an integer of {len(token.lstrip('-'))} digits is out of range; ints are 64-bit",
-                              cast(int, token.column)) from None
+                              (cast(int, token.start_pos) + 1)) from None
     if token.type == "FLOAT":
         return float(token)
     if token.type == "TRUE":
@@ -143,7 +143,11 @@ def _decode_literal(token: Token) -> Scalar:
     try:
         return cast(str, json.loads(token))
     except json.JSONDecodeError as exc:
-        raise FilterError(f"bad string literal: {exc.msg}", cast(int, token.column) + exc.pos) from None
+        why = exc.msg
+        if why.startswith("Invalid control character"):
+            why = (f"the control character U+{ord(token[exc.pos]):04X} cannot stand in a string literal; "
+                   "write it as an escape such as \\t or \\u001b")
+        raise FilterError(f"bad string literal: {why}", (cast(int, token.start_pos) + 1) + exc.pos) from None
 
 
 def _coerce(type_: str, literal: Scalar, token: Token) -> Scalar:
@@ -156,11 +160,11 @@ def _coerce(type_: str, literal: Scalar, token: Token) -> Scalar:
             as_float = float(literal)
         except OverflowError:
             raise FilterError(f"an integer of {len(str(abs(cast(int, literal))))} digits is out of the float range",
-                              cast(int, token.column)) from None
+                              (cast(int, token.start_pos) + 1)) from None
         if int(as_float) != literal:
-            raise FilterError(f"{literal} is not exactly representable as a float", cast(int, token.column))
+            raise FilterError(f"{literal} is not exactly representable as a float", (cast(int, token.start_pos) + 1))
         return as_float
-    raise FilterError(f"the value {token} is {literal_type}, but the name is declared {type_}", cast(int, token.column))
+    raise FilterError(f"the value {token} is {literal_type}, but the name is declared {type_}", (cast(int, token.start_pos) + 1))
 
 
 def _build_constraint(node: Any) -> Constraint:  # a lark parse-tree node
@@ -175,16 +179,16 @@ def _build_constraint(node: Any) -> Constraint:  # a lark parse-tree node
     value_token = children[0].children[0] if children else None
     if op == "any":
         if value_token is not None:
-            raise FilterError("operator 'any' takes no value", value_token.column)
+            raise FilterError("operator 'any' takes no value", (cast(int, value_token.start_pos) + 1))
         if declared is None:
             raise FilterError(
                 f"operator 'any' needs a type: write {name}:int any, {name}:string any, ...",
-                op_token.column,
+                (cast(int, op_token.start_pos) + 1),
             )
         type_, value = declared, None
     else:
         if value_token is None:
-            raise FilterError(f"operator {op!r} needs a value", op_token.end_column)
+            raise FilterError(f"operator {op!r} needs a value", cast(int, op_token.end_pos) + 1)
         literal = _decode_literal(value_token)
         if declared is None:
             type_, value = type_of_python_value(literal), literal
@@ -194,12 +198,12 @@ def _build_constraint(node: Any) -> Constraint:  # a lark parse-tree node
             raise FilterError(
                 f"operator {op!r} does not apply to type {type_}; "
                 f"{type_} allows {', '.join(OPS_BY_TYPE[type_])}",
-                op_token.column,
+                (cast(int, op_token.start_pos) + 1),
             )
     try:
         return Constraint(name=name, type=type_, op=op, value=value)
     except InvalidValue as exc:
-        column = value_token.column if value_token is not None else op_token.column
+        column = (cast(int, value_token.start_pos) + 1) if value_token is not None else (cast(int, op_token.start_pos) + 1)
         raise FilterError(str(exc), column) from None
 
 

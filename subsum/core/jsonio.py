@@ -19,6 +19,7 @@ import attrs
 
 from subsum.core.errors import InputError
 from subsum.core.filters import FilterError, parse_filter
+from subsum.core.inputs import read_input
 from subsum.core.types import (
     Attribute,
     Constraint,
@@ -170,6 +171,10 @@ def _id(obj: JsonObject, field: str = "id") -> str:
     value = obj[field]
     if type(value) is not str or value == "":
         raise RecordError(field, f"must be a non-empty string, got {json_kind(value) if not isinstance(value, str) else 'an empty string'}")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:  # a lone surrogate: no writer could put it out
+        raise RecordError(field, f"is not valid Unicode (lone surrogate at index {exc.start})") from None
     return value
 
 
@@ -275,10 +280,7 @@ def parse_event_line(line: bytes) -> tuple[str, Event] | None:
 def _records(path: Path, kind: str) -> Iterator[tuple[int, JsonObject]]:
     if path.suffix == ".parquet":
         raise InputError(str(path), None, None, "Parquet input is read by the Spark engine; use --engine spark, or .jsonl")
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise InputError(str(path), None, None, f"cannot read: {exc.strerror}") from None
+    raw = read_input(path)
     found = False
     for number, line in enumerate(file_lines(raw), start=1):
         try:
@@ -343,6 +345,9 @@ def check_output_path(path: Path | str, folder_ok: bool = False) -> None:
     folder = path.parent if str(path.parent) else Path(".")
     if path.is_dir() and not folder_ok:
         raise InputError(str(path), None, None, "is a directory; expected a file to write")
+    if path.exists() and not path.is_dir() and not path.is_file():  # a FIFO, a device node, a socket
+        raise InputError(str(path), None, None, "is not a regular file; subsum writes an output beside it and renames "
+                         "it into place, which would replace it: name a regular file")
     if not folder.is_dir():
         raise InputError(str(path), None, None, f"cannot write: the folder {folder} does not exist")
     if not os.access(folder, os.W_OK | os.X_OK):

@@ -18,6 +18,7 @@ import attrs
 
 from subsum.core.filters import FilterError, format_filter, parse_filter
 from subsum.core.errors import InputError
+from subsum.core.inputs import read_input
 from subsum.core.jsonio import RecordError, check_keys, event_from_json, json_kind, JsonObject, decode_line, file_lines
 from subsum.core.types import Event, Subscription
 
@@ -106,10 +107,7 @@ def read_trace(path: str | PathLike[str]) -> list[TraceRecord]:
     from pathlib import Path
 
     path = Path(path)
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise InputError(str(path), None, None, f"cannot read: {exc.strerror}") from None
+    raw = read_input(path)
     records = []
     for number, line in enumerate(file_lines(raw), start=1):
         try:
