@@ -39,6 +39,7 @@ import os
 import signal
 import sys
 import threading
+import time
 from contextlib import contextmanager
 from typing import Callable, Iterator
 
@@ -62,9 +63,13 @@ class Limit:
 def time_limit(seconds: float | None) -> Iterator[Limit]:
     """Raise `CheckTimeout` in this (main) thread once `seconds` have passed,
     and every second after. None, or a call from another thread (no signals
-    there), sets no limit."""
+    there), sets no limit. Limits nest: inside an earlier deadline the inner
+    one is moot and left unset; inside a later one, the outer timer and
+    handler are put back, less the time spent, when the block ends."""
     limit = Limit()
-    if seconds is None or threading.current_thread() is not threading.main_thread():
+    outer_left, outer_interval = signal.getitimer(signal.ITIMER_REAL)
+    if (seconds is None or threading.current_thread() is not threading.main_thread()
+            or (outer_left and outer_left <= seconds)):
         yield limit
         return
 
@@ -72,6 +77,7 @@ def time_limit(seconds: float | None) -> Iterator[Limit]:
         limit.fired = True
         raise CheckTimeout(seconds)
 
+    entered = time.monotonic()
     previous = signal.signal(signal.SIGALRM, expire)
     signal.setitimer(signal.ITIMER_REAL, seconds, 1.0)
     try:
@@ -79,6 +85,8 @@ def time_limit(seconds: float | None) -> Iterator[Limit]:
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+        if outer_left:
+            signal.setitimer(signal.ITIMER_REAL, max(outer_left - (time.monotonic() - entered), 1e-3), outer_interval)
 
 
 class Watchdog:

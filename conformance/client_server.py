@@ -146,6 +146,9 @@ def impl_answers(record: impl.Request) -> list[tuple[int, int, bool, int]]:
 
 
 REPLAY_FORMAT = "subsum-client-server-replay"
+#: Bounds on a replay file, far above what the checks write, so that a replay runs in bounded time and memory.
+MAX_REPLAY_CAPACITY = 1_000_000
+MAX_REPLAY_REQUESTS = 100_000
 #: where a failing run of CLM-CS-5 is saved (tests point it elsewhere)
 REPLAY_DIR = Path("fuzz-replays")
 
@@ -204,7 +207,7 @@ def load_replay(path: str | Path, doc: dict):
     def bad(field: str, why: str) -> SubsumError:
         return SubsumError(f"{path}: field '{field}': {why}")
 
-    if doc.get("version") != 1:
+    if type(doc.get("version")) is not int or doc["version"] != 1:
         raise bad("version", "expected 1")
     n = doc.get("brokers")
     if type(n) is not int or not 1 <= n <= 10_000:
@@ -213,6 +216,11 @@ def load_replay(path: str | Path, doc: dict):
     if not isinstance(links, list) or len(links) != n - 1 or not all(
             isinstance(x, list) and len(x) == 2 and all(type(b) is int and 0 <= b < n for b in x) for x in links):
         raise bad("links", f"expected {n - 1} pairs of brokers 0 … {n - 1}")
+    graph = nx.Graph()
+    graph.add_nodes_from(range(n))
+    graph.add_edges_from(tuple(x) for x in links)
+    if not nx.is_tree(graph):
+        raise bad("links", f"the links must form a tree over the {n} brokers")
     servers = doc.get("servers")
     if not isinstance(servers, dict) or not all(type(b) is int and 0 <= b < n for b in servers.values()):
         raise bad("servers", "expected an object: message -> broker")
@@ -220,9 +228,11 @@ def load_replay(path: str | Path, doc: dict):
         raise bad("policy", f"expected one of {', '.join(ref.POLICIES)}")
     if doc.get("cache_policy") not in ("fifo", "regdeg", "lfu", "lru"):
         raise bad("cache_policy", "expected fifo, regdeg, lfu or lru")
-    if type(doc.get("capacity")) is not int or doc["capacity"] < 1:
-        raise bad("capacity", "expected an int >= 1")
+    if type(doc.get("capacity")) is not int or not 1 <= doc["capacity"] <= MAX_REPLAY_CAPACITY:
+        raise bad("capacity", f"expected an int from 1 to {MAX_REPLAY_CAPACITY:,}")
     requests = doc.get("requests")
+    if isinstance(requests, list) and len(requests) > MAX_REPLAY_REQUESTS:
+        raise bad("requests", f"{len(requests):,} requests; a replay holds at most {MAX_REPLAY_REQUESTS:,}")
     if not isinstance(requests, list) or not all(
             isinstance(r, list) and len(r) == 2 and type(r[0]) is int and 0 <= r[0] < n and r[1] in servers for r in requests):
         raise bad("requests", "expected [broker, message] pairs, each message one of 'servers'")

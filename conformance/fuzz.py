@@ -14,7 +14,6 @@ it exactly, whatever the generator does in later versions.
 from __future__ import annotations
 
 import json
-import math
 import random
 import time
 from pathlib import Path
@@ -22,6 +21,8 @@ from typing import Callable
 
 import attrs
 
+from subsum.conformance import replay_schema
+from subsum.conformance.budget import CheckTimeout, time_limit
 from subsum.conformance.network import FILTERS, check_overlay, check_tables, publish_and_check
 from subsum.conformance.violations import ClaimViolation, require
 from subsum.core.filters import format_filter, parse_filter
@@ -234,6 +235,8 @@ class FuzzResult:
     claims: list = attrs.field(factory=list)  # the violated claim of each
     seconds: float = 0.0
     first_violation_seconds: float | None = None
+    #: Operations of a schedule cut short when the budget ran out (not counted in `schedules`).
+    cut_operations: int = 0
 
     @property
     def schedules_per_minute(self) -> float:
@@ -243,7 +246,7 @@ class FuzzResult:
         """The run as JSON (`subsum fuzz reconfig --json`): its parameters, counts and violations."""
         return {**parameters, "schedules": self.schedules, "operations": self.operations, "seconds": round(self.seconds, 3),
                 "schedules_per_minute": round(self.schedules_per_minute, 1),
-                "first_violation_seconds": self.first_violation_seconds,
+                "first_violation_seconds": self.first_violation_seconds, "cut_operations": self.cut_operations,
                 "violations": [{"claim": c, "replay": str(p)} for p, c in zip(self.violations, self.claims)]}
 
 
@@ -297,6 +300,20 @@ def fuzz(*, topology: str = "random-tree", brokers: int = 6, subscriptions: int 
         raise SubsumError(f"unknown protocol {protocol!r}; the fuzzer checks {', '.join(PROTOCOLS)}")
     result = FuzzResult()
     started = time.perf_counter()
+    with time_limit(budget) as limit:  # a step (a model check on a large network) can outlast the budget
+        try:
+            _fuzz_until_done(result, started, topology=topology, brokers=brokers, subscriptions=subscriptions, churn=churn,
+                             steps=steps, seed=seed, budget=budget, schedules=schedules, max_violations=max_violations,
+                             replay_dir=replay_dir, protocol=protocol, defer_timeout=defer_timeout, sub_timeout=sub_timeout,
+                             progress=progress)
+        except CheckTimeout:
+            assert limit.fired
+    result.seconds = time.perf_counter() - started
+    return result
+
+
+def _fuzz_until_done(result: FuzzResult, started: float, *, topology, brokers, subscriptions, churn, steps, seed, budget,
+                     schedules, max_violations, replay_dir, protocol, defer_timeout, sub_timeout, progress) -> None:
     i = 0
     while ((schedules is None or i < schedules) and time.perf_counter() - started < budget
            and len(result.violations) < max_violations):
@@ -308,6 +325,8 @@ def fuzz(*, topology: str = "random-tree", brokers: int = 6, subscriptions: int 
         violation = None
         opening = initial_operations(rng, run.net)
         for step in range(len(opening) + steps + 1):
+            if time.perf_counter() - started >= budget:  # the budget holds inside a schedule too
+                break
             if step < len(opening):
                 op = opening[step]
             else:
@@ -318,6 +337,9 @@ def fuzz(*, topology: str = "random-tree", brokers: int = 6, subscriptions: int 
             except Exception as exc:  # a failed check, or the implementation crashing
                 violation = violation_of(exc, step)
                 break
+        if violation is None and len(schedule) < len(opening) + steps + 1:
+            result.cut_operations += len(schedule)  # cut by the budget: not a checked schedule
+            break
         result.schedules += 1
         result.operations += len(schedule)
         if violation is not None:
@@ -330,8 +352,6 @@ def fuzz(*, topology: str = "random-tree", brokers: int = 6, subscriptions: int 
         if progress:
             result.seconds = time.perf_counter() - started
             progress(result)
-    result.seconds = time.perf_counter() - started
-    return result
 
 
 def save_replay(folder: Path, protocol: str, topology: dict, seed: int, schedule: list[dict], violation: Violation,
@@ -346,8 +366,13 @@ def save_replay(folder: Path, protocol: str, topology: dict, seed: int, schedule
 
 
 def load_replay(path: Path) -> dict:
+    def no_constants(token: str):
+        raise ReplayError(path, None, f"{token} is not a number a replay file may hold")
+
     try:
-        doc = json.loads(read_input_text(path))
+        doc = json.loads(read_input_text(path), parse_constant=no_constants)
+    except ReplayError:
+        raise
     except RecursionError:
         raise ReplayError(path, None, "malformed JSON: nested too deeply") from None
     except json.JSONDecodeError as exc:
@@ -356,15 +381,11 @@ def load_replay(path: Path) -> dict:
         raise ReplayError(path, None, f"malformed JSON: {exc}") from None
     if not isinstance(doc, dict) or doc.get("format") != REPLAY_FORMAT:
         raise ReplayError(path, "format", f"expected {REPLAY_FORMAT!r}")
-    for field, kind in (("seed", int), ("topology", dict), ("schedule", list), ("protocol", str)):
-        if not isinstance(doc.get(field), kind) or isinstance(doc.get(field), bool):
-            raise ReplayError(path, field, f"missing or not a {kind.__name__}")
+    replay_schema.validate(doc, path)
     if doc["protocol"] not in PROTOCOLS:
         raise ReplayError(path, "protocol", f"unknown protocol {doc['protocol']!r}; this version has {', '.join(PROTOCOLS)}")
-    for field in ("defer_timeout", "sub_timeout"):
-        value = doc.setdefault(field, 3000.0 if field == "defer_timeout" else 5000.0)
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < math.inf:
-            raise ReplayError(path, field, f"expected a number >= 0 (ms), got {value!r}")
+    doc.setdefault("defer_timeout", 3000.0)
+    doc.setdefault("sub_timeout", 5000.0)
     return doc
 
 

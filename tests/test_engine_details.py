@@ -139,9 +139,12 @@ def test_pattern_leaf_counts_one_lookup_per_distinct_probe_and_forgets_lengths()
     leaf.add("ab", "A")
     leaf.add("cd", "C")
     out: list = []
-    assert leaf.hits("abab", out) == 2 and out == ["A"]  # substrings ab, ba (ab once)
+    # Two patterns of length 2 in a value of 4: 3 substring look-ups (2 x 4 > 3 x 2), "ab" found once.
+    assert leaf.hits("abab", out) == 3 and out == ["A"]
     leaf.discard("ab")
-    assert leaf.lengths() == (2,) and leaf.length_count == {2: 1}
+    assert leaf.lengths() == (2,) and leaf.by_length == {2: {"cd"}}
+    out = []
+    assert leaf.hits("abcd", out) == 1 and out == ["C"]  # one pattern: searching v for it is cheaper (1 x 4 <= 3 x 2)
     leaf.discard("cd")
     assert leaf.lengths() == () and leaf.hits("abab", []) == 0
     prefix = PatternLeaf("prefix")
@@ -173,3 +176,28 @@ def test_columnar_batch_keeps_its_dtypes_even_for_empty_columns():
     floats = [Event((Attribute(name="f", type="float", value=v),)) for v in (1.0, -0.0, 2.5)]
     back = ColumnarBatch.from_events(floats).to_events()
     assert back == floats and all(type(e.attributes[0].value) is float for e in back)
+
+
+@pytest.mark.parametrize("name", ["vectorized", "indexed", "rab"])
+def test_the_contains_probe_needs_memory_linear_in_the_input(name):
+    """Issue 21: a 100,000-character contains pattern against a 200,000-character
+    value once made the index build the set of every substring (over 4 GiB).
+    The peak traced allocation of building and matching stays under 10x the
+    input's size."""
+    import random
+    import tracemalloc
+
+    rnd = random.Random(7)
+    value = "".join(rnd.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(200_000))
+    pattern = value[50_000:150_000]
+    sub = Subscription(frozenset({Constraint(name="t", type="string", op="contains", value=pattern)}))
+    batch = [Event((Attribute(name="t", type="string", value=value),)), Event((Attribute(name="t", type="string", value=value[1:]),))]
+    tracemalloc.start()
+    try:
+        engine = make_engine(name, [("s", sub)])
+        lines = engine.match_batch(batch)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert lines == [{"s"}, {"s"}]
+    assert peak < 10 * (len(pattern) + len(value)), f"peak {peak:,} bytes"

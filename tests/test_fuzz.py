@@ -63,13 +63,23 @@ def test_fuzz_of_the_real_handlers_finds_nothing(tmp_path):
     assert not (tmp_path / "r").exists()
 
 
+REPLAY_HEAD = ('{"format": "subsum-replay", "version": 1, "protocol": "strawman", "seed": 1, '
+               '"topology": {"kind": "path", "brokers": 2, "links": [[0, 1]], "clients": [1, 0]}, '
+               '"violation": {"claim": "CLM-NET-1", "message": "", "step": 0}, ')
+
+
 @pytest.mark.parametrize("text,message", [
     ("{", "malformed JSON"),
     ('{"format": "subsum-replay", "seed": 1' + "0" * 5000 + '}', "malformed JSON"),
     ('{"format": "other"}', "field 'format': expected 'subsum-replay'"),
-    ('{"format": "subsum-replay", "protocol": "strawman", "seed": 1, "topology": {}, "schedule": 3}', "field 'schedule': missing or not a list"),
-    ('{"format": "subsum-replay", "protocol": "strawman", "seed": 1, "topology": {"brokers": 2, "links": [[0, 1]], "clients": [1, 0]}, '
-     '"schedule": [{"op": "teleport"}]}', "field 'schedule': cannot run it"),
+    ('{"format": "subsum-replay", "version": 1, "protocol": "strawman", "seed": 1, "topology": {}, "schedule": [], '
+     '"violation": {"claim": "CLM-NET-1", "message": "", "step": 0}}', "'kind' is a required property"),
+    (REPLAY_HEAD + '"schedule": 3}', "field 'schedule': 3 is not of type 'array'"),
+    (REPLAY_HEAD + '"schedule": [{"op": "teleport"}]}', "field 'schedule[0].op': 'teleport' is not one of"),
+    (REPLAY_HEAD + '"schedule": [{"op": "subscribe", "filter": "x > 1"}]}', "field 'schedule[0]': 'client' is a required property"),
+    (REPLAY_HEAD + '"schedule": [{"op": "subscribe", "client": 1000001, "filter": "x > 1"}]}', "field 'schedule[0].client': client 1000001 does not exist"),
+    (REPLAY_HEAD.replace('"seed": 1', '"seed": true') + '"schedule": []}', "field 'seed': True is not of type 'integer'"),
+    (REPLAY_HEAD.replace('"links": [[0, 1]]', '"links": [[0, 0]]') + '"schedule": []}', "field 'topology.links[0]'"),
 ])
 def test_bad_replay_files_name_the_field(tmp_path, text, message):
     bad = tmp_path / "bad.json"

@@ -15,8 +15,9 @@ DEF-MATCH-4):
 - `any`: one slot list; every attribute of the (type, name) satisfies it.
 - `prefix`, `suffix`: a hash from pattern to constraint, probed with the
   value's prefix (suffix) of every pattern length present in the leaf.
-- `contains`: a hash, probed with every distinct substring of the value of
-  every pattern length present in the leaf (at most |v| probes per length).
+- `contains`: a hash, probed per pattern length present with the value's
+  substrings of that length (at most |v| probes), or, when cheaper, each
+  pattern of that length searched for in the value; memory stays linear.
 - `wildcard` `l*r`: a hash on l, probed like `prefix`; then each r stored
   under that l is checked with endswith and the length condition.
 """
@@ -24,7 +25,7 @@ DEF-MATCH-4):
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from typing import Any, Iterable
+from typing import Any
 from subsum.impl.matching.ops import ConstraintKey
 
 ASCENDING = ("<", "<=")
@@ -101,26 +102,25 @@ class OrderedLeaf:
 class PatternLeaf:
     """A hash leaf for prefix, suffix or contains, with the pattern lengths present."""
 
-    __slots__ = ("op", "subs", "length_count", "_lengths")
+    __slots__ = ("op", "subs", "by_length", "_lengths")
 
     def __init__(self, op: str):
         self.op = op
         self.subs: dict[str, object] = {}  # slot lists in ConstraintIndex, pattern IDs in PatternProber
-        self.length_count: dict[int, int] = {}
+        self.by_length: dict[int, set[str]] = {}  # the patterns of each length present
         self._lengths: tuple[int, ...] | None = ()
 
     def add(self, pattern: str, subs: object) -> None:
         self.subs[pattern] = subs
-        self.length_count[len(pattern)] = self.length_count.get(len(pattern), 0) + 1
+        self.by_length.setdefault(len(pattern), set()).add(pattern)
         self._lengths = None
 
     def discard(self, pattern: str) -> None:
         del self.subs[pattern]
-        n = self.length_count[len(pattern)] - 1
-        if n:
-            self.length_count[len(pattern)] = n
-        else:
-            del self.length_count[len(pattern)]
+        same_length = self.by_length[len(pattern)]
+        same_length.discard(pattern)
+        if not same_length:
+            del self.by_length[len(pattern)]
         self._lengths = None
 
     def __len__(self) -> int:
@@ -128,29 +128,47 @@ class PatternLeaf:
 
     def lengths(self) -> tuple[int, ...]:
         if self._lengths is None:
-            self._lengths = tuple(sorted(self.length_count))
+            self._lengths = tuple(sorted(self.by_length))
         return self._lengths
 
     def hits(self, v: str, out: list) -> int:
         """Append the value stored under every pattern v satisfies (each
-        distinct pattern once); return the number of hash lookups made."""
+        distinct pattern once); return the number of lookups made.
+
+        For contains, per length L present, the cheaper of two probes: look up
+        each of v's n - L + 1 substrings of length L, or search v for each
+        pattern of length L (`in`, one lookup each). Either way the extra
+        memory is one substring and the patterns found, linear in the input:
+        the set of every substring of v is never built (a 100,000-character
+        pattern against a 200,000-character value would need gigabytes)."""
         n = len(v)
         get = self.subs.get
         lookups = 0
         for length in self.lengths():
             if length > n:
                 break
-            if self.op == "prefix":
-                keys: Iterable[str] = (v[:length],)
-            elif self.op == "suffix":
-                keys = (v[n - length:],)
-            else:
-                keys = {v[i:i + length] for i in range(n - length + 1)}
-            for key in keys:
+            if self.op == "prefix" or self.op == "suffix":
                 lookups += 1
-                found = get(key)
+                found = get(v[:length] if self.op == "prefix" else v[n - length:])
                 if found is not None:
                     out.append(found)
+                continue
+            patterns = self.by_length[length]
+            if len(patterns) * n <= (n - length + 1) * length:  # searching for each pattern is cheaper
+                for pattern in patterns:
+                    lookups += 1
+                    if pattern in v:
+                        out.append(self.subs[pattern])
+                continue
+            seen: set[str] = set()
+            for i in range(n - length + 1):
+                key = v[i:i + length]
+                lookups += 1
+                if key not in seen:
+                    found = get(key)
+                    if found is not None:
+                        seen.add(key)
+                        out.append(found)
         return lookups
 
 

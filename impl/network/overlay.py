@@ -45,7 +45,7 @@ class Overlay:
     def link(self, a: int, b: int) -> None:
         if a not in self.adjacent or b not in self.adjacent:
             raise NetworkError(f"cannot link {a} and {b}: no such broker")
-        if b in self.component(a):
+        if self.connected(a, b):
             raise NetworkError(f"link ({a}, {b}) would close a cycle")
         self._epochs += 1
         self.epoch[frozenset((a, b))] = self._epochs
@@ -63,6 +63,32 @@ class Overlay:
     def links(self) -> list[tuple[int, int]]:
         """The live links as sorted pairs, sorted."""
         return sorted(tuple(sorted(e)) for e in self.epoch)
+
+    def connected(self, a: int, b: int) -> bool:
+        """Whether a and b are in one tree. Two searches, from a and from b,
+        take turns one link at a time, and the first to run out answers: the
+        work is that of the smaller tree, so building any forest link by link
+        costs O(n log n), not the O(n^2) of searching a's whole tree per link."""
+        if a == b:
+            return True
+        seen = ({a}, {b})
+        stacks = ([iter(self.adjacent[a])], [iter(self.adjacent[b])])
+        while True:
+            for side in (0, 1):
+                stack = stacks[side]
+                while stack:
+                    m = next(stack[-1], None)
+                    if m is None:
+                        stack.pop()
+                        continue
+                    if m in seen[1 - side]:
+                        return True
+                    if m not in seen[side]:
+                        seen[side].add(m)
+                        stack.append(iter(self.adjacent[m]))
+                    break
+                if not stack:
+                    return False
 
     def component(self, b: int) -> set[int]:
         """The brokers of b's tree."""

@@ -5,12 +5,19 @@ edge-list reader. A topology is a list of (a, b) broker pairs over brokers
 from __future__ import annotations
 
 import random
+import re
 from pathlib import Path
 
 from subsum.core.errors import InputError
 from subsum.core.inputs import read_input_text
 
 TOPOLOGIES = ("random-tree", "path", "star", "balanced")
+
+
+#: The most brokers a topology file may hold (as `simulate --brokers`); client IDs start above.
+MAX_NODES = 100_000
+MAX_LABEL = 200
+INTEGER_LABEL = re.compile(r"-?[0-9]{1,18}")
 
 
 class TopologyError(InputError):
@@ -120,13 +127,19 @@ def read_graph(path_: str | Path) -> tuple[list[str], list[tuple[int, int]]]:
         parts = line.split()
         if len(parts) < 2:
             raise TopologyError(p, f"expected two node names, got {line!r}", number)
+        for label in parts[:2]:
+            if not label.isprintable() or len(label) > MAX_LABEL:
+                raise TopologyError(p, f"node name {ascii(label[:40])} holds a control character or is longer than "
+                                    f"{MAX_LABEL} characters", number)
         if parts[0] == parts[1]:
             raise TopologyError(p, f"link {parts[0]} {parts[1]} is a self-loop", number)
         raw.append(tuple(parts[:2]))
     if not raw:
         raise TopologyError(p, "the file holds no links")
     labels = list(dict.fromkeys(x for edge in raw for x in edge))
-    if all(x.lstrip("-").isdigit() for x in labels):
+    if len(labels) > MAX_NODES:
+        raise TopologyError(p, f"the graph has {len(labels):,} nodes; a topology holds at most {MAX_NODES:,} brokers")
+    if all(INTEGER_LABEL.fullmatch(x) for x in labels):
         labels.sort(key=int)
     names = {x: i for i, x in enumerate(labels)}
     return labels, sorted({(min(names[a], names[b]), max(names[a], names[b])) for a, b in raw})

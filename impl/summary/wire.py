@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import struct
 from pathlib import Path
 
@@ -29,6 +30,18 @@ from subsum.impl.summary.normalize import NUMERIC
 from subsum.impl.summary.summary import VIRTUAL_POLICIES, Summary, SummaryError
 
 FORMAT = "subsum-summary"
+#: The most attributes (c3 bits) a summary file may declare: one per schema entry.
+MAX_ATTRIBUTES = 4096
+DECIMAL_ID = re.compile(r"0|[1-9][0-9]{0,19}")
+
+
+def _valid_text(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
 VERSION = 1
 MAGIC = b"SSUM"
 
@@ -95,28 +108,34 @@ class _Reader:
             self.fail(field, f"expected an array, got {type(value).__name__}")
         return value
 
-    def int_(self, value, field: str, lo: int = 0) -> int:
-        if type(value) is not int or value < lo:
-            self.fail(field, f"expected an integer >= {lo}, got {value!r}")
+    def int_(self, value, field: str, lo: int = 0, hi: int = 2**64 - 1) -> int:
+        if type(value) is not int or not lo <= value <= hi:
+            shown = repr(value) if len(repr(value)) <= 40 else f"a number of {len(repr(value))} characters"
+            self.fail(field, f"expected an integer from {lo} to {hi}, got {shown}")
         return value
 
     def scalar(self, value, type_: str, field: str, nullable: bool = False):
         if value is None and nullable:
             return None
         ok = {"int": lambda v: type(v) is int and -(2**63) <= v < 2**63,
-              "float": lambda v: type(v) in (int, float) and math.isfinite(v),
+              "float": lambda v: (type(v) is int and abs(v) <= 2**1023) or (type(v) is float and math.isfinite(v)),
               "string": lambda v: type(v) is str,
               "bool": lambda v: type(v) is bool}[type_]
         if not ok(value):
-            self.fail(field, f"expected a finite {type_} value, got {value!r}")
+            shown = repr(value) if len(repr(value)) <= 40 else f"a value of {len(repr(value))} characters"
+            self.fail(field, f"expected a finite {type_} value, got {shown}")
         return float(value) if type_ == "float" else value
 
-    def ids(self, value, field: str, layout: IdLayout) -> set[int]:
+    def ids(self, value, field: str, layout: IdLayout, brokers: set[int]) -> set[int]:
         out = set()
         for i, sid in enumerate(self.list_(value, field)):
             self.int_(sid, f"{field}[{i}]")
             if sid >> layout.bits:
                 self.fail(f"{field}[{i}]", f"ID {sid} does not fit in the layout's {layout.bits} bits")
+            broker = layout.decode(sid)[0]
+            if broker not in brokers:
+                self.fail(f"{field}[{i}]", f"ID {sid} belongs to broker {broker}, which merged_brokers does not list (a summary "
+                          "lists the brokers whose IDs it holds, so that merging two never mixes their IDs)")
             if sid in out:
                 self.fail(f"{field}[{i}]", f"ID {sid} is listed twice")
             out.add(sid)
@@ -132,11 +151,12 @@ def from_json(doc, path: str = "<summary>") -> Summary:
           ("merged_brokers", "unconditional", "names"))
     if doc["format"] != FORMAT:
         r.fail("format", f"expected {FORMAT!r}, got {doc['format']!r}")
-    if doc["version"] != VERSION:
+    if type(doc["version"]) is not int or doc["version"] != VERSION:
         r.fail("version", f"this subsum reads version {VERSION}, got {doc['version']!r}")
     lay = r.obj(doc["layout"], "layout", ("brokers", "max_subscriptions", "attributes"))
-    layout = IdLayout(r.int_(lay["brokers"], "layout.brokers", 1), r.int_(lay["max_subscriptions"], "layout.max_subscriptions", 1),
-                      r.int_(lay["attributes"], "layout.attributes"))
+    layout = IdLayout(r.int_(lay["brokers"], "layout.brokers", 1, 2**32 - 1),
+                      r.int_(lay["max_subscriptions"], "layout.max_subscriptions", 1, 2**32 - 1),
+                      r.int_(lay["attributes"], "layout.attributes", 0, MAX_ATTRIBUTES))
     schema = []
     for i, entry in enumerate(r.list_(doc["schema"], "schema")):
         r.obj(entry, f"schema[{i}]", ("name", "type"))
@@ -157,20 +177,16 @@ def from_json(doc, path: str = "<summary>") -> Summary:
         if r.int_(b, f"merged_brokers[{i}]") >= layout.brokers:
             r.fail(f"merged_brokers[{i}]", f"broker {b} is outside 0 .. {layout.brokers - 1}")
         summary.merged_brokers.add(b)
-    if doc.get("unconditional"):
-        summary.unconditional = r.ids(doc["unconditional"], "unconditional", layout)
+    if r.list_(doc.get("unconditional", []), "unconditional"):
+        summary.unconditional = r.ids(doc["unconditional"], "unconditional", layout, summary.merged_brokers)
     names = doc.get("names", {})
     if not isinstance(names, dict):
         r.fail("names", "expected a JSON object mapping IDs to subscription names")
-    for sid, name in names.items():
-        if not sid.isdigit() or type(name) is not str or not name:
-            r.fail(f"names.{sid}", "expected a decimal ID mapped to a non-empty name")
-        summary.names[int(sid)] = name
     expected: dict[tuple, list] = {}
     for i, entry in enumerate(r.list_(doc["attributes"], "attributes")):
         field = f"attributes[{i}]"
-        if not isinstance(entry, dict) or "type" not in entry:
-            r.fail(field, "expected an object with name, type and rows")
+        if not isinstance(entry, dict) or type(entry.get("type")) is not str or type(entry.get("name")) is not str:
+            r.fail(field, "expected an object with a string name, a string type, and rows")
         numeric = entry["type"] in NUMERIC
         r.obj(entry, field, ("name", "type") + (("ranges", "equalities") if numeric else ("rows",)))
         key = (entry["name"], entry["type"])
@@ -188,12 +204,12 @@ def from_json(doc, path: str = "<summary>") -> Summary:
                 lo, hi = (-math.inf if lo is None else lo), (math.inf if hi is None else hi)
                 if not lo < hi:
                     r.fail(f, f"a range needs lo < hi, got {lo} .. {hi}")
-                rows.append(("range", (lo, hi), frozenset(r.ids(row["ids"], f"{f}.ids", layout))))
+                rows.append(("range", (lo, hi), frozenset(r.ids(row["ids"], f"{f}.ids", layout, summary.merged_brokers))))
             for j, row in enumerate(r.list_(entry["equalities"], f"{field}.equalities")):
                 f = f"{field}.equalities[{j}]"
                 r.obj(row, f, ("value", "ids"))
                 v = r.scalar(row["value"], key[1], f"{f}.value")
-                rows.append(("equality", (v, v), frozenset(r.ids(row["ids"], f"{f}.ids", layout))))
+                rows.append(("equality", (v, v), frozenset(r.ids(row["ids"], f"{f}.ids", layout, summary.merged_brokers))))
         else:
             for j, row in enumerate(r.list_(entry["rows"], f"{field}.rows")):
                 f = f"{field}.rows[{j}]"
@@ -206,9 +222,18 @@ def from_json(doc, path: str = "<summary>") -> Summary:
                     Constraint(key[0], key[1], op, value)
                 except InvalidValue as exc:
                     r.fail(f"{f}.value", str(exc))
-                rows.append(("constraint", (op, value), frozenset(r.ids(row["ids"], f"{f}.ids", layout))))
+                rows.append(("constraint", (op, value), frozenset(r.ids(row["ids"], f"{f}.ids", layout, summary.merged_brokers))))
         for _, c, ids in rows:
             summary.insert(key, c, ids)
+    listed = set(summary.unconditional).union(*(ids for rows in expected.values() for _, _, ids in rows))
+    for key, name in names.items():
+        if not DECIMAL_ID.fullmatch(key):
+            r.fail("names", f"key {ascii(key)[:40]} is not an ID written in decimal digits 0-9 without a leading zero")
+        if int(key) not in listed:
+            r.fail(f"names.{key}", f"ID {key} stands in no row of the summary")
+        if type(name) is not str or not name or not _valid_text(name):
+            r.fail(f"names.{key}", "expected a non-empty name of valid Unicode")
+        summary.names[int(key)] = name
     got = summary.rows()
     for key, rows in expected.items():
         if sorted(rows, key=repr) != sorted(got.get(key, []), key=repr):

@@ -29,6 +29,10 @@ from subsum.impl.network import PROTOCOLS, TOPOLOGIES
 out = Console(emoji=False)  # ':x:' in a file name stays ':x:'
 err = Console(stderr=True, emoji=False)
 
+#: The largest count an option takes (events, subscriptions, steps, ...): far
+#: beyond a useful run, and small enough that a typo cannot ask for years.
+MAX_COUNT = 100_000_000
+
 #: Where benchmarks write unless told otherwise (ignored by git); `--out-dir
 #: benchmarks/results` refreshes the committed results.
 BENCH_SCRATCH = "bench-out"
@@ -158,6 +162,12 @@ def topology_option(fn: Callable) -> Callable:
 
 
 def _check_topology(_ctx, _param, value: str) -> str:
-    if value not in TOPOLOGIES and not Path(value).is_file():
-        raise SubsumError(f"--topology {value!r} is neither {', '.join(TOPOLOGIES)} nor a file")
+    """A named topology, or a file: a folder or a missing file is refused here;
+    the file's content is read (with the input limits) when the work starts."""
+    if value in TOPOLOGIES:
+        return value
+    if Path(value).is_dir():
+        raise SubsumError(f"--topology {value}: is a directory; expected {', '.join(TOPOLOGIES)} or an edge-list file")
+    if not Path(value).exists():
+        raise SubsumError(f"--topology {value!r} is neither {', '.join(TOPOLOGIES)} nor an existing file")
     return value

@@ -10,7 +10,7 @@ from pathlib import Path
 import click
 from rich.markup import escape
 
-from subsum.cli.common import (FiniteFloat, counter_table, distinct_files, err, json_option, out, protocol_option, timeout_options, topology_option,
+from subsum.cli.common import (MAX_COUNT, FiniteFloat, counter_table, distinct_files, err, json_option, out, protocol_option, timeout_options, topology_option,
                                writable_dir, writable_path, write_json)
 from subsum.conformance import fuzz as fz
 from subsum.core.errors import CheckFailed, SubsumError
@@ -40,7 +40,7 @@ ROUTINGS = ("forwarding", "summaries", "siena", "siena-nocover", "broadcast", "f
               help="Run seed 003's client-server simulation instead (spec/10): servers advertise messages, clients request them "
                    "under this request policy (Server, Server-Cache, Server-One-Hop-Away, Server-Subscription); prints delay, "
                    "overhead and hit per request (DEF-CS-3).")
-@click.option("--slots", type=click.IntRange(1), default=None, help="--client-server: cache slots K per broker.  [default: 10]")
+@click.option("--slots", type=click.IntRange(1, MAX_COUNT), default=None, help="--client-server: cache slots K per broker.  [default: 10]")
 @click.option("--lambda", "lam", type=FiniteFloat(0.0, 100.0), default=None,
               help="--client-server: request rate λ (Poisson(λ·N) requests a step).  [default: 0.05]")
 @click.option("--mu", type=FiniteFloat(0.0, 1.0), default=None, help="--client-server: chance a step brings a new server and message.  [default: 0.05]")
@@ -50,16 +50,16 @@ ROUTINGS = ("forwarding", "summaries", "siena", "siena-nocover", "broadcast", "f
 @click.option("--policy", type=click.Choice(["fifo", "regdeg", "lfu", "lru"]), default=None,
               help="--caching and --client-server: each broker's replacement policy (DEF-CACHE-2 … 5).  [default: fifo with --caching, "
                    "lfu with --client-server]")
-@click.option("--capacity", type=click.IntRange(1), default=None, help="--caching: cache slots per broker.  [default: 5% of --events]")
+@click.option("--capacity", type=click.IntRange(1, MAX_COUNT), default=None, help="--caching: cache slots per broker.  [default: 5% of --events]")
 @click.option("--leaf-reading", "leaf_reading", type=click.Choice(["i", "ii"]), default=None,
               help="--caching leaf: (ii) a local subscriber and no interested broker downstream, or (i) a local subscriber.  [default: ii]")
 @click.option("--zipf", type=FiniteFloat(0.0, 10.0), default=None, help="--caching: Zipf exponent of topic popularity.  [default: 0.8]")
-@click.option("--stay", type=click.IntRange(1), default=None, help="--caching: rounds a visitor stays subscribed.  [default: 20]")
+@click.option("--stay", type=click.IntRange(1, MAX_COUNT), default=None, help="--caching: rounds a visitor stays subscribed.  [default: 20]")
 @topology_option
 @click.option("--brokers", type=click.IntRange(1, 100_000), default=20, show_default=True, help="Brokers (ignored for a FILE).")
-@click.option("--subscriptions", type=click.IntRange(0), default=100, show_default=True, help="Subscriptions, two per client.")
-@click.option("--events", type=click.IntRange(0), default=100, show_default=True, help="Events published.")
-@click.option("--swaps", type=click.IntRange(0), default=0, show_default=True, help="Link swaps spread among the publications (not with summaries).")
+@click.option("--subscriptions", type=click.IntRange(0, MAX_COUNT), default=100, show_default=True, help="Subscriptions, two per client.")
+@click.option("--events", type=click.IntRange(0, MAX_COUNT), default=100, show_default=True, help="Events published.")
+@click.option("--swaps", type=click.IntRange(0, MAX_COUNT), default=0, show_default=True, help="Link swaps spread among the publications (not with summaries).")
 @click.option("--gap", type=FiniteFloat(0.0), default=5.0, show_default=True, help="Simulated ms between a swap's break and its new link.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seeds the topology, the workload and the link delays.")
 @click.option("--trace", "trace_path", type=click.Path(dir_okay=False), callback=writable_path, help="Write the trace (spec/05-network.md DEF-NET-9) as JSONL.")
@@ -176,14 +176,14 @@ def fuzz() -> None:
 @timeout_options
 @topology_option
 @click.option("--brokers", type=click.IntRange(1, 10_000), default=6, show_default=True, help="Brokers per schedule (ignored for a FILE).")
-@click.option("--subscriptions", type=click.IntRange(0), default=8, show_default=True,
+@click.option("--subscriptions", type=click.IntRange(0, MAX_COUNT), default=8, show_default=True,
               help="About twice the clients: clients = max(1, N // 2), spread at random.")
 @click.option("--churn", type=FiniteFloat(0.0, 1.0), default=0.1, show_default=True, help="Share of operations that change the overlay.")
-@click.option("--steps", type=click.IntRange(1), default=60, show_default=True, help="Operations per schedule (then a final quiesce).")
+@click.option("--steps", type=click.IntRange(1, MAX_COUNT), default=60, show_default=True, help="Operations per schedule (then a final quiesce).")
 @click.option("--seed", type=int, default=0, show_default=True, help="Schedule i uses seed + i.")
 @click.option("--budget", type=FiniteFloat(0.1), default=30.0, show_default=True, help="Seconds to fuzz.")
-@click.option("--schedules", type=click.IntRange(1), default=None, help="Stop after this many schedules.")
-@click.option("--max-violations", type=click.IntRange(1), default=10, show_default=True, help="Stop after this many violations.")
+@click.option("--schedules", type=click.IntRange(1, MAX_COUNT), default=None, help="Stop after this many schedules.")
+@click.option("--max-violations", type=click.IntRange(1, MAX_COUNT), default=10, show_default=True, help="Stop after this many violations.")
 @click.option("--out-dir", "out_dir", type=click.Path(file_okay=False), callback=writable_dir, default="fuzz-replays", show_default=True,
               help="Where replay files go.")
 @json_option("Also write the run's summary as JSON to FILE.")

@@ -14,10 +14,12 @@ from subsum.cli.common import out, spark_options, spark_session, writable_dir, w
 from subsum.core.errors import CheckFailed, SubsumError
 
 
-def _seconds(low_inclusive: bool):
+def _seconds(low: float):
+    """Seconds from `low` to a billion: a window below a microsecond would split
+    the trace's millisecond times into more windows than Spark can count."""
     def check(_ctx, param, value: float) -> float:
-        if not math.isfinite(value) or (value < 0 if low_inclusive else value <= 0):
-            raise SubsumError(f"--{param.name} must be a finite number {'>= 0' if low_inclusive else '> 0'}, got {value}")
+        if not (math.isfinite(value) and low <= value <= 1e9):
+            raise SubsumError(f"--{param.name} must be a number of seconds from {low:g} to 1e9, got {value}")
         return value
 
     return check
@@ -25,9 +27,9 @@ def _seconds(low_inclusive: bool):
 
 @click.command("trace-check")
 @click.argument("trace_path", metavar="TRACE", type=click.Path())
-@click.option("--grace", type=float, required=True, callback=_seconds(True),
+@click.option("--grace", type=float, required=True, callback=_seconds(0.0),
               help="Grace window in seconds (the trace's times are milliseconds: 0.05 = 50 ms).")
-@click.option("--window", type=float, default=1.0, show_default=True, callback=_seconds(False),
+@click.option("--window", type=float, default=1.0, show_default=True, callback=_seconds(1e-6),
               help="Width in seconds of the time windows the report counts violations in.")
 @click.option("--out-dir", "out_dir", type=click.Path(file_okay=False), callback=writable_dir,
               help="Write violations.parquet and summary.json into DIR.")

@@ -171,7 +171,7 @@ def summary_plan(topology_path, fmt) -> None:
     numerically, other names by first appearance in the file.
     """
     from subsum.impl.network.summary_plan import plan
-    from subsum.impl.network.topology import read_graph
+    from subsum.impl.network.topology import INTEGER_LABEL, read_graph
 
     labels, edges = read_graph(topology_path)
     adjacency: dict[int, set[int]] = {i: set() for i in range(len(labels))}
@@ -180,7 +180,7 @@ def summary_plan(topology_path, fmt) -> None:
         adjacency[b].add(a)
     p = plan(adjacency)
 
-    numeric = all(x.lstrip("-").isdigit() for x in labels)
+    numeric = all(INTEGER_LABEL.fullmatch(x) for x in labels)
 
     def name(i: int) -> str | int:
         return int(labels[i]) if numeric else labels[i]
@@ -192,7 +192,7 @@ def summary_plan(topology_path, fmt) -> None:
     if fmt == "json":
         click.echo(json.dumps(report, indent=1, ensure_ascii=False))
         return
-    say(f"{escape(topology_path)}: {len(labels)} brokers, {len(edges)} links")
+    say(f"{topology_path}: {len(labels)} brokers, {len(edges)} links")
     send_table = Table(title=f"propagation plan: {len(p.sends)} messages, {len(p.sinks)} sinks")
     for column in ("iteration", "from", "to"):
         send_table.add_column(column, justify="right")

@@ -55,7 +55,7 @@ def read_input(path: str | os.PathLike[str], limit: int | None = None) -> bytes:
     limit = max_line_bytes() if limit is None else limit
     p = Path(path)
     if p.is_dir():
-        raise InputError(str(p), None, None, "is a folder; expected a file")
+        raise InputError(str(p), None, None, "is a directory; expected a file")
     chunks: list[bytes] = []
     newlines = 0  # newlines before the current line
     current = 0  # bytes of the current line so far
