@@ -201,3 +201,60 @@ def test_the_contains_probe_needs_memory_linear_in_the_input(name):
         tracemalloc.stop()
     assert lines == [{"s"}, {"s"}]
     assert peak < 10 * (len(pattern) + len(value)), f"peak {peak:,} bytes"
+
+
+def test_columnar_matching_gives_the_lines_and_counters_of_match_batch():
+    """The benchmarks' entry (`match_columns` over a ColumnarBatch) against
+    `match_batch` over the same events, the empty subscription included."""
+    subs = SUBS + [("all", Subscription())]
+    by_events = make_engine("vectorized", subs)
+    by_columns = make_engine("vectorized", subs)
+    lines = by_events.match_batch(BATCH)
+    ev, slot = by_columns.match_columns(ColumnarBatch.from_events(BATCH))
+    got = [set() for _ in BATCH]
+    for e, sid in zip(ev.tolist(), by_columns.ids(slot)):
+        got[e].add(sid)
+    assert got == lines == [{"s1", "s4", "all"}, {"s2", "all"}, {"s2", "all"}]
+    assert by_columns.stats.to_json() == by_events.stats.to_json()
+
+
+def test_columnar_distinct_attributes_counts_type_name_value_triples():
+    floats = [Event((Attribute(name="f", type="float", value=v), Attribute(name="b", type="bool", value=True)))
+              for v in (1.0, 0.0, -0.0, 1.0, 2.5)]
+    mixed = [event(x=1), Event((Attribute(name="x", type="float", value=1.0),)), event(x=1, y=1), event(y=2)]
+    for batch in (BATCH, floats, mixed, []):
+        assert ColumnarBatch.from_events(batch).distinct_attributes() == count_distinct_attributes(batch)[1]
+    assert ColumnarBatch.from_events(floats).distinct_attributes() == 4  # f: 1.0, 0.0 (= -0.0), 2.5; b: true
+
+
+def test_stats_reset_and_membership():
+    engine = make_engine("counting", SUBS)
+    engine.match_batch(BATCH)
+    assert engine.stats.index_lookups > 0
+    engine.stats.reset()
+    assert engine.stats == MatchStats()
+    assert "s1" in engine and "zz" not in engine
+    engine.remove("s1")
+    assert "s1" not in engine and len(engine) == 3
+
+
+@pytest.mark.parametrize("name", sorted(ENGINES))
+def test_a_subscription_joining_a_constraint_already_probed_is_matched(name):
+    """An ordering leaf caches its flattened slot lists after a probe; a second
+    subscription holding the same constraint must invalidate that cache."""
+    engine = make_engine(name, [("a", parse_filter("x < 5"))])
+    assert engine.match_batch([event(x=1)]) == [{"a"}]
+    engine.add("b", parse_filter("x < 5"))
+    assert engine.match_batch([event(x=1)]) == [{"a", "b"}]
+    engine.remove("a")
+    assert engine.match_batch([event(x=1)]) == [{"b"}]
+
+
+def test_an_attribute_no_constraint_names_costs_one_lookup():
+    """indexed: the (type, name) level answers at once, with one lookup, for an
+    unknown type and for a known type under an unknown name."""
+    for attribute in (Attribute(name="q", type="int", value=1), Attribute(name="w", type="bool", value=True),
+                      Attribute(name="q", type="string", value="s")):
+        engine = make_engine("indexed", SUBS)
+        assert engine.match_batch([Event((attribute,))]) == [set()]
+        assert engine.stats.index_lookups == 1, attribute

@@ -75,13 +75,14 @@ def test_constraints_use_the_stated_operators_and_pattern_lengths():
 
 def test_contains_patterns_are_cut_from_every_position():
     g = _Generator(Params(names=40, seed=2))
+    g.table = ["abcdefgh"]  # one word of distinct letters: a pattern's position is its start
     strings = [i for i, t in enumerate(g.types) if t == "string"]
-    starts = set()
-    for _ in range(4000):
+    starts: dict[int, set[int]] = {1: set(), 2: set(), 3: set()}
+    for _ in range(6000):
         c = g.constraint(g.rnd.choice(strings))
-        if c.op == "contains" and len(c.value) == 3:
-            starts.update(w.index(c.value) for w in g.table if c.value in w)
-    assert {0, 5} <= starts  # the first and the last three letters of an 8-letter word
+        if c.op == "contains":
+            starts[len(c.value)].add("abcdefgh".index(c.value))
+    assert starts == {k: set(range(0, 9 - k)) for k in (1, 2, 3)}
 
 
 @pytest.mark.parametrize("type_, op, value", [
@@ -96,14 +97,17 @@ def test_int_witnesses_cover_exactly_the_satisfying_values_in_range(type_, op, v
     assert drawn == wanted
 
 
-@pytest.mark.parametrize("op, value", [(">", 50.0), (">=", 50.0), ("<", -50.0), ("<=", -50.0), (">", 100.0), ("<", -100.0)])
+@pytest.mark.parametrize("op, value", [(">", 50.0), (">=", 50.0), ("<", -50.0), ("<=", -50.0), (">", 100.0), ("<", -100.0),
+                                       (">=", 100.0), ("<=", -100.0)])
 def test_float_witnesses_satisfy_and_stay_near_the_range(op, value):
     g = _Generator(Params(seed=4))
     c = Constraint(name="n", type="float", op=op, value=value)
     drawn = [g.witness(c) for _ in range(300)]
     assert all(holds(c, x) for x in drawn)
-    if abs(value) == 100.0:  # nothing is left inside the range: the next float out
+    if abs(value) == 100.0 and op in (">", "<"):  # nothing is left inside the range: the next float out
         assert set(drawn) == {math.nextafter(value, math.inf if op == ">" else -math.inf)}
+    elif abs(value) == 100.0:  # the bound itself is the one value left
+        assert set(drawn) == {value}
     else:
         assert all(LOW <= x <= HIGH for x in drawn) and len(set(drawn)) > 250
 
@@ -155,6 +159,8 @@ def test_fixed_attribute_count_is_exact_and_empty_columns_keep_their_dtypes():
 def test_planting_every_event_or_none():
     every = generate(Params(**SMALL, planted_rate=1.0, seed=3))
     assert every.planted == SMALL["events"]
+    fixed = generate(Params(**{**SMALL, "attrs_low": 5, "attrs_high": 5}, planted_rate=1.0, seed=3))
+    assert all(len(e.attributes) == 5 for e in fixed.events())  # topped up to the count, never past it
     lines = semantics.match_batch(every.subscriptions, every.events())
     assert all(lines)
     none = generate(Params(**SMALL, planted_rate=0.0, seed=3))
