@@ -169,3 +169,21 @@ def test_a_byte_order_mark_at_the_start_of_a_summary_file_is_dropped(tmp_path):
     plain, marked = (run("summary", "match", "--summary", f, "--events", EX / "events.jsonl") for f in (good, bom))
     assert marked.exit_code == 0, marked.output
     assert marked.stdout == plain.stdout and '"fig-2-2"' in marked.stdout
+
+
+def test_the_binary_encoding_round_trips_strings_of_64_kib_and_more():
+    """The 2-byte string length escapes to 4 bytes at 65,535 (issue 21: `summary stats`
+    crashed on a summary `summary build` wrote)."""
+    from subsum.impl.summary import wire
+
+    sizes = {}
+    for size in (65_534, 65_535, 70_000):
+        value = "é" * (size // 2) + "x" * (size % 2)  # `size` bytes of UTF-8
+        doc = {"format": "subsum-summary", "version": 1, "layout": {"brokers": 1, "max_subscriptions": 1, "attributes": 1},
+               "schema": [{"name": "s", "type": "string"}], "virtual": "none", "merged_brokers": [0],
+               "attributes": [{"name": "s", "type": "string", "rows": [{"op": "prefix", "value": value, "ids": [1]}]}]}
+        data = wire.to_bytes(wire.from_json(doc))
+        assert wire.to_json(wire.from_bytes(data))["attributes"] == doc["attributes"]
+        sizes[size] = len(data)
+    assert sizes[65_535] - sizes[65_534] == 1 + 4  # one byte more, and the 4-byte length after the escape
+    assert sizes[70_000] - sizes[65_535] == 70_000 - 65_535

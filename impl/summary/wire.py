@@ -282,6 +282,8 @@ def read_json(path) -> Summary:
 # --- binary ------------------------------------------------------------------------
 
 _TYPE_CODE = {t: i for i, t in enumerate(TYPES)}
+#: A string's length takes 2 bytes; this value in them means 4 more bytes hold it.
+LONG_STRING = 0xFFFF
 _OP_CODE = {op: i for i, op in enumerate(("=", "prefix", "suffix", "contains", "wildcard", "any"))}
 _OPS = {i: op for op, i in _OP_CODE.items()}
 
@@ -294,7 +296,9 @@ def _value_bytes(type_: str, v) -> bytes:
     if type_ == "bool":
         return b"\x01" if v else b"\x00"
     raw = v.encode("utf-8")
-    return struct.pack(">H", len(raw)) + raw
+    if len(raw) < LONG_STRING:
+        return struct.pack(">H", len(raw)) + raw
+    return struct.pack(">HI", LONG_STRING, len(raw)) + raw  # a string of 64 KiB or more: the escape, then 4 bytes
 
 
 def to_bytes(summary: Summary) -> bytes:
@@ -359,7 +363,8 @@ class _Cursor:
             return self.take(">d")
         if type_ == "bool":
             return self.take(">B") == 1
-        return self.raw(self.take(">H")).decode("utf-8")
+        length = self.take(">H")
+        return self.raw(self.take(">I") if length == LONG_STRING else length).decode("utf-8")
 
 
 def from_bytes(data: bytes) -> Summary:

@@ -273,6 +273,11 @@ def _summary_cases() -> Iterator[Case]:
                    mentions=("bad.json", field))
         yield Case(f"summary-match/{name}", ("summary", "match", "--summary", "{d}/bad.json", "--events", "{d}/ok-events.jsonl"),
                    tuple(files.items()), mentions=("bad.json", field), output="--output")
+    # A summary `summary build` writes for a string constraint of 70,000 bytes: stats measures it.
+    long = summary_doc()
+    long["schema"] = [{"name": "s", "type": "string"}]
+    long["attributes"] = [{"name": "s", "type": "string", "rows": [{"op": "prefix", "value": "x" * 70_000, "ids": [1]}]}]
+    yield Case("summary/long-string-is-valid", ("summary", "stats", "--summary", "{d}/long.json"), (("long.json", js(long)),), exit=0)
     # Two summaries both built as broker 0: merging them would lose a subscription.
     other = summary_doc()
     other["names"] = {"1": "t1"}
