@@ -49,7 +49,7 @@ def test_1_a_check_found_a_violation(monkeypatch):
 @pytest.mark.parametrize("argv, message", [
     (["match", "--subscriptions", "nowhere.jsonl", "--events", str(EX / "events.jsonl")],
      "error: nowhere.jsonl: cannot read: No such file or directory"),
-    (["simulate", "--topology", "nowhere"], "error: --topology 'nowhere' is neither random-tree, path, star, balanced nor a file"),
+    (["simulate", "--topology", "nowhere"], "error: --topology 'nowhere' is neither random-tree, path, star, balanced nor an existing file"),
     (["replay", str(EX / "events.jsonl")], "error: "),
     (["match", "--engine", "nope"], "error: Invalid value for '--engine'"),  # click's usage error, on one line
     ([*MATCH, "--output", "/nonexistent/out.jsonl"], "error: /nonexistent/out.jsonl: cannot write: the folder /nonexistent does not exist"),

@@ -323,14 +323,29 @@ def _read_parquet_events(spark, path: str):
 
 # --- writing ---------------------------------------------------------------------------
 
+#: How Python's json.dumps (ensure_ascii=False) escapes a string: the backslash,
+#: the quote, and every control character below U+0020, in lowercase hex. Spark's
+#: to_json writes the hex in capitals (\u001B), so the lines are built here.
+JSON_ESCAPES = [("\\", "\\\\"), ('"', '\\"'), ("\b", "\\b"), ("\f", "\\f"), ("\n", "\\n"), ("\r", "\\r"),
+                ("\t", "\\t")] + [(chr(c), f"\\u{c:04x}") for c in range(0x20) if chr(c) not in "\b\f\n\r\t"]
+
+
+def json_string(column):
+    """A string column as a JSON string literal, byte for byte as Python writes it."""
+    from pyspark.sql import functions as F
+
+    for raw, escaped in JSON_ESCAPES:  # the backslash first, so no escape is escaped twice
+        column = F.replace(column, F.lit(raw), F.lit(escaped))
+    return F.concat(F.lit('"'), column, F.lit('"'))
+
+
 def result_lines(results):
     """The match-result lines of spec/formats.md, as Python's json.dumps writes them:
     {"event": "e1", "subscriptions": ["s1", "s7"]}."""
     from pyspark.sql import functions as F
 
-    event = F.expr("substring(to_json(array(event)), 2, length(to_json(array(event))) - 2)")
-    subs = F.regexp_replace(F.to_json("subscriptions"), '","', '", "')
-    return results.select("ord", F.concat(F.lit('{"event": '), event, F.lit(', "subscriptions": '), subs,
+    subs = F.concat(F.lit("["), F.array_join(F.transform("subscriptions", json_string), ", "), F.lit("]"))
+    return results.select("ord", F.concat(F.lit('{"event": '), json_string(F.col("event")), F.lit(', "subscriptions": '), subs,
                                           F.lit("}")).alias("value"))
 
 

@@ -33,14 +33,11 @@ FORMAT = "subsum-summary"
 #: The most attributes (c3 bits) a summary file may declare: one per schema entry.
 MAX_ATTRIBUTES = 4096
 DECIMAL_ID = re.compile(r"0|[1-9][0-9]{0,19}")
+LONE_SURROGATE = re.compile("[\ud800-\udfff]")  # not valid Unicode: no writer can put it out
 
 
-def _valid_text(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
+def _shown(value) -> str:
+    return repr(value) if len(repr(value)) <= 40 else f"a value of {len(repr(value))} characters"
 
 VERSION = 1
 MAGIC = b"SSUM"
@@ -110,8 +107,7 @@ class _Reader:
 
     def int_(self, value, field: str, lo: int = 0, hi: int = 2**64 - 1) -> int:
         if type(value) is not int or not lo <= value <= hi:
-            shown = repr(value) if len(repr(value)) <= 40 else f"a number of {len(repr(value))} characters"
-            self.fail(field, f"expected an integer from {lo} to {hi}, got {shown}")
+            self.fail(field, f"expected an integer from {lo} to {hi}, got {_shown(value)}")
         return value
 
     def scalar(self, value, type_: str, field: str, nullable: bool = False):
@@ -122,8 +118,7 @@ class _Reader:
               "string": lambda v: type(v) is str,
               "bool": lambda v: type(v) is bool}[type_]
         if not ok(value):
-            shown = repr(value) if len(repr(value)) <= 40 else f"a value of {len(repr(value))} characters"
-            self.fail(field, f"expected a finite {type_} value, got {shown}")
+            self.fail(field, f"expected a finite {type_} value, got {_shown(value)}")
         return float(value) if type_ == "float" else value
 
     def ids(self, value, field: str, layout: IdLayout, brokers: set[int]) -> set[int]:
@@ -231,7 +226,7 @@ def from_json(doc, path: str = "<summary>") -> Summary:
             r.fail("names", f"key {ascii(key)[:40]} is not an ID written in decimal digits 0-9 without a leading zero")
         if int(key) not in listed:
             r.fail(f"names.{key}", f"ID {key} stands in no row of the summary")
-        if type(name) is not str or not name or not _valid_text(name):
+        if type(name) is not str or not name or LONE_SURROGATE.search(name):
             r.fail(f"names.{key}", "expected a non-empty name of valid Unicode")
         summary.names[int(key)] = name
     got = summary.rows()
@@ -257,12 +252,10 @@ def read_json(path) -> Summary:
         raise SummaryFileError(str(p), None, f"{token} is not allowed in a summary file")
 
     def no_repeated_keys(pairs):
-        obj = {}
-        for key, value in pairs:
-            if key in obj:
-                raise SummaryFileError(str(p), key, "given more than once")
-            obj[key] = value
-        return obj
+        keys = [key for key, _ in pairs]
+        if len(set(keys)) < len(keys):
+            raise SummaryFileError(str(p), next(k for i, k in enumerate(keys) if k in keys[:i]), "given more than once")
+        return dict(pairs)
 
     def bounded_int(digits):
         try:

@@ -11,6 +11,7 @@ Option conventions (README, "Command-line conventions"):
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
@@ -131,6 +132,18 @@ def spark_session(master: str | None, spark_conf: tuple[str, ...]):
     from subsum.impl.spark.session import get_session, parse_conf
 
     return get_session(master, parse_conf(spark_conf), progress=err.is_terminal)
+
+
+@contextlib.contextmanager
+def released_caches(spark):
+    """Drop the frames a command cached when it ends. Spark finds a cached frame
+    by its plan, and a plan names the file, not its content: a later read of
+    the same path in the same session (a second command in one process) would
+    get the old content."""
+    try:
+        yield
+    finally:
+        spark.catalog.clearCache()
 
 
 def protocol_option(help_text: str, choices=tuple(PROTOCOLS)) -> Callable:

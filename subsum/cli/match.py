@@ -8,7 +8,7 @@ import time
 import click
 from rich.markup import escape
 
-from subsum.cli.common import counter_table, distinct_files, err, json_option, output_option, spark_options, spark_session, write_json
+from subsum.cli.common import counter_table, released_caches, distinct_files, err, json_option, output_option, spark_options, spark_session, write_json
 from subsum.core.errors import SubsumError
 from subsum.core.filters import FilterError, format_filter, parse_filter
 from subsum.core.jsonio import match_result_lines, read_events, read_subscriptions, write_lines_atomically
@@ -95,23 +95,24 @@ def match_on_spark(subs_path, events_path, output_path, master, spark_conf, coun
     started = time.perf_counter()
     spark = spark_session(master, spark_conf)
     ready = time.perf_counter()
-    subscriptions = sio.read_subscriptions(spark, subs_path)
-    events = sio.read_events(spark, events_path)
-    read = time.perf_counter()
-    results = spark_match(subscriptions, events)
-    if counters:
-        results = results.cache()
-    if output_path:
-        sio.write_results(results, output_path, stream_to_driver=local_cores(spark.sparkContext.master) is None)
-        err.print(f"results -> {escape(output_path)}")
-    else:
-        for row in sio.result_lines(results).orderBy("ord").select("value").toLocalIterator():
-            click.echo(row["value"])
-    finished = time.perf_counter()
-    stats = {"engine": "spark", "master": spark.sparkContext.master, "session_seconds": round(ready - started, 3),
-             "read_seconds": round(read - ready, 3), "match_seconds": round(finished - read, 3)}
-    if counters:
-        stats.update(result_counters(subscriptions, events, results))
+    with released_caches(spark):
+        subscriptions = sio.read_subscriptions(spark, subs_path)
+        events = sio.read_events(spark, events_path)
+        read = time.perf_counter()
+        results = spark_match(subscriptions, events)
+        if counters:
+            results = results.cache()
+        if output_path:
+            sio.write_results(results, output_path, stream_to_driver=local_cores(spark.sparkContext.master) is None)
+            err.print(f"results -> {escape(output_path)}")
+        else:
+            for row in sio.result_lines(results).orderBy("ord").select("value").toLocalIterator():
+                click.echo(row["value"])
+        finished = time.perf_counter()
+        stats = {"engine": "spark", "master": spark.sparkContext.master, "session_seconds": round(ready - started, 3),
+                 "read_seconds": round(read - ready, 3), "match_seconds": round(finished - read, 3)}
+        if counters:
+            stats.update(result_counters(subscriptions, events, results))
     return stats
 
 

@@ -10,7 +10,7 @@ import click
 from rich.markup import escape
 from rich.table import Table
 
-from subsum.cli.common import out, spark_options, spark_session, writable_dir, write_json
+from subsum.cli.common import out, released_caches, spark_options, spark_session, writable_dir, write_json
 from subsum.core.errors import CheckFailed, SubsumError
 
 
@@ -44,13 +44,14 @@ def trace_check(trace_path, grace, window, out_dir, master, spark_conf):
 
     started = time.perf_counter()
     spark = spark_session(master, spark_conf)
-    report = strace.check(strace.read_trace(spark, trace_path), grace * 1000.0, window * 1000.0)
-    summary = strace.summary(report, trace_path, grace, window)
-    summary["seconds"] = round(time.perf_counter() - started, 3)
-    if out_dir:
-        Path(out_dir).mkdir(parents=True, exist_ok=True)
-        strace.write_violations(report, str(Path(out_dir) / "violations.parquet"))
-        write_json(Path(out_dir) / "summary.json", summary)
+    with released_caches(spark):
+        report = strace.check(strace.read_trace(spark, trace_path), grace * 1000.0, window * 1000.0)
+        summary = strace.summary(report, trace_path, grace, window)
+        summary["seconds"] = round(time.perf_counter() - started, 3)
+        if out_dir:
+            Path(out_dir).mkdir(parents=True, exist_ok=True)
+            strace.write_violations(report, str(Path(out_dir) / "violations.parquet"))
+            write_json(Path(out_dir) / "summary.json", summary)
     table = Table(title=f"trace-check, grace {grace:g} s", min_width=36)
     table.add_column("cause")
     table.add_column("violations", justify="right")
