@@ -79,7 +79,7 @@ PLUGIN
 "$VENV/bin/python" - "$STAGE" "$ONLY" <<'PY'
 import json, sys
 stage, only = sys.argv[1:]
-tests = ["tests/test_claims.py", "tests/test_engines.py", "tests/test_arrays.py", "tests/test_engine_details.py", "tests/test_workload.py", "tests/test_gate.py", "tests/test_caching.py", "tests/test_cache_replay.py",
+tests = ["tests/test_claims.py", "tests/test_engines.py", "tests/test_arrays.py", "tests/test_engine_details.py", "tests/test_workload.py", "tests/test_summary_cli.py", "tests/test_hostile.py", "tests/test_bad_input.py", "tests/test_exit_codes.py", "tests/test_gate.py", "tests/test_caching.py", "tests/test_cache_replay.py",
          "tests/test_caching_protocol.py", "tests/test_client_server.py", "tests/test_network.py", "tests/test_siena.py",
          "tests/test_summary_routing.py", "tests/test_proofs.py"]
 # Not tests/test_doctests.py: mutmut's rewritten modules do not run module docstrings' examples (names undefined).

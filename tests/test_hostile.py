@@ -51,3 +51,24 @@ def test_every_hostile_case_gets_a_clear_error_and_no_output():
     assert len(verdicts) >= 300
     listed = subprocess.run([sys.executable, str(CORPUS), "list"], capture_output=True, text=True, check=True).stdout.split()
     assert sorted(v["id"] for v in verdicts) == sorted(listed)  # every case ran, once
+
+
+def test_the_file_format_cases_in_this_process(tmp_path):
+    """The cases on file contents (summaries, replays, records, edge lists) once
+    more, in this process: quick, and seen by mutation testing, whose mutants
+    live only in the process that runs the tests."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("hostile_corpus", CORPUS)
+    corpus = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(corpus)
+    kinds = ("summary/", "summary-match/", "summary-merge/", "replay/", "replay-cs/", "subs-record/", "event-record/",
+             "topology/", "plan-topology/")
+    chosen = [c for c in corpus.cases() if c.id.startswith(kinds) and c.seconds <= 20 and "huge" not in c.id]
+    assert len(chosen) > 150
+    failed = []
+    for k, case in enumerate(chosen):
+        verdict = corpus.run_case(case, tmp_path / f"case{k}")
+        if not verdict["ok"]:
+            failed.append(f"{case.id}: {'; '.join(verdict['problems'])}")
+    assert not failed, "\n".join(failed)
