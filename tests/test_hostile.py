@@ -22,11 +22,15 @@ def _limit_memory() -> None:
 
 
 def run_corpus(ids: list[str] | None = None) -> tuple[list[dict], list[str]]:
-    """(the verdict of every case, the cases whose worker died running them)."""
+    """(the verdict of every case, the cases whose worker died running them).
+    The cases that start a JVM (Spark) share one worker: a JVM reserves more
+    address space than the limit allows, and bounds its own heap."""
     env = {**os.environ, "PYTHONHASHSEED": "0", "COLUMNS": "100", "NO_COLOR": "1"}
-    workers = [subprocess.Popen([sys.executable, str(CORPUS), "run", "--shard", f"{i}/{WORKERS}", *(ids or [])],
+    workers = [subprocess.Popen([sys.executable, str(CORPUS), "run", "--shard", f"{i}/{WORKERS}", "--spark", "no", *(ids or [])],
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, preexec_fn=_limit_memory)
                for i in range(WORKERS)]
+    workers.append(subprocess.Popen([sys.executable, str(CORPUS), "run", "--spark", "yes", *(ids or [])],
+                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env))
     verdicts, died = [], []
     for worker in workers:
         stdout, stderr = worker.communicate(timeout=1800)

@@ -21,6 +21,7 @@ Bad input raises `InputError` naming the file, the line (JSONL) or row
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import os
 import shutil
@@ -29,6 +30,7 @@ from pathlib import Path
 from typing import Iterable, Sequence
 
 from subsum.core.errors import InputError
+from subsum.core.inputs import read_input
 from subsum.core.jsonio import RecordError, parse_event_line, parse_subscription_line
 from subsum.core.types import Event, Subscription
 
@@ -158,16 +160,41 @@ def _decode_subscriptions(batches):
 
 # --- reading ---------------------------------------------------------------------------
 
-def check_exists(path: str) -> None:
-    if not _is_uri(path) and not os.path.exists(path):
+_LINKS: list[str] = []  # the folder of this process's input links, made on first use
+
+
+def spark_path(path: str) -> str:
+    """The path Spark reads for the user's input `path`, so that every engine gives
+    one answer. A URI is Spark's to resolve. A local file is checked as the
+    in-process readers check it (it exists; a JSONL input is not a directory and
+    has no line over the limit) and handed to Spark as a link with a plain
+    name: Hadoop would read `ev[1].jsonl` as a glob and `a:b.jsonl` as a URI,
+    skip `_x.jsonl` and `.x.jsonl` as hidden, and unpack `x.jsonl.gz`."""
+    if _is_uri(path):
+        return path
+    source = Path(path)
+    if not source.exists():
         raise InputError(path, None, None, "cannot read: No such file or directory")
+    if is_parquet(path):
+        suffix = ".parquet"
+    else:
+        read_input(source, keep=False)  # a directory, an unreadable file, a line over the limit
+        suffix = ".jsonl"
+    if not _LINKS:
+        _LINKS.append(tempfile.mkdtemp(prefix="subsum-inputs-"))
+        atexit.register(shutil.rmtree, _LINKS[0], True)
+    link = Path(_LINKS[0]) / f"input-{len(os.listdir(_LINKS[0]))}{suffix}"
+    link.symlink_to(source.resolve())
+    return str(link)
 
 
 def numbered_text(spark, path: str):
+    """The lines of the user's file `path` (read through `spark_path`), numbered in order."""
     from pyspark.sql import functions as F
 
+    readable = spark_path(path)
     try:
-        text = spark.read.format("text").option("lineSep", "\n").load(path)
+        text = spark.read.format("text").option("lineSep", "\n").load(readable)
     except Exception as exc:  # AnalysisException and friends
         raise InputError(path, None, None, f"cannot read: {str(exc).splitlines()[0]}") from None
     # monotonically_increasing_id grows with the line order of one file read in order.
@@ -216,7 +243,6 @@ def _raise_if_empty(frame, path: str, kind: str) -> None:
 def read_events(spark, path: str, cache: bool = True):
     """The events of a JSONL or Parquet file as a validated frame (ord, id, attributes)."""
     path = str(path)
-    check_exists(path)
     if is_parquet(path):
         frame, numbered = _read_parquet_events(spark, path)
         unit = "row"
@@ -238,7 +264,6 @@ def read_subscriptions(spark, path: str, cache: bool = True):
     from pyspark.sql import functions as F
 
     path = str(path)
-    check_exists(path)
     if is_parquet(path):
         source = _read_parquet(spark, path)
         _require_columns(source, path, {"id": "string", "filter": "string"})
@@ -258,8 +283,9 @@ def read_subscriptions(spark, path: str, cache: bool = True):
 
 
 def _read_parquet(spark, path: str):
+    readable = spark_path(path)
     try:
-        return spark.read.parquet(path)
+        return spark.read.parquet(readable)
     except Exception as exc:
         raise InputError(path, None, None, f"cannot read as Parquet: {str(exc).splitlines()[0]}") from None
 

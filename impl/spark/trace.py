@@ -72,7 +72,6 @@ def _decode_trace(batches):
 def read_trace(spark, path: str) -> DataFrame:
     """The trace's records as a validated, cached frame; InputError names the file, line and field."""
     path = str(path)
-    sio.check_exists(path)
     numbered = sio.numbered_text(spark, path)
     parsed = numbered.mapInArrow(_decode_trace, TRACE_DDL).cache()
     sio.raise_first_error(parsed, numbered, path, "line")

@@ -49,9 +49,11 @@ def too_long(path: str, line: int, limit: int) -> InputError:
                       "(subsum --max-line-bytes N raises it)")
 
 
-def read_input(path: str | os.PathLike[str], limit: int | None = None) -> bytes:
+def read_input(path: str | os.PathLike[str], limit: int | None = None, keep: bool = True) -> bytes:
     """The whole file, read in chunks; InputError for a folder, an unreadable
-    file, or a line longer than `limit` (default: `max_line_bytes()`)."""
+    file, or a line longer than `limit` (default: `max_line_bytes()`). With
+    `keep` False the file is only checked (for a reader elsewhere, Spark),
+    and b"" comes back."""
     limit = max_line_bytes() if limit is None else limit
     p = Path(path)
     if p.is_dir():
@@ -77,7 +79,8 @@ def read_input(path: str | os.PathLike[str], limit: int | None = None) -> bytes:
                     current = len(chunk) - last - 1
                 if current > limit:
                     raise too_long(str(p), newlines + 1, limit)
-                chunks.append(chunk)
+                if keep:
+                    chunks.append(chunk)
     except OSError as exc:
         raise InputError(str(p), None, None, f"cannot read: {exc.strerror or exc}") from None
     return b"".join(chunks)

@@ -10,7 +10,7 @@ terminal, that a sentinel output file was left untouched, and that no other
 file appeared.
 
     python tests/hostile/corpus.py list              # the case IDs
-    python tests/hostile/corpus.py run [--shard i/n] [ID ...]   # one JSON line per case
+    python tests/hostile/corpus.py run [--shard i/n] [--spark yes|no] [ID ...]   # one JSON line per case
 
 `tests/test_hostile.py` runs every case in worker processes with a memory
 limit and a time limit per case.
@@ -39,6 +39,11 @@ class Case:
     output: str | None = None  # the option that names the command's output: a sentinel goes there
     fifos: tuple[str, ...] = ()
     seconds: float = 20.0
+
+    @property
+    def spark(self) -> bool:
+        """Runs a JVM: the runner gives these a worker of their own, with no address-space limit."""
+        return "spark" in self.argv or self.argv[0] == "trace-check" and not self.id.startswith("option/")
 
 
 # --- valid inputs, to pair with one bad input -------------------------------------------
@@ -102,6 +107,9 @@ READERS: list[tuple[str, tuple[str, ...], bytes, str | None]] = [
     ("cache-replay", ("cache", "replay", "{f}", "--policy", "lru", "--capacity", "2"), OPS, None),
     ("replay", ("replay", "{f}"), js(replay_doc()), None),
     ("replay-cs", ("replay", "{f}"), js(cs_replay_doc()), None),
+    ("spark-events", ("match", "--engine", "spark", "--subscriptions", "{d}/ok-subs.jsonl", "--events", "{f}"), EVENTS, "--output"),
+    ("spark-subs", ("match", "--engine", "spark", "--subscriptions", "{f}", "--events", "{d}/ok-events.jsonl"), SUBS, "--output"),
+    ("trace-check", ("trace-check", "{f}", "--grace", "0.05"), TRACE, None),
 ]
 
 VALID = {"ok-events.jsonl": EVENTS, "ok-subs.jsonl": SUBS, "ok-summary.json": js(summary_doc())}
@@ -158,6 +166,22 @@ def _reader_cases() -> Iterator[Case]:
         yield Case(f"{reader}/valid", _fill(argv, "{d}/valid.in") + ((output, "{d}/valid.out") if output else ()),
                    tuple({**files, "valid.in": valid}.items()),
                    exit=-1, output=None)  # the control: the valid file is accepted (exit 0 or 1)
+
+
+def _path_cases() -> Iterator[Case]:
+    """Names Hadoop reads differently (a glob, a URI, a hidden file, a compressed
+    file): every engine must give the in-process engines' one answer."""
+    import gzip
+
+    names = {"glob[1].jsonl": EVENTS, "colon:name.jsonl": EVENTS, "_underscore.jsonl": EVENTS, ".dot.jsonl": EVENTS,
+             "star*.jsonl": EVENTS, "packed.jsonl.gz": gzip.compress(EVENTS, mtime=0)}
+    for engine in ("vectorized", "spark"):
+        for name, content in names.items():
+            valid = not name.endswith(".gz")
+            yield Case(f"path/{engine}/{name}", ("match", "--engine", engine, "--subscriptions", "{d}/ok-subs.jsonl",
+                                                 "--events", "{d}/" + name),
+                       tuple({**VALID, name: content}.items()), exit=-1 if valid else 2,
+                       mentions=() if valid else (name, "not UTF-8"), output="--output")
 
 
 def _fill(argv: tuple[str, ...], path: str) -> tuple[str, ...]:
@@ -485,7 +509,7 @@ def _filter_cases() -> Iterator[Case]:
 
 
 def cases() -> list[Case]:
-    out = [*_reader_cases(), *_bad_records(), *_summary_cases(), *_replay_cases(), *_topology_cases(), *_option_cases(),
+    out = [*_reader_cases(), *_path_cases(), *_bad_records(), *_summary_cases(), *_replay_cases(), *_topology_cases(), *_option_cases(),
            *_engine_cases(), *_filter_cases()]
     ids = [c.id for c in out]
     assert len(ids) == len(set(ids)), sorted({i for i in ids if ids.count(i) > 1})
@@ -580,16 +604,24 @@ def main(argv: list[str]) -> int:
         for case in all_cases:
             print(case.id)
         return 0
-    assert argv[0] == "run", "usage: corpus.py list | run [--shard i/n] [ID ...]"
+    assert argv[0] == "run", "usage: corpus.py list | run [--shard i/n] [--spark yes|no] [ID ...]"
     rest = argv[1:]
-    shard = None
-    if rest[:1] == ["--shard"]:
-        i, n = map(int, rest[1].split("/"))
-        shard, rest = (i, n), rest[2:]
-    chosen = [c for c in all_cases if not rest or c.id in rest]
+    shard = spark = None
+    while rest[:1] in (["--shard"], ["--spark"]):
+        if rest[0] == "--shard":
+            i, n = map(int, rest[1].split("/"))
+            shard = (i, n)
+        else:
+            spark = rest[1] == "yes"
+        rest = rest[2:]
+    chosen = [c for c in all_cases if (not rest or c.id in rest) and (spark is None or c.spark == spark)]
     if shard:
         chosen = chosen[shard[0]::shard[1]]
     root = Path(tempfile.mkdtemp(prefix="hostile-"))
+    if any(case.spark for case in chosen):  # start the JVM once, outside every case's time limit
+        from subsum.cli.common import spark_session
+
+        spark_session(None, ())
     for k, case in enumerate(chosen):
         print(json.dumps({"start": case.id}), flush=True)
         verdict = run_case(case, root / f"case{k}")
