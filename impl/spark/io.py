@@ -160,6 +160,27 @@ def _decode_subscriptions(batches):
 
 # --- reading ---------------------------------------------------------------------------
 
+PARQUET_MAGIC = b"PAR1"
+
+
+def _check_parquet_magic(source: Path, path: str) -> None:
+    """A Parquet file begins and ends with PAR1 (a dataset folder: each of its
+    .parquet files). Checked here, so that a text file named .parquet is bad
+    input, not a failed Spark job."""
+    files = sorted(f for f in source.rglob("*.parquet") if not f.name.startswith((".", "_"))) if source.is_dir() else [source]
+    for f in files:
+        try:
+            with open(f, "rb") as handle:
+                head = handle.read(4)
+                handle.seek(max(0, f.stat().st_size - 4))
+                tail = handle.read(4)
+        except OSError as exc:
+            raise InputError(path, None, None, f"cannot read: {exc.strerror or exc}") from None
+        if head != PARQUET_MAGIC or tail != PARQUET_MAGIC or f.stat().st_size < 12:
+            shown = path if f == source else f"{path} ({f.relative_to(source)})"
+            raise InputError(shown, None, None, "is not a Parquet file (it does not begin and end with PAR1)")
+
+
 _LINKS: list[str] = []  # the folder of this process's input links, made on first use
 
 
@@ -177,6 +198,7 @@ def spark_path(path: str) -> str:
         raise InputError(path, None, None, "cannot read: No such file or directory")
     if is_parquet(path):
         suffix = ".parquet"
+        _check_parquet_magic(source, path)
     else:
         read_input(source, keep=False)  # a directory, an unreadable file, a line over the limit
         suffix = ".jsonl"

@@ -73,8 +73,20 @@ def parse_conf(items: Iterable[str]) -> dict[str, str]:
     return conf
 
 
+#: The master URLs Spark accepts (SparkContext's rule: yarn, or spark://, k8s://, local...).
+MASTER_URL = re.compile(r"yarn|local|local\[(\d+|\*)(,\s*\d+)?\]|local-cluster\[\d+,\s*\d+,\s*\d+\]"
+                        r"|spark://[^\s/]+(,[^\s/]+)*|k8s://\S+")
+
+
 def resolve_master(master: str | None) -> str:
-    return master or os.environ.get("SPARK_MASTER") or DEFAULT_MASTER
+    """The master to use, checked here: a bad URL would make the JVM print a
+    stack trace on its way out, before any error of ours."""
+    chosen = master if master is not None else os.environ.get("SPARK_MASTER") or DEFAULT_MASTER
+    if not MASTER_URL.fullmatch(chosen):
+        where = "--master" if master is not None else "$SPARK_MASTER"
+        raise SparkUnavailable(f"{where} {chosen!r} is not a Spark master URL; expected local, local[N], local[*], "
+                               "spark://HOST:PORT, yarn or k8s://URL")
+    return chosen
 
 
 def local_cores(master: str) -> int | None:
@@ -116,12 +128,12 @@ def get_session(master: str | None = None, conf: Mapping[str, str] | None = None
         from pyspark.sql import SparkSession
     except ImportError:  # pragma: no cover - pyspark is a dependency
         raise SparkUnavailable("pyspark is not installed; pip install 'pyspark>=4.0'") from None
+    submitted = master is None and "PYSPARK_GATEWAY_PORT" in os.environ  # under spark-submit: its --master rules
+    master = resolve_master(master)  # checked even when a session runs already
     active = SparkSession.getActiveSession()
     if active is not None:
         return active
     check_java()
-    submitted = master is None and "PYSPARK_GATEWAY_PORT" in os.environ  # under spark-submit: its --master rules
-    master = resolve_master(master)
     settings = default_conf(master, progress) if not submitted else {}
     settings.update(conf or {})
     if local_cores(master) is not None:

@@ -184,6 +184,19 @@ def _path_cases() -> Iterator[Case]:
                        mentions=() if valid else (name, "not UTF-8"), output="--output")
 
 
+def _spark_setting_cases() -> Iterator[Case]:
+    spark = ("match", "--engine", "spark", "--subscriptions", "{d}/ok-subs.jsonl", "--events")
+    for name, content in {"text.parquet": EVENTS, "empty.parquet": b"", "half.parquet": b"PAR1garbage"}.items():
+        yield Case(f"spark/{name}", spark + ("{d}/" + name,), tuple({**VALID, name: content}.items()),
+                   mentions=(name, "not a Parquet file"), output="--output")
+    for master in ("bogus://x", "local[0", "", "spark://", "local[*] --conf"):
+        yield Case(f"spark/master={master or 'empty'}", spark + ("{d}/ok-events.jsonl", "--master", master),
+                   tuple(VALID.items()), mentions=("--master",), output="--output")
+    for conf in ("novalue", "=1", ""):
+        yield Case(f"spark/conf={conf or 'empty'}", spark + ("{d}/ok-events.jsonl", "--conf", conf), tuple(VALID.items()),
+                   mentions=("--conf",), output="--output")
+
+
 def _fill(argv: tuple[str, ...], path: str) -> tuple[str, ...]:
     return tuple(path if a == "{f}" else a for a in argv)
 
@@ -509,7 +522,8 @@ def _filter_cases() -> Iterator[Case]:
 
 
 def cases() -> list[Case]:
-    out = [*_reader_cases(), *_path_cases(), *_bad_records(), *_summary_cases(), *_replay_cases(), *_topology_cases(), *_option_cases(),
+    out = [*_reader_cases(), *_path_cases(), *_spark_setting_cases(), *_bad_records(), *_summary_cases(), *_replay_cases(),
+           *_topology_cases(), *_option_cases(),
            *_engine_cases(), *_filter_cases()]
     ids = [c.id for c in out]
     assert len(ids) == len(set(ids)), sorted({i for i in ids if ids.count(i) > 1})
