@@ -46,15 +46,27 @@ def one_line(message: str) -> str:
     return "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in " ".join(message.split()))
 
 
+def show_usage_error(exc: click.exceptions.UsageError) -> None:
+    """A usage error on one line, like every other error."""
+    where = f" (see `{exc.ctx.command_path} --help`)" if exc.ctx is not None else ""
+    err.print(f"[bold red]error:[/] {escape(one_line(exc.format_message()))}{escape(where)}", highlight=False, soft_wrap=True)
+
+
 class Subsum(click.Group):
     """The top-level group: every command runs under one error handler."""
+
+    def make_context(self, info_name, args, parent=None, **extra):
+        try:
+            return super().make_context(info_name, args, parent, **extra)
+        except click.exceptions.UsageError as exc:  # a bad option of `subsum` itself
+            show_usage_error(exc)
+            raise click.exceptions.Exit(exc.exit_code) from None
 
     def invoke(self, ctx: click.Context):
         try:
             return super().invoke(ctx)
-        except click.exceptions.UsageError as exc:  # one line, like every other error
-            where = f" (see `{exc.ctx.command_path} --help`)" if exc.ctx is not None else ""
-            err.print(f"[bold red]error:[/] {escape(one_line(exc.format_message()))}{escape(where)}", highlight=False, soft_wrap=True)
+        except click.exceptions.UsageError as exc:
+            show_usage_error(exc)
             ctx.exit(exc.exit_code)
         except (click.exceptions.Exit, click.exceptions.ClickException, click.exceptions.Abort):
             raise

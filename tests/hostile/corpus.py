@@ -439,6 +439,34 @@ def _option_cases() -> Iterator[Case]:
                 continue
             yield Case(f"option/{name.replace(' ', '')}={v or 'empty'}", argv + (v,), (("t.jsonl", TRACE),),
                        mentions=(argv[-1],))
+    misc = {
+        "verify--claim=NOPE": ("verify", "--claim", "CLM-NOPE-1"),
+        "verify--claim=escape": ("verify", "--claim", "\x1b[2J"),
+        "verify--profile=fast": ("verify", "--profile", "fast"),
+        "claims--format=xml": ("claims", "--format", "xml"),
+        "prove--format=xml": ("prove", "--format", "xml"),
+        "bench-matching--groups=9": ("bench", "matching", "--out-dir", "{d}/b", "--groups", "9"),
+        "bench-matching--groups=escape": ("bench", "matching", "--out-dir", "{d}/b", "--groups", "\x1b"),
+        "bench-matching--repeat=0": ("bench", "matching", "--out-dir", "{d}/b", "--repeat", "0"),
+        "bench-matching--planted-rate=nan": ("bench", "matching", "--out-dir", "{d}/b", "--planted-rate", "nan"),
+        "bench-matching--budget=inf": ("bench", "matching", "--out-dir", "{d}/b", "--budget", "inf"),
+        "bench-summaries--subscriptions=0": ("bench", "summaries", "--out-dir", "{d}/b", "--subscriptions", "0"),
+        "bench-reconfig--defer-timeout=nan": ("bench", "reconfig", "--out-dir", "{d}/b", "--defer-timeout", "nan"),
+        "bench-spark--max-events=5": ("bench", "spark", "--out-dir", "{d}/b", "--max-events", "5"),
+        "bench-network--brokers=0": ("bench", "network", "--out-dir", "{d}/b", "--brokers", "0"),
+        "bench--out-dir=file": ("bench", "network", "--out-dir", "{d}/ok-subs.jsonl"),
+        "simulate--routing=nope": ("simulate", "--routing", "nope"),
+        "simulate--protocol=nope": ("simulate", "--protocol", "nope"),
+        "simulate--topology=nope": ("simulate", "--topology", "nope"),
+        "fuzz--protocol=flooding": ("fuzz", "reconfig", "--protocol", "flooding", "--out-dir", "{d}/r"),
+        "fuzz--out-dir=file": ("fuzz", "reconfig", "--schedules", "1", "--out-dir", "{d}/ok-subs.jsonl"),
+        "max-line-bytes=0": ("--max-line-bytes", "0", "claims"),
+        "max-line-bytes=nan": ("--max-line-bytes", "nan", "claims"),
+        "unknown-command": ("teleport",),
+        "unknown-option": ("match", "--frobnicate"),
+    }
+    for name, argv in misc.items():
+        yield Case(f"option/{name}", argv, tuple(VALID.items()), mentions=("",))
     yield Case("option/trace-check--window=5e-324", ("trace-check", "{d}/t.jsonl", "--grace", "0.1", "--window", "5e-324"),
                (("t.jsonl", TRACE),), mentions=("--window",))
     ints = {
