@@ -216,15 +216,19 @@ def test_columnar_matching_gives_the_lines_and_counters_of_match_batch():
         got[e].add(sid)
     assert got == lines == [{"s1", "s4", "all"}, {"s2", "all"}, {"s2", "all"}]
     assert by_columns.stats.to_json() == by_events.stats.to_json()
+    by_events.match_batch(BATCH)  # counters are sums over batches in both entries
+    by_columns.match_columns(ColumnarBatch.from_events(BATCH))
+    assert by_columns.stats.to_json() == by_events.stats.to_json()
 
 
 def test_columnar_distinct_attributes_counts_type_name_value_triples():
     floats = [Event((Attribute(name="f", type="float", value=v), Attribute(name="b", type="bool", value=True)))
-              for v in (1.0, 0.0, -0.0, 1.0, 2.5)]
-    mixed = [event(x=1), Event((Attribute(name="x", type="float", value=1.0),)), event(x=1, y=1), event(y=2)]
+              for v in (1.0, 0.0, -0.0, 1.0, 2.5, 2.7)]
+    mixed = [event(x=1), Event((Attribute(name="x", type="float", value=1.0),)), event(x=1, y=1), event(y=2),
+             event(x=2**53), event(x=2**53 + 1), event(x=2**63 - 1), event(x=2**63 - 2)]
     for batch in (BATCH, floats, mixed, []):
         assert ColumnarBatch.from_events(batch).distinct_attributes() == count_distinct_attributes(batch)[1]
-    assert ColumnarBatch.from_events(floats).distinct_attributes() == 4  # f: 1.0, 0.0 (= -0.0), 2.5; b: true
+    assert ColumnarBatch.from_events(floats).distinct_attributes() == 5  # f: 1.0, 0.0 (= -0.0), 2.5, 2.7; b: true
 
 
 def test_stats_reset_and_membership():
