@@ -9,11 +9,13 @@ import json
 from pathlib import Path
 from typing import cast
 
+import jsonschema
 import networkx as nx
 from hypothesis import strategies as st
 
 from subsum.conformance.properties import property_check
-from subsum.core.errors import SubsumError
+from subsum.core.errors import InputError
+from subsum.core.schema import first_error
 from subsum.impl.network import build
 from subsum.impl.network import client_server as impl
 from subsum.model import client_server as ref
@@ -151,6 +153,22 @@ MAX_REPLAY_CAPACITY = 1_000_000
 MAX_REPLAY_REQUESTS = 100_000
 #: where a failing run of CLM-CS-5 is saved (tests point it elsewhere)
 REPLAY_DIR = Path("fuzz-replays")
+_PAIR_OF_BROKERS = {"type": "array", "items": {"type": "integer", "minimum": 0}, "minItems": 2, "maxItems": 2}
+REPLAY_SCHEMA = {
+    "type": "object", "additionalProperties": False,
+    "required": ["format", "version", "brokers", "links", "servers", "policy", "cache_policy", "capacity", "requests"],
+    "properties": {
+        "format": {"const": REPLAY_FORMAT}, "version": {"type": "integer", "const": 1},
+        "brokers": {"type": "integer", "minimum": 1, "maximum": 10_000},
+        "links": {"type": "array", "items": _PAIR_OF_BROKERS, "maxItems": 9_999},
+        "servers": {"type": "object", "additionalProperties": {"type": "integer", "minimum": 0}, "maxProperties": 100_000},
+        "policy": {"enum": list(ref.POLICIES)}, "cache_policy": {"enum": ["fifo", "regdeg", "lfu", "lru"]},
+        "capacity": {"type": "integer", "minimum": 1, "maximum": MAX_REPLAY_CAPACITY},
+        "requests": {"type": "array", "maxItems": MAX_REPLAY_REQUESTS, "items": {
+            "type": "array", "minItems": 2, "maxItems": 2, "prefixItems": [{"type": "integer", "minimum": 0}, {"type": "string"}]}},
+    },
+}
+_REPLAY_VALIDATOR = jsonschema.Draft202012Validator(REPLAY_SCHEMA)
 
 
 def first_difference(case) -> str | None:
@@ -203,39 +221,31 @@ def is_replay(doc: object) -> bool:
 
 
 def load_replay(path: str | Path, doc: dict):
-    """The case a replay file holds, checked field by field (SubsumError naming the field)."""
-    def bad(field: str, why: str) -> SubsumError:
-        return SubsumError(f"{path}: field '{field}': {why}")
+    """The case a replay file holds: its structure checked by REPLAY_SCHEMA, then
+    what a schema cannot state (InputError naming the file and the field)."""
+    def bad(field: str | None, why: str) -> InputError:
+        return InputError(str(path), None, field, why)
 
-    if type(doc.get("version")) is not int or doc["version"] != 1:
-        raise bad("version", "expected 1")
-    n = doc.get("brokers")
-    if type(n) is not int or not 1 <= n <= 10_000:
-        raise bad("brokers", "expected an int from 1 to 10000")
-    links = doc.get("links")
-    if not isinstance(links, list) or len(links) != n - 1 or not all(
-            isinstance(x, list) and len(x) == 2 and all(type(b) is int and 0 <= b < n for b in x) for x in links):
-        raise bad("links", f"expected {n - 1} pairs of brokers 0 … {n - 1}")
+    if isinstance(doc.get("requests"), list) and len(doc["requests"]) > MAX_REPLAY_REQUESTS:
+        raise bad("requests", f"{len(doc['requests']):,} requests; a replay holds at most {MAX_REPLAY_REQUESTS:,}")
+    found = first_error(_REPLAY_VALIDATOR, doc)
+    if found is not None:
+        raise bad(*found)
+    n, links, servers, requests = doc["brokers"], doc["links"], doc["servers"], doc["requests"]
+    for i, (a, b) in enumerate(links):
+        if not (a < n and b < n):
+            raise bad(f"links[{i}]", f"link ({a}, {b}) names a broker outside 0 … {n - 1}")
     graph = nx.Graph()
     graph.add_nodes_from(range(n))
     graph.add_edges_from(tuple(x) for x in links)
     if not nx.is_tree(graph):
         raise bad("links", f"the links must form a tree over the {n} brokers")
-    servers = doc.get("servers")
-    if not isinstance(servers, dict) or not all(type(b) is int and 0 <= b < n for b in servers.values()):
-        raise bad("servers", "expected an object: message -> broker")
-    if doc.get("policy") not in ref.POLICIES:
-        raise bad("policy", f"expected one of {', '.join(ref.POLICIES)}")
-    if doc.get("cache_policy") not in ("fifo", "regdeg", "lfu", "lru"):
-        raise bad("cache_policy", "expected fifo, regdeg, lfu or lru")
-    if type(doc.get("capacity")) is not int or not 1 <= doc["capacity"] <= MAX_REPLAY_CAPACITY:
-        raise bad("capacity", f"expected an int from 1 to {MAX_REPLAY_CAPACITY:,}")
-    requests = doc.get("requests")
-    if isinstance(requests, list) and len(requests) > MAX_REPLAY_REQUESTS:
-        raise bad("requests", f"{len(requests):,} requests; a replay holds at most {MAX_REPLAY_REQUESTS:,}")
-    if not isinstance(requests, list) or not all(
-            isinstance(r, list) and len(r) == 2 and type(r[0]) is int and 0 <= r[0] < n and r[1] in servers for r in requests):
-        raise bad("requests", "expected [broker, message] pairs, each message one of 'servers'")
+    for message, broker in servers.items():
+        if broker >= n:
+            raise bad(f"servers.{message}", f"broker {broker} is outside 0 … {n - 1}")
+    for i, (broker, message) in enumerate(requests):
+        if broker >= n or message not in servers:
+            raise bad(f"requests[{i}]", f"expected a broker of 0 … {n - 1} and a message of 'servers', got [{broker}, {message!r}]")
     return n, [tuple(x) for x in links], servers, doc["policy"], doc["cache_policy"], doc["capacity"], [tuple(r) for r in requests]
 
 

@@ -15,6 +15,7 @@ import jsonschema
 import networkx as nx
 
 from subsum.core.errors import InputError
+from subsum.core.schema import first_error
 
 #: Bounds on what a replay file may ask for: far above what `fuzz reconfig`
 #: writes (at most 2000 brokers, a few hundred operations), and low enough
@@ -103,28 +104,15 @@ SCHEMA = {
 _VALIDATOR = jsonschema.Draft202012Validator(SCHEMA)
 
 
-def field_name(path) -> str:
-    """A JSON path as the messages write it: `schedule[3].client`."""
-    out = ""
-    for part in path:
-        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
-    return out
-
-
-def _short(message: str) -> str:
-    return message if len(message) <= 160 else message[:150] + " …"
-
-
 def validate(doc: object, path: str | Path) -> None:
     """Raise ReplayError (an InputError) at the first field that is wrong."""
     from subsum.conformance.fuzz import ReplayError
 
     if isinstance(doc, dict) and isinstance(doc.get("schedule"), list) and len(doc["schedule"]) > MAX_OPERATIONS:
         raise ReplayError(path, "schedule", f"{len(doc['schedule']):,} operations; a replay holds at most {MAX_OPERATIONS:,}")
-    error = jsonschema.exceptions.best_match(_VALIDATOR.iter_errors(doc))
-    if error is not None:
-        field = field_name(error.absolute_path) or None
-        raise ReplayError(path, field, _short(error.message))
+    found = first_error(_VALIDATOR, doc)
+    if found is not None:
+        raise ReplayError(path, *found)
     assert isinstance(doc, dict)
     _check_topology(doc["topology"], path)
     _check_schedule(doc["topology"], doc["schedule"], path)

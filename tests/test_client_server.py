@@ -164,4 +164,4 @@ def test_bad_client_server_replay_files(tmp_path):
     path.write_text(json.dumps({"format": "subsum-client-server-replay", "version": 1, "brokers": 2, "links": [[0, 5]], "servers": {},
                                 "policy": "sc", "cache_policy": "lfu", "capacity": 1, "requests": []}))
     result = run_cli("replay", str(path))
-    assert result.exit_code == 2 and "field 'links'" in result.stderr, result.stderr
+    assert result.exit_code == 2 and "field 'links[0]': link (0, 5) names a broker outside" in result.stderr, result.stderr

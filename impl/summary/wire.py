@@ -25,13 +25,12 @@ from pathlib import Path
 from subsum.core.errors import InputError
 from subsum.core.inputs import read_input_text
 from subsum.core.types import OPS_BY_TYPE, TYPES, Constraint, InvalidValue
+from subsum.impl.summary import schema as file_schema
 from subsum.impl.summary.ids import IdLayout
 from subsum.impl.summary.normalize import NUMERIC
 from subsum.impl.summary.summary import VIRTUAL_POLICIES, Summary, SummaryError
 
 FORMAT = "subsum-summary"
-#: The most attributes (c3 bits) a summary file may declare: one per schema entry.
-MAX_ATTRIBUTES = 4096
 DECIMAL_ID = re.compile(r"0|[1-9][0-9]{0,19}")
 LONE_SURROGATE = re.compile("[\ud800-\udfff]")  # not valid Unicode: no writer can put it out
 
@@ -151,7 +150,7 @@ def from_json(doc, path: str = "<summary>") -> Summary:
     lay = r.obj(doc["layout"], "layout", ("brokers", "max_subscriptions", "attributes"))
     layout = IdLayout(r.int_(lay["brokers"], "layout.brokers", 1, 2**32 - 1),
                       r.int_(lay["max_subscriptions"], "layout.max_subscriptions", 1, 2**32 - 1),
-                      r.int_(lay["attributes"], "layout.attributes", 0, MAX_ATTRIBUTES))
+                      r.int_(lay["attributes"], "layout.attributes", 0, file_schema.MAX_ATTRIBUTES))
     schema = []
     for i, entry in enumerate(r.list_(doc["schema"], "schema")):
         r.obj(entry, f"schema[{i}]", ("name", "type"))
@@ -269,6 +268,7 @@ def read_json(path) -> Summary:
         raise SummaryFileError(str(p), None, f"malformed JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})") from None
     except RecursionError:
         raise SummaryFileError(str(p), None, "malformed JSON: nested too deeply") from None
+    file_schema.check(doc, str(p))  # the structure first (types, keys, bounds), then what a schema cannot state
     return from_json(doc, str(p))
 
 
