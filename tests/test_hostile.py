@@ -53,7 +53,7 @@ def test_every_hostile_case_gets_a_clear_error_and_no_output():
     assert not died, died
     assert not failed, f"{len(failed)} of {len(verdicts)} cases failed:\n" + "\n".join(failed[:40])
     assert len(verdicts) >= 300
-    listed = subprocess.run([sys.executable, str(CORPUS), "list"], capture_output=True, text=True, check=True).stdout.split()
+    listed = subprocess.run([sys.executable, str(CORPUS), "list"], capture_output=True, text=True, check=True).stdout.splitlines()
     assert sorted(v["id"] for v in verdicts) == sorted(listed)  # every case ran, once
 
 
