@@ -172,3 +172,18 @@ def test_trace_records_with_a_bad_kind_are_reported(tmp_path, kind, message):
     with pytest.raises(InputError) as caught:
         read_trace(trace)
     assert str(caught.value).startswith(f"{trace}:2: {message}")
+
+
+def test_a_trace_publishing_one_event_id_twice_is_bad_input(tmp_path):
+    """spec/07: the reference checker's reader refuses it, naming both lines
+    (the Spark reader's twin is in the hostile corpus, `trace-check/event-published-twice`)."""
+    from subsum.core.errors import InputError
+    from subsum.core.tracefile import read_trace
+
+    path = tmp_path / "t.jsonl"
+    path.write_text('{"time": 0.0, "kind": "link", "a": 0, "b": 1, "up": true}\n'
+                    '{"time": 1, "kind": "publish", "event": 7, "client": 1000000, "broker": 1, "attributes": {"x": 5}}\n'
+                    '{"time": 2, "kind": "publish", "event": 8, "client": 1000000, "broker": 1, "attributes": {"x": 5}}\n'
+                    '{"time": 3, "kind": "publish", "event": 7, "client": 1000000, "broker": 1, "attributes": {"x": 6}}\n')
+    with pytest.raises(InputError, match=r"t.jsonl:4: field 'event': event 7 is published twice \(first on line 2\)"):
+        read_trace(path)

@@ -164,7 +164,7 @@ def numbered_text(spark, path: str):
     return text.select(F.monotonically_increasing_id().alias("ord"), F.col("value").cast("binary").alias("value"))
 
 
-def _line_of(numbered, ord_: int) -> int:
+def line_of(numbered, ord_: int) -> int:
     """The 1-based line (or row) number of the record with `ord` (error path only)."""
     from pyspark.sql import functions as F
 
@@ -177,7 +177,7 @@ def raise_first_error(parsed, numbered, path: str, unit: str) -> None:
     bad = parsed.where(F.col("err_message").isNotNull()).orderBy("ord").limit(1).collect()
     if bad:
         row = bad[0]
-        line = _line_of(numbered, row["ord"])
+        line = line_of(numbered, row["ord"])
         raise InputError(path, line if unit == "line" else None, row["err_field"],
                          row["err_message"] if unit == "line" else f"row {line}: {row['err_message']}")
 
@@ -191,7 +191,7 @@ def _raise_duplicate(frame, numbered, path: str, kind: str, unit: str) -> None:
     first = (frame.join(dups.select("id"), "id").groupBy("id")
              .agg(F.sort_array(F.collect_list("ord")).alias("ords"))
              .orderBy(F.element_at("ords", 2)).limit(1).collect()[0])
-    second, original = _line_of(numbered, first["ords"][1]), _line_of(numbered, first["ords"][0])
+    second, original = line_of(numbered, first["ords"][1]), line_of(numbered, first["ords"][0])
     message = f"duplicate {kind} id {first['id']!r} (first on {unit} {original})"
     if unit == "line":
         raise InputError(path, second, "id", message)
@@ -303,7 +303,7 @@ def _read_parquet_events(spark, path: str):
     bad = checked.where(F.col("problem").isNotNull()).orderBy("ord").limit(1).collect()
     if bad:
         field, _, message = bad[0]["problem"].rpartition("\t")  # messages hold no tab; names might
-        raise InputError(path, None, field, f"row {_line_of(numbered, bad[0]['ord'])}: {message}")
+        raise InputError(path, None, field, f"row {line_of(numbered, bad[0]['ord'])}: {message}")
     # DEF-DATA-2: -0.0 and +0.0 are one float value, stored as +0.0.
     normal = F.transform("attributes", lambda a: a.withField(
         "float", F.when(a["float"] == 0.0, F.lit(0.0)).otherwise(a["float"])))

@@ -18,6 +18,7 @@ from pyspark.sql import functions as F
 
 from subsum.core.errors import InputError
 from subsum.core.jsonio import RecordError
+from subsum.core.tracefile import duplicate_publication
 from subsum.impl.spark import io as sio
 from subsum.impl.spark.match import all_matching_pairs
 
@@ -77,7 +78,19 @@ def read_trace(spark, path: str) -> DataFrame:
     sio.raise_first_error(parsed, numbered, path, "line")
     if not parsed.limit(1).count():
         raise InputError(path, None, None, "the file is empty; expected one trace record per line")
+    _raise_duplicate_publication(parsed, numbered, path)
     return parsed.drop("err_field", "err_message")
+
+
+def _raise_duplicate_publication(parsed: DataFrame, numbered: DataFrame, path: str) -> None:
+    """spec/07 (one publication per event id), natively: the first line that publishes an event id already published."""
+    publishes = parsed.where(F.col("kind") == "publish").select("ord", "event")
+    repeated = (publishes.groupBy("event").agg(F.sort_array(F.collect_list("ord")).alias("ords"))
+                .where(F.size("ords") > 1).orderBy(F.element_at("ords", 2)).limit(1).collect())
+    if repeated:
+        first, second = repeated[0]["ords"][0], repeated[0]["ords"][1]
+        raise InputError(path, sio.line_of(numbered, second), "event",
+                         duplicate_publication(repeated[0]["event"], sio.line_of(numbered, first)))
 
 
 def intervals(records: DataFrame) -> DataFrame:

@@ -102,6 +102,11 @@ def parse_trace_line(line: bytes) -> TraceRecord | None:
     return TraceRecord(**fields)
 
 
+def duplicate_publication(event: int, first_line: int) -> str:
+    """The message for an event id published twice (the Spark reader says the same)."""
+    return f"event {event} is published twice (first on line {first_line}); an event id names one publication"
+
+
 def read_trace(path: str | PathLike[str]) -> list[TraceRecord]:
     """A whole trace file, in file order; InputError names the file, line and field."""
     from pathlib import Path
@@ -109,11 +114,17 @@ def read_trace(path: str | PathLike[str]) -> list[TraceRecord]:
     path = Path(path)
     raw = read_input(path)
     records = []
+    published: dict[int, int] = {}  # event id -> the line that published it
     for number, line in enumerate(file_lines(raw), start=1):
         try:
             record = parse_trace_line(line)
         except RecordError as exc:
             raise InputError(str(path), number, exc.field, exc.message) from None
+        if record is not None and record.kind == "publish":
+            assert record.event is not None
+            if record.event in published:  # spec/07: a trace publishes each event id once
+                raise InputError(str(path), number, "event", duplicate_publication(record.event, published[record.event]))
+            published[record.event] = number
         if record is not None:
             records.append(record)
     if not records:

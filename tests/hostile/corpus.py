@@ -184,6 +184,13 @@ def _path_cases() -> Iterator[Case]:
                        mentions=() if valid else (name, "not UTF-8"), output="--output")
 
 
+def _trace_cases() -> Iterator[Case]:
+    twice = TRACE + (b'{"time": 1, "kind": "publish", "event": 7, "client": 1000000, "broker": 1, "attributes": {"x": 5}}\n\n'
+                     b'{"time": 2, "kind": "publish", "event": 7, "client": 1000000, "broker": 1, "attributes": {"x": 6}}\n')
+    yield Case("trace-check/event-published-twice", ("trace-check", "{d}/t.jsonl", "--grace", "0.05"), (("t.jsonl", twice),),
+               mentions=("t.jsonl:5", "field 'event'", "published twice (first on line 3)"))
+
+
 def _spark_setting_cases() -> Iterator[Case]:
     spark = ("match", "--engine", "spark", "--subscriptions", "{d}/ok-subs.jsonl", "--events")
     for name, content in {"text.parquet": EVENTS, "empty.parquet": b"", "half.parquet": b"PAR1garbage"}.items():
@@ -550,7 +557,7 @@ def _filter_cases() -> Iterator[Case]:
 
 
 def cases() -> list[Case]:
-    out = [*_reader_cases(), *_path_cases(), *_spark_setting_cases(), *_bad_records(), *_summary_cases(), *_replay_cases(),
+    out = [*_reader_cases(), *_path_cases(), *_trace_cases(), *_spark_setting_cases(), *_bad_records(), *_summary_cases(), *_replay_cases(),
            *_topology_cases(), *_option_cases(),
            *_engine_cases(), *_filter_cases()]
     ids = [c.id for c in out]
