@@ -202,3 +202,18 @@ def test_bench_crossover_is_per_engine_and_needs_spark_to_stay_ahead():
                                "Spark overtakes duckdb from E = 100 (1.50x)")
     rows[-1]["events_per_s"] = 10  # falls behind again: no crossover to report
     assert crossover(rows).endswith("Spark does not overtake duckdb (closest at E = 100: 1.50x)")
+
+
+def test_a_failed_spark_read_is_one_line_with_its_root_cause(tmp_path):
+    """Issue 22: no executor or task-scheduler stack trace reaches the terminal
+    (they are printed by the JVM itself, so this runs in a fresh process)."""
+    import subprocess
+    import sys
+
+    (tmp_path / "corrupt.parquet").write_bytes(b"PAR1" + b"\x00garbage" * 100 + b"PAR1")
+    done = subprocess.run([sys.executable, "-c", "from subsum.cli import main; main()", "match", "--engine", "spark",
+                           "--subscriptions", str(EX / "subscriptions.jsonl"), "--events", str(tmp_path / "corrupt.parquet")],
+                          capture_output=True, text=True, timeout=300)
+    lines = [line for line in done.stderr.splitlines() if line.strip() and not line.startswith("WARNING: Using incubator")]
+    assert done.returncode == 2, done.stderr
+    assert len(lines) == 1 and lines[0].startswith("error: ") and "corrupted file" in lines[0], done.stderr

@@ -30,6 +30,7 @@ from typing import Iterable, Sequence
 
 from subsum.core.errors import InputError
 from subsum.impl.spark.inputs import is_uri, is_parquet, spark_path
+from subsum.impl.spark.session import describe_failure
 from subsum.core.jsonio import RecordError, parse_event_line, parse_subscription_line
 from subsum.core.types import Event, Subscription
 
@@ -250,7 +251,7 @@ def _read_parquet(spark, path: str):
     try:
         return spark.read.parquet(readable)
     except Exception as exc:
-        raise InputError(path, None, None, f"cannot read as Parquet: {str(exc).splitlines()[0]}") from None
+        raise InputError(path, None, None, f"cannot read as Parquet: {describe_failure(exc).replace(readable, path)}") from None
 
 
 def _require_columns(frame, path: str, wanted: dict[str, str]) -> None:

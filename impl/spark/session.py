@@ -151,3 +151,26 @@ def get_session(master: str | None = None, conf: Mapping[str, str] | None = None
         raise SparkUnavailable(f"Spark did not start (master {master}): {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}") from exc
     session.sparkContext.setLogLevel("ERROR")
     return session
+
+
+def describe_failure(exc: BaseException) -> str:
+    """One line for a failed Spark call: the stage when the message names one,
+    the root cause (the innermost Java exception, its class and message) and
+    Spark's error class. The JVM's own report is pages of stack trace."""
+    text = str(exc)
+    java = getattr(exc, "java_exception", None)
+    causes: list[str] = []
+    try:
+        while java is not None and len(causes) < 20:
+            causes.append(f"{java.getClass().getName()}: {java.getMessage()}")
+            nxt = java.getCause()
+            java = nxt if nxt is not None and not nxt.equals(java) else None
+    except Exception:  # the JVM has gone: keep what we have
+        pass
+    first = (causes[0] if causes else text).strip().splitlines()[0] if (causes or text.strip()) else type(exc).__name__
+    root = causes[-1].strip().splitlines()[0] if causes else first
+    stage = re.search(r"in stage (\d+(?:\.\d+)?)", text + " ".join(causes))
+    error_class = re.search(r"\[([A-Z_]+(?:\.[A-Z_]+)*)\]", first)
+    parts = [f"stage {stage.group(1)}" if stage else None, root,
+             f"({error_class.group(1)})" if error_class and error_class.group(0) not in root else None]
+    return " ".join(p for p in parts if p)

@@ -81,10 +81,14 @@ class Subsum(click.Group):
         except Exception as exc:  # a bug, or an engine failing: one line, the traceback only on request
             if ctx.obj and ctx.obj.get("debug"):
                 raise
-            what = "the Spark engine failed" if engine_failure(exc) else "internal error"
-            first = one_line(str(exc).strip().splitlines()[0]) if str(exc).strip() else ""
-            err.print(f"[bold red]error:[/] {what}: {escape(type(exc).__name__)}{': ' + escape(first) if first else ''}",
-                      highlight=False, soft_wrap=True)
+            if engine_failure(exc):
+                from subsum.impl.spark.session import describe_failure
+
+                said = f"the Spark engine failed: {describe_failure(exc)}"
+            else:
+                first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+                said = f"internal error: {type(exc).__name__}{': ' + first if first else ''}"
+            err.print(f"[bold red]error:[/] {escape(one_line(said))}", highlight=False, soft_wrap=True)
             err.print("rerun with `subsum --debug ...` to see the traceback", highlight=False)
             ctx.exit(EXIT_INTERNAL)
 

@@ -196,6 +196,9 @@ def _spark_setting_cases() -> Iterator[Case]:
     for name, content in {"text.parquet": EVENTS, "empty.parquet": b"", "half.parquet": b"PAR1garbage"}.items():
         yield Case(f"spark/{name}", spark + ("{d}/" + name,), tuple({**VALID, name: content}.items()),
                    mentions=(name, "not a Parquet file"), output="--output")
+    corrupt = b"PAR1" + b"\x00garbage" * 100 + b"PAR1"  # the magic is right, the footer is not: Spark's job fails
+    yield Case("spark/corrupt.parquet", spark + ("{d}/corrupt.parquet",), tuple({**VALID, "corrupt.parquet": corrupt}.items()),
+               mentions=("corrupt.parquet: cannot read as Parquet", "corrupted file", "FAILED_READ_FILE"), output="--output")
     for master in ("bogus://x", "local[0", "", "spark://", "local[*] --conf"):
         yield Case(f"spark/master={master or 'empty'}", spark + ("{d}/ok-events.jsonl", "--master", master),
                    tuple(VALID.items()), mentions=("--master",), output="--output")
