@@ -167,8 +167,10 @@ def describe_failure(exc: BaseException) -> str:
             java = nxt if nxt is not None and not nxt.equals(java) else None
     except Exception:  # the JVM has gone: keep what we have
         pass
-    first = (causes[0] if causes else text).strip().splitlines()[0] if (causes or text.strip()) else type(exc).__name__
-    root = causes[-1].strip().splitlines()[0] if causes else first
+    if not causes:  # no Java side to ask (or it is gone): the Python exception
+        causes.append(f"{type(exc).__name__}: {text.strip().splitlines()[0]}" if text.strip() else type(exc).__name__)
+    first = causes[0].strip().splitlines()[0]
+    root = causes[-1].strip().splitlines()[0]
     stage = re.search(r"in stage (\d+(?:\.\d+)?)", text + " ".join(causes))
     error_class = re.search(r"\[([A-Z_]+(?:\.[A-Z_]+)*)\]", first)
     parts = [f"stage {stage.group(1)}" if stage else None, root,
