@@ -20,7 +20,8 @@ from typing import Callable, Mapping
 import attrs
 
 from subsum.conformance import budget, census, profiles, violations
-from subsum.conformance import caching, client_server, engines, examples, network, properties, reconfig, requests, routing, siena, spark, summaries
+from subsum.conformance import (caching, client_server, engines, examples, native_json, network, properties, reconfig, requests,
+                                routing, siena, spark, summaries)
 from subsum.conformance.proofs import prove_all, rules_of
 
 KINDS = ("proof", "property", "stateful", "example")
@@ -393,7 +394,11 @@ PIPELINE_CLAIMS: tuple[Claim, ...] = (
           (SP + "io.read_events",), (_example(spark.parquet_rejects_bad_events),)),
     Claim("CLM-PIPE-3",
           "derived (spec/formats.md, bad input)", "spec/07-pipeline.md#clm-pipe-3", (),
-          (SP + "io.read_events", SP + "io.read_subscriptions"), (_example(spark.jsonl_errors_agree),)),
+          (SP + "io.read_events", SP + "io.read_subscriptions", SP + "jsonl.parsed_lines", SP + "trace.read_trace"),
+          (_example(spark.jsonl_errors_agree),
+           Check("property", "conformance.native_json.native_lines_are_sound",
+                 lambda: properties.run_property(native_json.native_lines_are_sound)),
+           _example(native_json.ordinary_lines_are_plain))),
     Claim("CLM-TRACE-1",
           "derived", "spec/07-pipeline.md#clm-trace-1", (M + "trace.check_trace",), (SP + "trace.check",),
           (_spark_property(spark.trace_check_equals_model),)),

@@ -167,12 +167,10 @@ def write_events_parquet(path: Path, events: list[tuple[str, Event]]) -> None:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from subsum.impl.spark.io import arrow_schema, attribute_rows
+    from subsum.impl.spark.io import EVENTS_DDL, arrow_schema, attribute_rows
 
-    schema = arrow_schema("event")
-    keys = ("name", "type", "int", "float", "string", "bool")
-    table = pa.table({"id": [i for i, _ in events],
-                      "attributes": [[dict(zip(keys, r)) for r in attribute_rows(e)] for _, e in events]},
+    schema = arrow_schema(EVENTS_DDL)
+    table = pa.table({"id": [i for i, _ in events], "attributes": [attribute_rows(e) for _, e in events]},
                      schema=pa.schema([schema.field("id"), schema.field("attributes")]))
     pq.write_table(table, path)
 
@@ -224,9 +222,9 @@ def _parquet_case(d: Path, name: str, rows: list[dict], attributes_type=None):
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from subsum.impl.spark.io import arrow_schema
+    from subsum.impl.spark.io import EVENTS_DDL, arrow_schema
 
-    schema = arrow_schema("event")
+    schema = arrow_schema(EVENTS_DDL)
     fields = [schema.field("id"), attributes_type or schema.field("attributes")]
     path = d / f"{name}.parquet"
     pq.write_table(pa.table({"id": [r["id"] for r in rows], "attributes": [r["attributes"] for r in rows]},

@@ -1,13 +1,17 @@
 """Reading subscriptions and events into Spark DataFrames, writing results
-(spec/07-pipeline.md DEF-PIPE-1, DEF-PIPE-2).
+(spec/07-pipeline.md DEF-PIPE-1, DEF-PIPE-2). No job runs Python on the
+executors: a cluster needs nothing but Spark.
 
 Two input formats, told apart by the path's suffix:
-- JSONL (the formats of spec/formats.md). Each line is decoded by the same validating
-  reader as the in-process engines (`subsum.core.jsonio`), in Python workers
-  (`mapInArrow`). This is ingestion, once per line, not the matching hot path.
+- JSONL (the formats of spec/formats.md). Events are parsed and checked by
+  Spark itself (`jsonl`); the rare line those checks cannot vouch for goes
+  to the driver, to the in-process reader (`subsum.core.jsonio`), which
+  also describes the first bad line.
 - Parquet (`.parquet`, a file or a directory). Events are read natively and
-  validated with column expressions; subscriptions carry their filter text,
-  parsed in Python workers like JSONL lines.
+  validated with column expressions.
+Subscriptions, in either format, are read on the driver by the in-process
+reader (they are few next to the events, and filter texts need subsum's
+parser), then sent to the cluster as Arrow data.
 
 The frames every later step uses:
 - events: `ord` (long, input order), `id`, `attributes`
@@ -22,6 +26,7 @@ Bad input raises `InputError` naming the file, the line (JSONL) or row
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import shutil
 import tempfile
@@ -29,10 +34,12 @@ from pathlib import Path
 from typing import Iterable, Sequence
 
 from subsum.core.errors import InputError
+from subsum.core.jsonio import RecordError, loads_json, parse_event_line, read_subscription_lines, subscription_from_json
+from subsum.core.jsonio import read_subscriptions as read_subscriptions_jsonl
+from subsum.core.types import Event, Subscription
+from subsum.impl.spark import jsonl
 from subsum.impl.spark.inputs import is_uri, is_parquet, spark_path
 from subsum.impl.spark.session import describe_failure
-from subsum.core.jsonio import RecordError, parse_event_line, parse_subscription_line
-from subsum.core.types import Event, Subscription
 
 VALUE_FIELDS = ("int", "float", "string", "bool")
 ATTRIBUTE_DDL = "struct<name: string, type: string, int: bigint, float: double, string: string, bool: boolean>"
@@ -40,10 +47,11 @@ CONSTRAINT_DDL = ("struct<name: string, type: string, op: string, int: bigint, f
                   "bool: boolean>")
 EVENTS_DDL = f"ord bigint, id string, attributes array<{ATTRIBUTE_DDL}>"
 SUBSCRIPTIONS_DDL = f"ord bigint, id string, constraints array<{CONSTRAINT_DDL}>"
-_PARSED_TAIL = "err_field string, err_message string"
+ATTRIBUTE_KEYS = ("name", "type", *VALUE_FIELDS)
+CONSTRAINT_KEYS = ("name", "type", "op", *VALUE_FIELDS)
 
 
-# --- Python objects to rows (tests, and the JSONL decoder) ------------------------------
+# --- frames built on the driver ---------------------------------------------------------
 
 def _value_slots(type_: str, value) -> tuple:
     slots = [None, None, None, None]
@@ -52,108 +60,49 @@ def _value_slots(type_: str, value) -> tuple:
     return tuple(slots)
 
 
-def attribute_rows(event: Event) -> list[tuple]:
-    return [(a.name, a.type, *_value_slots(a.type, a.value)) for a in event.attributes]
+def attribute_rows(event: Event) -> list[dict]:
+    return [dict(zip(ATTRIBUTE_KEYS, (a.name, a.type, *_value_slots(a.type, a.value)))) for a in event.attributes]
 
 
-def constraint_rows(subscription: Subscription) -> list[tuple]:
-    return [(c.name, c.type, c.op, *_value_slots(c.type, c.value)) for c in subscription.constraints]
+def constraint_rows(subscription: Subscription) -> list[dict]:
+    return [dict(zip(CONSTRAINT_KEYS, (c.name, c.type, c.op, *_value_slots(c.type, c.value))))
+            for c in subscription.constraints]
+
+
+def arrow_schema(ddl: str):
+    """The Arrow schema of a Spark DDL string (e.g. EVENTS_DDL)."""
+    from pyspark.sql.pandas.types import to_arrow_schema
+    from pyspark.sql.types import StructType
+
+    return to_arrow_schema(StructType.fromDDL(ddl))
+
+
+def local_frame(spark, ddl: str, rows: Sequence[tuple]):
+    """A frame of rows the driver holds, built through Arrow, so that no
+    Python worker ever runs (a list of tuples would be pickled and
+    unpickled by one)."""
+    import pyarrow as pa
+
+    schema = arrow_schema(ddl)
+    return spark.createDataFrame(pa.Table.from_pylist([dict(zip(schema.names, row)) for row in rows], schema=schema))
 
 
 def events_frame(spark, events: Sequence[Event], ids: Sequence[str] | None = None):
     """A frame of in-memory events (tests and benchmarks); ids default to e0, e1, ..."""
     ids = ids if ids is not None else [f"e{i}" for i in range(len(events))]
-    rows = [(i, ident, attribute_rows(e)) for i, (ident, e) in enumerate(zip(ids, events))]
-    return spark.createDataFrame(rows, EVENTS_DDL)
+    return local_frame(spark, EVENTS_DDL, [(i, ident, attribute_rows(e)) for i, (ident, e) in enumerate(zip(ids, events))])
 
 
 def subscriptions_frame(spark, subscriptions: Iterable[tuple[str, Subscription]]):
     """A frame of in-memory (id, subscription) pairs."""
-    rows = [(i, sid, constraint_rows(s)) for i, (sid, s) in enumerate(subscriptions)]
-    return spark.createDataFrame(rows, SUBSCRIPTIONS_DDL)
-
-
-# --- decoding in Python workers --------------------------------------------------------
-
-def _decode_batches(batches, kind: str):
-    """mapInArrow body: (ord, value: binary) -> parsed rows or error rows."""
-    import pyarrow as pa
-
-    schema = arrow_schema(kind)
-    for batch in batches:
-        ords = batch.column("ord").to_pylist()
-        if "value" in batch.schema.names:
-            lines = batch.column("value").to_pylist()
-        else:  # Parquet subscriptions: id and filter columns
-            lines = [None] * len(ords)
-            ids, filters = batch.column("id").to_pylist(), batch.column("filter").to_pylist()
-        out = {name: [] for name in schema.names}
-        for k, ord_ in enumerate(ords):
-            try:
-                if lines[k] is not None:
-                    parsed = (parse_event_line if kind == "event" else parse_subscription_line)(lines[k])
-                    if parsed is None:
-                        continue  # a blank line
-                else:
-                    parsed = _parquet_subscription(ids[k], filters[k])
-                ident, value = parsed
-                rows = attribute_rows(value) if kind == "event" else constraint_rows(value)
-                field = "attributes" if kind == "event" else "constraints"
-                keys = ("name", "type", "op", *VALUE_FIELDS) if kind != "event" else ("name", "type", *VALUE_FIELDS)
-                out["ord"].append(ord_)
-                out["id"].append(ident)
-                out[field].append([dict(zip(keys, r)) for r in rows])
-                out["err_field"].append(None)
-                out["err_message"].append(None)
-            except RecordError as exc:
-                out["ord"].append(ord_)
-                out["id"].append(None)
-                out["attributes" if kind == "event" else "constraints"].append(None)
-                out["err_field"].append(exc.field)
-                out["err_message"].append(exc.message)
-        yield pa.RecordBatch.from_pydict(out, schema=schema)
-
-
-def arrow_schema(kind: str):
-    """The Arrow twin of EVENTS_DDL / SUBSCRIPTIONS_DDL plus the error columns
-    (built by hand: DDL parsing needs the JVM, which workers do not have)."""
-    import pyarrow as pa
-
-    values = [pa.field("int", pa.int64()), pa.field("float", pa.float64()), pa.field("string", pa.string()),
-              pa.field("bool", pa.bool_())]
-    head = [pa.field("name", pa.string()), pa.field("type", pa.string())]
-    if kind == "event":
-        items = ("attributes", pa.struct(head + values))
-    else:
-        items = ("constraints", pa.struct(head + [pa.field("op", pa.string())] + values))
-    return pa.schema([pa.field("ord", pa.int64()), pa.field("id", pa.string()), pa.field(items[0], pa.list_(items[1])),
-                      pa.field("err_field", pa.string()), pa.field("err_message", pa.string())])
-
-
-def _parquet_subscription(ident, text) -> tuple[str, Subscription]:
-    from subsum.core.jsonio import subscription_from_json, loads_json  # one validator for every format
-    import json
-
-    obj = loads_json(json.dumps({"id": ident, "filter": text}))
-    if ident is None:
-        raise RecordError("id", "missing (null)")
-    if text is None:
-        raise RecordError("filter", "missing (null)")
-    return subscription_from_json(obj)
-
-
-def _decode_events(batches):
-    return _decode_batches(batches, "event")
-
-
-def _decode_subscriptions(batches):
-    return _decode_batches(batches, "subscription")
+    return local_frame(spark, SUBSCRIPTIONS_DDL,
+                       [(i, sid, constraint_rows(s)) for i, (sid, s) in enumerate(subscriptions)])
 
 
 # --- reading ---------------------------------------------------------------------------
 
 def numbered_text(spark, path: str):
-    """The lines of the user's file `path` (read through `spark_path`), numbered in order."""
+    """The lines of the user's file `path` (read through `spark_path`), numbered in order: ord, value."""
     from pyspark.sql import functions as F
 
     readable = spark_path(path)
@@ -162,88 +111,87 @@ def numbered_text(spark, path: str):
     except Exception as exc:  # AnalysisException and friends
         raise InputError(path, None, None, f"cannot read: {str(exc).splitlines()[0]}") from None
     # monotonically_increasing_id grows with the line order of one file read in order.
-    return text.select(F.monotonically_increasing_id().alias("ord"), F.col("value").cast("binary").alias("value"))
+    return text.select(F.monotonically_increasing_id().alias("ord"), "value")
 
 
-def line_of(numbered, ord_: int) -> int:
-    """The 1-based line (or row) number of the record with `ord` (error path only)."""
-    from pyspark.sql import functions as F
-
-    return numbered.where(F.col("ord") < ord_).count() + 1
+def _event_row(line: bytes) -> tuple | None:
+    parsed = parse_event_line(line)
+    return None if parsed is None else (parsed[0], attribute_rows(parsed[1]))
 
 
-def raise_first_error(parsed, numbered, path: str, unit: str) -> None:
-    from pyspark.sql import functions as F
-
-    bad = parsed.where(F.col("err_message").isNotNull()).orderBy("ord").limit(1).collect()
-    if bad:
-        row = bad[0]
-        line = line_of(numbered, row["ord"])
-        raise InputError(path, line if unit == "line" else None, row["err_field"],
-                         row["err_message"] if unit == "line" else f"row {line}: {row['err_message']}")
+def _duplicate_id(kind: str, unit: str):
+    return lambda ident, first: ("id", f"duplicate {kind} id {ident!r} (first on {unit} {first})")
 
 
-def _raise_duplicate(frame, numbered, path: str, kind: str, unit: str) -> None:
-    from pyspark.sql import functions as F
-
-    dups = frame.groupBy("id").count().where(F.col("count") > 1)
-    if not dups.limit(1).count():
-        return
-    first = (frame.join(dups.select("id"), "id").groupBy("id")
-             .agg(F.sort_array(F.collect_list("ord")).alias("ords"))
-             .orderBy(F.element_at("ords", 2)).limit(1).collect()[0])
-    second, original = line_of(numbered, first["ords"][1]), line_of(numbered, first["ords"][0])
-    message = f"duplicate {kind} id {first['id']!r} (first on {unit} {original})"
-    if unit == "line":
-        raise InputError(path, second, "id", message)
-    raise InputError(path, None, "id", f"row {second}: {message}")
-
-
-def _raise_if_empty(frame, path: str, kind: str) -> None:
-    if not frame.limit(1).count():
-        raise InputError(path, None, None, f"the file is empty; expected one {kind} per line")
-
-
-def read_events(spark, path: str, cache: bool = True):
+def read_events(spark, path: str):
     """The events of a JSONL or Parquet file as a validated frame (ord, id, attributes)."""
-    path = str(path)
-    if is_parquet(path):
-        frame, numbered = _read_parquet_events(spark, path)
-        unit = "row"
-    else:
-        numbered = numbered_text(spark, path)
-        parsed = numbered.mapInArrow(_decode_events, f"{EVENTS_DDL}, {_PARSED_TAIL}")
-        if cache:
-            parsed = parsed.cache()
-        raise_first_error(parsed, numbered, path, "line")
-        frame = parsed.select("ord", "id", "attributes")
-        unit = "line"
-    _raise_if_empty(frame, path, "event")
-    _raise_duplicate(frame, numbered, path, "event", unit)
-    return frame
-
-
-def read_subscriptions(spark, path: str, cache: bool = True):
-    """The subscriptions of a JSONL or Parquet file as a validated frame (ord, id, constraints)."""
     from pyspark.sql import functions as F
 
     path = str(path)
     if is_parquet(path):
-        source = _read_parquet(spark, path)
-        _require_columns(source, path, {"id": "string", "filter": "string"})
-        numbered = source.select(F.monotonically_increasing_id().alias("ord"), "id", "filter")
-        unit = "row"
+        return _read_parquet_events(spark, path)
+    numbered = numbered_text(spark, path)
+    lines = jsonl.parsed_lines(numbered)
+    columns, plain = jsonl.event_columns(F.col("top"))
+    decoded = lines.select("ord", "value", plain.alias("plain"), *columns)
+    return jsonl.settle(spark, decoded, numbered, path, columns=("id", "attributes"),
+                        ddl=EVENTS_DDL.removeprefix("ord bigint, "), parse=_event_row, key="id",
+                        duplicate=_duplicate_id("event", "line"), empty="the file is empty; expected one event per line")
+
+
+def read_subscriptions(spark, path: str):
+    """The subscriptions of a JSONL or Parquet file as a frame (ord, id,
+    constraints), read and validated on the driver by the in-process reader:
+    they are few next to the events, and filter texts need subsum's parser."""
+    path = str(path)
+    if is_parquet(path):
+        named = _parquet_subscriptions(spark, path)
+    elif is_uri(path):
+        lines = (bytes(row["raw"]) for row in numbered_text(spark, path).orderBy("ord").select(
+            _binary("value").alias("raw")).toLocalIterator())
+        named = [(s.id, s.subscription) for s in read_subscription_lines(path, lines)]
     else:
-        numbered = numbered_text(spark, path)
-        unit = "line"
-    parsed = numbered.mapInArrow(_decode_subscriptions, f"{SUBSCRIPTIONS_DDL}, {_PARSED_TAIL}")
-    if cache:
-        parsed = parsed.cache()
-    raise_first_error(parsed, numbered, path, unit)
-    frame = parsed.select("ord", "id", "constraints")
-    _raise_if_empty(frame, path, "subscription")
-    _raise_duplicate(frame, numbered, path, "subscription", unit)
-    return frame
+        spark_path(path)  # the checks every engine makes of a local input
+        named = [(s.id, s.subscription) for s in read_subscriptions_jsonl(path)]
+    return subscriptions_frame(spark, named)
+
+
+def _binary(name: str):
+    from pyspark.sql import functions as F
+
+    return F.col(name).cast("binary")
+
+
+def _parquet_subscriptions(spark, path: str) -> list[tuple[str, Subscription]]:
+    from pyspark.sql import functions as F
+
+    source = _read_parquet(spark, path)
+    _require_columns(source, path, {"id": "string", "filter": "string"})
+    numbered = source.select(F.monotonically_increasing_id().alias("ord"), "id", "filter")
+    named: list[tuple[str, Subscription]] = []
+    first_row: dict[str, int] = {}
+    for number, row in enumerate(numbered.orderBy("ord").toLocalIterator(), start=1):
+        try:
+            sid, subscription = _parquet_subscription(row["id"], row["filter"])
+        except RecordError as exc:
+            raise InputError(path, None, exc.field, f"row {number}: {exc.message}") from None
+        if sid in first_row:
+            raise InputError(path, None, "id", f"row {number}: duplicate subscription id {sid!r} "
+                             f"(first on row {first_row[sid]})")
+        first_row[sid] = number
+        named.append((sid, subscription))
+    if not named:
+        raise InputError(path, None, None, "the file is empty; expected one subscription per line")
+    return named
+
+
+def _parquet_subscription(ident, text) -> tuple[str, Subscription]:
+    """One Parquet row (id, filter) through the JSONL validator: one set of rules for every format."""
+    if ident is None:
+        raise RecordError("id", "missing (null)")
+    if text is None:
+        raise RecordError("filter", "missing (null)")
+    return subscription_from_json(loads_json(json.dumps({"id": ident, "filter": text})))
 
 
 def _read_parquet(spark, path: str):
@@ -301,14 +249,25 @@ def _read_parquet_events(spark, path: str):
         .when(F.size(F.array_distinct(names)) != F.size(names),
               F.lit("attributes\tduplicate attribute name; an event holds each name at most once"))
         .alias("problem"))
-    bad = checked.where(F.col("problem").isNotNull()).orderBy("ord").limit(1).collect()
-    if bad:
-        field, _, message = bad[0]["problem"].rpartition("\t")  # messages hold no tab; names might
-        raise InputError(path, None, field, f"row {line_of(numbered, bad[0]['ord'])}: {message}")
+    stats = jsonl.scan(checked.withColumn("plain", F.col("problem").isNull()), "id")
+    bad = None
+    if stats["suspect"] is not None:
+        problem = checked.where(F.col("ord") == stats["suspect"]).first()["problem"]
+        field, _, message = problem.rpartition("\t")  # messages hold no tab; names might
+        bad = (stats["suspect"], field, message)
+    if stats["repeat"]:
+        repeat = jsonl.first_repeat(checked.where(F.col("problem").isNull()), "id")
+        if repeat is not None and (bad is None or repeat[1] < bad[0]):
+            field, message = _duplicate_id("event", "row")(repeat[2], jsonl.line_of(numbered, repeat[0]))
+            bad = (repeat[1], field, message)
+    if bad is not None:
+        raise InputError(path, None, bad[1], f"row {jsonl.line_of(numbered, bad[0])}: {bad[2]}")
+    if not stats["rows"]:
+        raise InputError(path, None, None, "the file is empty; expected one event per line")
     # DEF-DATA-2: -0.0 and +0.0 are one float value, stored as +0.0.
     normal = F.transform("attributes", lambda a: a.withField(
         "float", F.when(a["float"] == 0.0, F.lit(0.0)).otherwise(a["float"])))
-    return numbered.select("ord", "id", normal.alias("attributes")), numbered
+    return numbered.select("ord", "id", normal.alias("attributes"))
 
 
 # --- writing ---------------------------------------------------------------------------

@@ -2,8 +2,10 @@
 DEF-TRACE-4): duplicates, spurious deliveries and missed deliveries of a
 simulator trace (DEF-NET-9), with a grace window.
 
-Lines are decoded by the shared trace parser (`subsum.core.tracefile`) in
-Python workers; everything after that is native: subscription intervals by
+Lines are decoded natively (`jsonl`: Spark's JSON parser and column
+checks; the first bad line is described on the driver by the shared trace
+parser, `subsum.core.tracefile`, so both checkers read alike); filter texts
+are parsed on the driver. Everything after that is native: subscription intervals by
 a join of subscribe and unsubscribe records, the publications matched
 against the distinct filters by the counting plan (`match`), and the three
 checks as joins and anti-joins. Times are the trace's simulated
@@ -13,84 +15,84 @@ milliseconds; `grace_ms` and `window_ms` are in the same unit.
 from __future__ import annotations
 
 import attrs
-from pyspark.sql import DataFrame, Window
+from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 
-from subsum.core.errors import InputError
 from subsum.core.jsonio import RecordError
-from subsum.core.tracefile import duplicate_publication
+from subsum.core.tracefile import FIELDS, duplicate_publication, filter_of, parse_trace_line
 from subsum.impl.spark import io as sio
+from subsum.impl.spark import jsonl
 from subsum.impl.spark.match import all_matching_pairs
 
 CAUSES = ("duplicate", "spurious", "missed")
-TRACE_DDL = (f"ord bigint, time double, kind string, client bigint, broker bigint, event bigint, filter string, "
-             f"constraints array<{sio.CONSTRAINT_DDL}>, attributes array<{sio.ATTRIBUTE_DDL}>, "
-             "err_field string, err_message string")
+RECORD_DDL = (f"time double, kind string, client bigint, broker bigint, event bigint, filter string, "
+              f"constraints array<{sio.CONSTRAINT_DDL}>, attributes array<{sio.ATTRIBUTE_DDL}>, published bigint")
+RECORD_COLUMNS = ("time", "kind", "client", "broker", "event", "filter", "constraints", "attributes", "published")
+FILTERS_DDL = f"filter_raw string, filter string, constraints array<{sio.CONSTRAINT_DDL}>"
 
 
-def arrow_schema():
-    import pyarrow as pa
+def record_columns(top: Column, dashed: Column) -> tuple[list[Column], Column]:
+    """The native decoding of a trace line's object (DEF-NET-9): the columns
+    of RECORD_COLUMNS but for the filter's (filter_raw: its text, parsed on
+    the driver), and whether the line is plain (see `jsonl`)."""
+    kind = jsonl.field(top, "kind", "string")
+    keys = F.lit(False)
+    for name, fields in FIELDS.items():
+        keys = F.when(kind == name, jsonl.keys_are(top, ("time", "kind", *fields))).otherwise(keys)
+    time = jsonl.field(top, "time", "float")
+    ok = keys & (time >= 0) & (F.abs(time) != float("inf")) & ~((time == 0) & dashed)  # -0.0 stays Python's
+    values = {}
+    for name in ("client", "broker", "event", "a", "b"):
+        values[name] = jsonl.field(top, name, "int")
+        ok = ok & (~kind.isin(*[k for k, f in FIELDS.items() if name in f]) | values[name].isNotNull())
+    ok = ok & ((kind != "link") | jsonl.field(top, "up", "bool").isNotNull())
+    filter_raw = jsonl.field(top, "filter", "string")
+    ok = ok & (~kind.isin("subscribe", "unsubscribe") | filter_raw.isNotNull())
+    attributes, attributes_ok = jsonl.attributes(F.element_at(top, F.lit("attributes")))
+    ok = ok & ((kind != "publish") | attributes_ok)
+    columns = [time.alias("time"), kind.alias("kind"), *[values[n].alias(n) for n in ("client", "broker", "event")],
+               filter_raw.alias("filter_raw"), F.when(kind == "publish", attributes).alias("attributes"),
+               F.when(kind == "publish", values["event"]).alias("published")]
+    return columns, F.coalesce(ok, F.lit(False))
 
-    base = sio.arrow_schema("event")
-    constraint = sio.arrow_schema("subscription").field("constraints")
-    return pa.schema([pa.field("ord", pa.int64()), pa.field("time", pa.float64()), pa.field("kind", pa.string()),
-                      pa.field("client", pa.int64()), pa.field("broker", pa.int64()), pa.field("event", pa.int64()),
-                      pa.field("filter", pa.string()), constraint, base.field("attributes"),
-                      base.field("err_field"), base.field("err_message")])
+
+def _record_row(line: bytes) -> tuple | None:
+    record = parse_trace_line(line)
+    if record is None:
+        return None
+    return (record.time, record.kind, record.client, record.broker, record.event, record.filter_text,
+            None if record.filter is None else sio.constraint_rows(record.filter),
+            None if record.attributes is None else sio.attribute_rows(record.attributes),
+            record.event if record.kind == "publish" else None)
 
 
-def _decode_trace(batches):
-    """mapInArrow body: (ord, value) lines -> trace rows or error rows."""
-    import pyarrow as pa
-
-    from subsum.core.tracefile import parse_trace_line
-
-    schema = arrow_schema()
-    attribute_keys = ("name", "type", *sio.VALUE_FIELDS)
-    constraint_keys = ("name", "type", "op", *sio.VALUE_FIELDS)
-    for batch in batches:
-        out = {name: [] for name in schema.names}
-        for ord_, line in zip(batch.column("ord").to_pylist(), batch.column("value").to_pylist()):
-            row = dict.fromkeys(schema.names)
-            row["ord"] = ord_
-            try:
-                record = parse_trace_line(line)
-                if record is None:
-                    continue
-                row.update(time=record.time, kind=record.kind, client=record.client, broker=record.broker,
-                           event=record.event, filter=record.filter_text)
-                if record.filter is not None:
-                    row["constraints"] = [dict(zip(constraint_keys, r)) for r in sio.constraint_rows(record.filter)]
-                if record.attributes is not None:
-                    row["attributes"] = [dict(zip(attribute_keys, r)) for r in sio.attribute_rows(record.attributes)]
-            except RecordError as exc:
-                row["err_field"], row["err_message"] = exc.field, exc.message
-            for name in schema.names:
-                out[name].append(row[name])
-        yield pa.RecordBatch.from_pydict(out, schema=schema)
+def _filters(spark, texts) -> DataFrame:
+    """The filter texts that parse, with their normal form and constraints
+    (parsed on the driver: there are few distinct filters)."""
+    rows = []
+    for text in texts:
+        try:
+            subscription, normal = filter_of(text)
+        except RecordError:
+            continue  # its lines are suspects: the driver describes the first
+        rows.append((text, normal, sio.constraint_rows(subscription)))
+    return sio.local_frame(spark, FILTERS_DDL, rows)
 
 
 def read_trace(spark, path: str) -> DataFrame:
     """The trace's records as a validated, cached frame; InputError names the file, line and field."""
     path = str(path)
     numbered = sio.numbered_text(spark, path)
-    parsed = numbered.mapInArrow(_decode_trace, TRACE_DDL).cache()
-    sio.raise_first_error(parsed, numbered, path, "line")
-    if not parsed.limit(1).count():
-        raise InputError(path, None, None, "the file is empty; expected one trace record per line")
-    _raise_duplicate_publication(parsed, numbered, path)
-    return parsed.drop("err_field", "err_message")
-
-
-def _raise_duplicate_publication(parsed: DataFrame, numbered: DataFrame, path: str) -> None:
-    """spec/07 (one publication per event id), natively: the first line that publishes an event id already published."""
-    publishes = parsed.where(F.col("kind") == "publish").select("ord", "event")
-    repeated = (publishes.groupBy("event").agg(F.sort_array(F.collect_list("ord")).alias("ords"))
-                .where(F.size("ords") > 1).orderBy(F.element_at("ords", 2)).limit(1).collect())
-    if repeated:
-        first, second = repeated[0]["ords"][0], repeated[0]["ords"][1]
-        raise InputError(path, sio.line_of(numbered, second), "event",
-                         duplicate_publication(repeated[0]["event"], sio.line_of(numbered, first)))
+    columns, native = record_columns(F.col("top"), F.col("dashed"))
+    lines = jsonl.parsed_lines(numbered).select("ord", "value", native.alias("native"), *columns)
+    texts = [row[0] for row in lines.where(F.col("native") & F.col("filter_raw").isNotNull())
+             .select("filter_raw").distinct().collect()]
+    decoded = (lines.join(F.broadcast(_filters(spark, texts)), "filter_raw", "left")
+               .withColumn("plain", F.col("native") & (F.col("filter_raw").isNull() | F.col("filter").isNotNull())))
+    frame = jsonl.settle(spark, decoded, numbered, path, columns=RECORD_COLUMNS, ddl=RECORD_DDL, parse=_record_row,
+                         key="published", duplicate=lambda event, first: ("event", duplicate_publication(event, first)),
+                         empty="the file is empty; expected one trace record per line")
+    return frame.drop("published").cache()
 
 
 def intervals(records: DataFrame) -> DataFrame:

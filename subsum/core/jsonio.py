@@ -280,43 +280,57 @@ def parse_event_line(line: bytes) -> tuple[str, Event] | None:
 def _records(path: Path, kind: str) -> Iterator[tuple[int, JsonObject]]:
     if path.suffix == ".parquet":
         raise InputError(str(path), None, None, "Parquet input is read by the Spark engine; use --engine spark, or .jsonl")
-    raw = read_input(path)
+    return _records_of(str(path), file_lines(read_input(path)), kind)
+
+
+def _records_of(name: str, lines: Iterable[bytes], kind: str) -> Iterator[tuple[int, JsonObject]]:
     found = False
-    for number, line in enumerate(file_lines(raw), start=1):
+    for number, line in enumerate(lines, start=1):
         try:
             obj = decode_line(line)
         except RecordError as exc:
-            raise InputError(str(path), number, None, exc.message) from None
+            raise InputError(name, number, None, exc.message) from None
         if obj is None:
             continue
         found = True
         yield number, obj
     if not found:
-        raise InputError(str(path), None, None, f"the file is empty; expected one {kind} per line")
+        raise InputError(name, None, None, f"the file is empty; expected one {kind} per line")
 
 
 T = TypeVar("T")
 
 
-def _read(path: Path | str, kind: str, parse: Callable[[JsonObject], tuple[str, T]]) -> list[tuple[str, T]]:
-    path = Path(path)
+def _read_records(name: str, records: Iterator[tuple[int, JsonObject]], kind: str,
+                  parse: Callable[[JsonObject], tuple[str, T]]) -> list[tuple[str, T]]:
     out = []
     first_line: dict[str, int] = {}
-    for number, obj in _records(path, kind):
+    for number, obj in records:
         try:
             ident, value = parse(obj)
         except RecordError as exc:
-            raise InputError(str(path), number, exc.field, exc.message) from None
+            raise InputError(name, number, exc.field, exc.message) from None
         if ident in first_line:
-            raise InputError(str(path), number, "id", f"duplicate {kind} id {ident!r} (first on line {first_line[ident]})")
+            raise InputError(name, number, "id", f"duplicate {kind} id {ident!r} (first on line {first_line[ident]})")
         first_line[ident] = number
         out.append((ident, value))
     return out
 
 
+def _read(path: Path | str, kind: str, parse: Callable[[JsonObject], tuple[str, T]]) -> list[tuple[str, T]]:
+    return _read_records(str(path), _records(Path(path), kind), kind, parse)
+
+
 def read_subscriptions(path: Path | str) -> list[NamedSubscription]:
     """Read a JSONL file of subscriptions; raise InputError on any bad line."""
     return [NamedSubscription(i, s) for i, s in _read(path, "subscription", subscription_from_json)]
+
+
+def read_subscription_lines(name: str, lines: Iterable[bytes]) -> list[NamedSubscription]:
+    """The subscriptions of a file read elsewhere (the Spark engine's URIs),
+    given as its lines; InputError names `name`."""
+    records = _records_of(name, lines, "subscription")
+    return [NamedSubscription(i, s) for i, s in _read_records(name, records, "subscription", subscription_from_json)]
 
 
 def read_events(path: Path | str) -> list[NamedEvent]:

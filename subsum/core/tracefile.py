@@ -56,7 +56,8 @@ def _int(obj: JsonObject, field: str) -> int:
     return value
 
 
-def _filter(text: object) -> tuple[Subscription, str]:
+def filter_of(text: object) -> tuple[Subscription, str]:
+    """A trace's filter text: (the subscription, its normal form, "" for the empty filter)."""
     if type(text) is not str:
         raise RecordError("filter", f"must be a string, got {json_kind(text)}")
     if text.strip() == "":
@@ -89,7 +90,7 @@ def parse_trace_line(line: bytes) -> TraceRecord | None:
         if name in FIELDS[kind]:
             fields[name] = _int(obj, name)
     if kind in ("subscribe", "unsubscribe"):
-        fields["filter"], fields["filter_text"] = _filter(obj["filter"])
+        fields["filter"], fields["filter_text"] = filter_of(obj["filter"])
     elif kind == "publish":
         if not isinstance(obj["attributes"], dict):
             raise RecordError("attributes", f"must be an object, got {json_kind(obj['attributes'])}")
