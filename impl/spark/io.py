@@ -304,8 +304,9 @@ def write_results(results, path: str, stream_to_driver: bool = False) -> None:
     when complete (written beside it, then renamed).
 
     `stream_to_driver` (a cluster, whose executors cannot see the driver's
-    disk): a local JSONL target is filled from `toLocalIterator`, one
-    partition at a time, so the driver never holds more than one partition."""
+    disk): a local target is filled from `toLocalIterator`, one partition
+    at a time, so the driver never holds more than one partition (Parquet:
+    one file, written by pyarrow)."""
     path = str(path)
     ordered = results.orderBy("ord")
     lines = result_lines(results).orderBy("ord").select("value")
@@ -317,7 +318,11 @@ def write_results(results, path: str, stream_to_driver: bool = False) -> None:
         return
     target = Path(path)
     with _staging(target) as tmp:
-        if is_parquet(path):
+        if is_parquet(path) and stream_to_driver:
+            _stream_parquet(ordered.select("event", "subscriptions"), tmp / "out")
+            if target.is_dir():
+                shutil.rmtree(target)
+        elif is_parquet(path):
             ordered.select("event", "subscriptions").write.mode("overwrite").parquet(str(tmp / "out"))
             if target.is_dir():
                 shutil.rmtree(target)
@@ -334,6 +339,21 @@ def write_results(results, path: str, stream_to_driver: bool = False) -> None:
                     with open(part, "rb") as handle:
                         shutil.copyfileobj(handle, joined)
         os.replace(tmp / "out", target)
+
+
+def _stream_parquet(results, target: Path, batch: int = 65_536) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    schema = pa.schema([pa.field("event", pa.string()), pa.field("subscriptions", pa.list_(pa.string()))])
+    with pq.ParquetWriter(str(target), schema) as writer:
+        rows: list[dict] = []
+        for row in results.toLocalIterator():
+            rows.append({"event": row["event"], "subscriptions": row["subscriptions"]})
+            if len(rows) == batch:
+                writer.write_table(pa.Table.from_pylist(rows, schema=schema))
+                rows = []
+        writer.write_table(pa.Table.from_pylist(rows, schema=schema))
 
 
 @contextlib.contextmanager

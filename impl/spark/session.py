@@ -13,10 +13,11 @@ import re
 import shutil
 import subprocess
 import sys
+import threading
 from importlib import resources
 from typing import Iterable, Mapping
 
-from subsum.core.errors import SubsumError
+from subsum.core.errors import EngineError, SubsumError
 
 DEFAULT_MASTER = "local[*]"
 MIN_JAVA = 17
@@ -111,9 +112,16 @@ def default_conf(master: str, progress: bool = False) -> dict[str, str]:
         # Two shuffle partitions per core; adaptive execution coalesces further.
         conf["spark.sql.shuffle.partitions"] = str(max(2, 2 * cores))
         conf["spark.default.parallelism"] = str(max(2, 2 * cores))
-        log4j = resources.files("subsum.impl.spark").joinpath("log4j2.properties")
-        conf["spark.driver.extraJavaOptions"] = f"-Dlog4j2.configurationFile=file:{log4j}"
+    # The driver (this process's JVM, whatever the master) logs errors only.
+    log4j = resources.files("subsum.impl.spark").joinpath("log4j2.properties")
+    conf["spark.driver.extraJavaOptions"] = f"-Dlog4j2.configurationFile=file:{log4j}"
     return conf
+
+
+def on_loopback(master: str) -> bool:
+    """Whether the driver must bind to loopback: a local master, or a standalone
+    master on 127.0.0.1 or localhost (its workers can only reach this host there)."""
+    return local_cores(master) is not None or re.fullmatch(r"spark://(127\.0\.0\.1|localhost):\d+", master) is not None
 
 
 def get_session(master: str | None = None, conf: Mapping[str, str] | None = None, app_name: str = "subsum",
@@ -137,8 +145,9 @@ def get_session(master: str | None = None, conf: Mapping[str, str] | None = None
     settings = default_conf(master, progress) if not submitted else {}
     settings.update(conf or {})
     if local_cores(master) is not None:
-        # Python workers run the interpreter running subsum, and the driver binds to loopback.
+        # No job of subsum's runs Python workers; a caller's own might (tests): this interpreter.
         os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    if on_loopback(master):
         os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     builder = SparkSession.builder.appName(app_name)
     if not submitted:
@@ -176,3 +185,56 @@ def describe_failure(exc: BaseException) -> str:
     parts = [f"stage {stage.group(1)}" if stage else None, root,
              f"({error_class.group(1)})" if error_class and error_class.group(0) not in root else None]
     return " ".join(p for p in parts if p)
+
+
+class NoExecutors(EngineError):
+    """The cluster gave no executor within the time allowed (exit 3)."""
+
+
+class ResourceWatch:
+    """Cancels the session's jobs when a job has waited `timeout` seconds
+    with no executor to run on: an under-sized cluster (a worker smaller than
+    spark.executor.memory, or no worker at all) would otherwise wait forever,
+    and errors-only logging hides Spark's "Initial job has not accepted any
+    resources". A local master runs tasks in the driver and is not watched.
+    `fired` holds the message once the watch has cancelled the jobs."""
+
+    def __init__(self, spark, timeout: float, poll: float = 0.5):
+        self.spark, self.timeout, self.poll = spark, timeout, poll
+        self.fired: str | None = None
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._watch, name="subsum-resource-watch", daemon=True)
+
+    def __enter__(self) -> "ResourceWatch":
+        if local_cores(self.spark.sparkContext.master) is None:
+            self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        if self._thread.is_alive():
+            self._thread.join(timeout=5)
+
+    def _executors(self) -> int:
+        return self.spark.sparkContext._jsc.sc().getExecutorMemoryStatus().size() - 1  # less the driver
+
+    def _watch(self) -> None:
+        waited = 0.0
+        sc = self.spark.sparkContext
+        while not self._stop.wait(self.poll):
+            try:
+                starved = bool(sc.statusTracker().getActiveJobsIds()) and self._executors() == 0
+            except Exception:  # the JVM is going away: nothing left to watch
+                return
+            waited = waited + self.poll if starved else 0.0
+            if waited >= self.timeout:
+                conf = sc.getConf()
+                memory = conf.get("spark.executor.memory", "1g")
+                cores = conf.get("spark.executor.cores", "all of a worker's")
+                self.fired = (f"no executor started within {self.timeout:g} s: the cluster at {sc.master} has no worker "
+                              f"that can hold one executor of spark.executor.memory={memory} and "
+                              f"spark.executor.cores={cores}. Ask for less (e.g. --conf spark.executor.memory=512m "
+                              "--conf spark.executor.cores=1), check that a worker is registered (the master's web UI "
+                              "lists them), or allow longer with --spark-timeout SECONDS")
+                sc.cancelAllJobs()
+                return

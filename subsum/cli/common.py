@@ -120,7 +120,10 @@ def counter_table(title: str, values: dict) -> Table:
 # --- options shared by several groups -------------------------------------------------------
 
 def spark_options(fn: Callable) -> Callable:
-    """--master and --conf, for every command that runs Spark."""
+    """--master, --conf and --spark-timeout, for every command that runs Spark."""
+    fn = click.option("--spark-timeout", type=click.FloatRange(min=1, max=86_400), default=120, show_default=True,
+                      metavar="SECONDS", help="On a cluster: give up (exit 3) when a job has waited this long with no "
+                      "executor, e.g. no worker can hold spark.executor.memory.")(fn)
     fn = click.option("--conf", "spark_conf", multiple=True, metavar="KEY=VALUE",
                       help="A Spark setting, passed through (repeatable), e.g. spark.driver.memory=4g.")(fn)
     return click.option("--master", default=None, metavar="URL",
@@ -135,13 +138,23 @@ def spark_session(master: str | None, spark_conf: tuple[str, ...]):
 
 
 @contextlib.contextmanager
-def released_caches(spark):
-    """Drop the frames a command cached when it ends. Spark finds a cached frame
-    by its plan, and a plan names the file, not its content: a later read of
-    the same path in the same session (a second command in one process) would
-    get the old content."""
+def spark_work(spark, timeout: float):
+    """The frame of a command's Spark work. A job starved of executors for
+    `timeout` seconds is cancelled and reported as such (`ResourceWatch`).
+    The frames the command cached are dropped at the end: Spark finds a
+    cached frame by its plan, and a plan names the file, not its content, so
+    a later read of the same path in the same session (a second command in
+    one process) would get the old content."""
+    from subsum.impl.spark.session import NoExecutors, ResourceWatch
+
     try:
-        yield
+        with ResourceWatch(spark, timeout) as watch:
+            try:
+                yield
+            except Exception:
+                if watch.fired:
+                    raise NoExecutors(watch.fired) from None
+                raise
     finally:
         spark.catalog.clearCache()
 

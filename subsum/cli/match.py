@@ -8,7 +8,7 @@ import time
 import click
 from rich.markup import escape
 
-from subsum.cli.common import counter_table, released_caches, distinct_files, err, json_option, output_option, spark_options, spark_session, write_json
+from subsum.cli.common import counter_table, spark_work, distinct_files, err, json_option, output_option, spark_options, spark_session, write_json
 from subsum.core.errors import SubsumError
 from subsum.core.filters import FilterError, format_filter, parse_filter
 from subsum.core.jsonio import match_result_lines, read_events, read_subscriptions, write_lines_atomically
@@ -30,7 +30,7 @@ ENGINE_NAMES = (*ENGINES, "model", "spark")
 @json_option("Write the engine's work counters and timings as JSON to FILE.")
 @spark_options
 def match(subs_path: str, events_path: str, engine: str, output_path: str | None, show_stats: bool, json_path: str | None,
-          master: str | None, spark_conf: tuple[str, ...]) -> None:
+          master: str | None, spark_conf: tuple[str, ...], spark_timeout: float) -> None:
     """Match events against subscriptions: one result line per event.
 
     Each line is {"event": ID, "subscriptions": [IDs, sorted]}, in input order.
@@ -38,7 +38,7 @@ def match(subs_path: str, events_path: str, engine: str, output_path: str | None
     distinct_files({"subscriptions": subs_path, "events": events_path}, {"output": output_path, "json": json_path})
     if engine == "spark":
         stats = match_on_spark(subs_path, events_path, output_path, master, spark_conf,
-                               counters=show_stats or json_path is not None)
+                               counters=show_stats or json_path is not None, timeout=spark_timeout)
     else:
         if master or spark_conf:
             raise SubsumError("--master and --conf apply only to --engine spark")
@@ -84,7 +84,8 @@ def match_in_process(subs_path: str, events_path: str, output_path: str | None, 
             "match_seconds": round(finished - built, 6), **counters}
 
 
-def match_on_spark(subs_path, events_path, output_path, master, spark_conf, counters: bool = False) -> dict:
+def match_on_spark(subs_path, events_path, output_path, master, spark_conf, counters: bool = False,
+                   timeout: float = 120) -> dict:
     """`subsum match --engine spark`: read, validate, match, write (spec/07-pipeline.md).
     With `counters`, the results are cached and counted after writing (extra jobs)."""
     from subsum.impl.spark import io as sio
@@ -95,7 +96,7 @@ def match_on_spark(subs_path, events_path, output_path, master, spark_conf, coun
     started = time.perf_counter()
     spark = spark_session(master, spark_conf)
     ready = time.perf_counter()
-    with released_caches(spark):
+    with spark_work(spark, timeout):
         subscriptions = sio.read_subscriptions(spark, subs_path)
         events = sio.read_events(spark, events_path)
         read = time.perf_counter()

@@ -10,7 +10,7 @@ import click
 from rich.markup import escape
 from rich.table import Table
 
-from subsum.cli.common import out, released_caches, spark_options, spark_session, writable_dir, write_json
+from subsum.cli.common import out, spark_work, spark_options, spark_session, writable_dir, write_json
 from subsum.core.errors import CheckFailed, SubsumError
 
 
@@ -34,7 +34,7 @@ def _seconds(low: float):
 @click.option("--out-dir", "out_dir", type=click.Path(file_okay=False), callback=writable_dir,
               help="Write violations.parquet and summary.json into DIR.")
 @spark_options
-def trace_check(trace_path, grace, window, out_dir, master, spark_conf):
+def trace_check(trace_path, grace, window, out_dir, master, spark_conf, spark_timeout):
     """Check a simulator trace (DEF-NET-9) for duplicate, spurious and missed
     deliveries (spec/07-pipeline.md DEF-TRACE-3) on Spark.
 
@@ -44,7 +44,7 @@ def trace_check(trace_path, grace, window, out_dir, master, spark_conf):
 
     started = time.perf_counter()
     spark = spark_session(master, spark_conf)
-    with released_caches(spark):
+    with spark_work(spark, spark_timeout):
         report = strace.check(strace.read_trace(spark, trace_path), grace * 1000.0, window * 1000.0)
         summary = strace.summary(report, trace_path, grace, window)
         summary["seconds"] = round(time.perf_counter() - started, 3)
