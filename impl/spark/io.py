@@ -249,14 +249,25 @@ def _read_parquet_events(spark, path: str):
         .when(F.size(F.array_distinct(names)) != F.size(names),
               F.lit("attributes\tduplicate attribute name; an event holds each name at most once"))
         .alias("problem"))
-    stats = jsonl.scan(checked.withColumn("plain", F.col("problem").isNull()), "id")
+    def attribute_ok(a):
+        present = [a[v].isNotNull() for v in VALUE_FIELDS]
+        one_slot = sum(F.when(p, 1).otherwise(0) for p in present) == 1
+        right_slot = F.coalesce(*[F.when(a["type"] == t, present[k]) for k, t in enumerate(VALUE_FIELDS)], F.lit(False))
+        return F.coalesce((a["name"] != "") & a["type"].isin(*VALUE_FIELDS) & one_slot & right_slot
+                          & ~F.isnan(F.coalesce(a["float"], F.lit(0.0))) & (F.abs(F.coalesce(a["float"], F.lit(0.0))) != float("inf")),
+                          F.lit(False))
+
+    # One cheap test per row in the scan; the message is built for the first failing row only.
+    plain = F.coalesce((F.col("id") != "") & F.forall("attributes", attribute_ok)
+                       & (F.size(F.array_distinct(names)) == F.size("attributes")), F.lit(False))
+    stats = jsonl.scan(numbered.select("ord", "id", plain.alias("plain")), "id")
     bad = None
     if stats["suspect"] is not None:
         problem = checked.where(F.col("ord") == stats["suspect"]).first()["problem"]
         field, _, message = problem.rpartition("\t")  # messages hold no tab; names might
         bad = (stats["suspect"], field, message)
     if stats["repeat"]:
-        repeat = jsonl.first_repeat(checked.where(F.col("problem").isNull()), "id")
+        repeat = jsonl.first_repeat(numbered.where(plain), "id")
         if repeat is not None and (bad is None or repeat[1] < bad[0]):
             field, message = _duplicate_id("event", "row")(repeat[2], jsonl.line_of(numbered, repeat[0]))
             bad = (repeat[1], field, message)

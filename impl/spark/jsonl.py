@@ -67,15 +67,19 @@ def keys_are(obj: Column, keys: Sequence[str]) -> Column:
     return F.array_sort(F.map_keys(obj)) == F.array(*[F.lit(k) for k in sorted(keys)])
 
 
-def _kind(x: Column) -> Column:
-    """The type a JSON scalar gets in an event (DEF-DATA-2): int for an integer
-    literal, float for one with a fraction or exponent; null for anything else
-    (and for a decimal that may have been an integer literal out of range)."""
-    schema = F.schema_of_variant(x)
+def _kind_of(schema: Column) -> Column:
+    """The type a JSON scalar gets in an event (DEF-DATA-2), from its variant
+    schema: int for an integer literal, float for one with a fraction or
+    exponent; null for anything else (and for a decimal that may have been
+    an integer literal out of range)."""
     return (F.when(schema == "BIGINT", "int")
             .when((schema.startswith("DECIMAL") & ~schema.rlike(AMBIGUOUS_DECIMAL)) | (schema == "DOUBLE"), "float")
             .when(schema == "STRING", "string")
             .when(schema == "BOOLEAN", "bool"))
+
+
+def _kind(x: Column) -> Column:
+    return _kind_of(F.schema_of_variant(x))
 
 
 def field(obj: Column, name: str, kind: str) -> Column:
@@ -87,34 +91,46 @@ def field(obj: Column, name: str, kind: str) -> Column:
         _kind(x).isin("int", "float"), _as(x, ddl))
 
 
-def attribute(name: Column, x: Column) -> Column:
-    """One attribute of an event's "attributes" object as the frame's struct
-    (name, type, int, float, string, bool) plus `ok`: whether core.jsonio
-    accepts it with these values. x is a scalar or {"type": t, "value": v}."""
-    typed = _object(x)
-    is_typed = typed.isNotNull()
-    declared_x = F.element_at(typed, F.lit("type"))
-    declared = F.when(_kind(declared_x) == "string", _as(declared_x, "string"))
-    value = F.when(is_typed, F.element_at(typed, F.lit("value"))).otherwise(x)
-    kind = _kind(value)
-    type_ = F.when(is_typed, declared).otherwise(kind)
-    as_int, as_float = _as(value, "bigint"), _as(value, "double")
-    fits = (kind == type_) | ((type_ == "float") & (kind == "int") & (F.abs(as_int) <= EXACT_IN_FLOAT))
-    ok = ((name != "") & kind.isNotNull() & (~is_typed | keys_are(typed, ("type", "value")))
-          & type_.isin(*TYPES) & fits & ~((type_ == "float") & (F.abs(as_float) == float("inf"))))
-    return F.struct(
-        name.alias("name"), type_.alias("type"),
-        F.when(type_ == "int", as_int).alias("int"),
-        F.when(type_ == "float", F.when(as_float == 0.0, F.lit(0.0)).otherwise(as_float)).alias("float"),
-        F.when(type_ == "string", _as(value, "string")).alias("string"),
-        F.when(type_ == "bool", _as(value, "boolean")).alias("bool"),
-        F.coalesce(ok, F.lit(False)).alias("ok"))
+def _staged(items: Column, *stages: Callable[[Column], dict[str, Column]]) -> Column:
+    """items transformed stage by stage, each stage a struct of named parts
+    computed from the previous one's: every part is computed once (Spark does
+    not share subexpressions inside lambdas), and the plan stays small."""
+    def as_struct(stage: Callable[[Column], dict[str, Column]]) -> Callable[[Column], Column]:
+        return lambda a: F.struct(*[c.alias(n) for n, c in stage(a).items()])  # one argument: no index
+
+    for stage in stages:
+        items = F.transform(items, as_struct(stage))
+    return items
 
 
 def attributes(x: Column) -> tuple[Column, Column]:
-    """(the attribute structs, whether all are accepted) of an "attributes" value."""
+    """(the attribute structs, whether all are accepted) of an event's
+    "attributes" value: struct(name, type, int, float, string, bool) per
+    attribute, each accepted when core.jsonio accepts it with these values.
+    An attribute's value x is a scalar or {"type": t, "value": v}."""
     obj = _object(x)
-    checked = F.transform(F.map_entries(obj), lambda e: attribute(e["key"], e["value"]))
+    checked = _staged(
+        F.map_entries(obj),
+        lambda e: {"name": e["key"], "x": e["value"], "typed": _object(e["value"])},
+        lambda a: {"name": a["name"], "typed": a["typed"].isNotNull(),
+                   "keys_ok": a["typed"].isNull() | keys_are(a["typed"], ("type", "value")),
+                   "declared": F.element_at(a["typed"], F.lit("type")),
+                   "value": F.when(a["typed"].isNotNull(), F.element_at(a["typed"], F.lit("value"))).otherwise(a["x"])},
+        lambda a: {"name": a["name"], "typed": a["typed"], "keys_ok": a["keys_ok"], "value": a["value"],
+                   "declared": F.when(F.schema_of_variant(a["declared"]) == "STRING", _as(a["declared"], "string")),
+                   "kind": _kind(a["value"])},
+        lambda a: {"name": a["name"], "kind": a["kind"], "keys_ok": a["keys_ok"], "value": a["value"],
+                   "type": F.when(a["typed"], a["declared"]).otherwise(a["kind"]),
+                   "int": _as(a["value"], "bigint"), "float": _as(a["value"], "double")},
+        lambda a: {"name": a["name"], "type": a["type"],
+                   "int": F.when(a["type"] == "int", a["int"]),
+                   "float": F.when(a["type"] == "float", F.when(a["float"] == 0.0, F.lit(0.0)).otherwise(a["float"])),
+                   "string": F.when(a["type"] == "string", _as(a["value"], "string")),
+                   "bool": F.when(a["type"] == "bool", _as(a["value"], "boolean")),
+                   "ok": F.coalesce((a["name"] != "") & a["kind"].isNotNull() & a["keys_ok"] & a["type"].isin(*TYPES)
+                                    & ((a["kind"] == a["type"]) | ((a["type"] == "float") & (a["kind"] == "int")
+                                                                   & (F.abs(a["int"]) <= EXACT_IN_FLOAT)))
+                                    & ~((a["type"] == "float") & (F.abs(a["float"]) == float("inf"))), F.lit(False))})
     ok = obj.isNotNull() & F.forall(checked, lambda a: a["ok"])
     return F.transform(checked, lambda a: a.dropFields("ok")), F.coalesce(ok, F.lit(False))
 

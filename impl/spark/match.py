@@ -38,13 +38,19 @@ def _keyed(struct_col: str):
     return [F.coalesce(F.col(f"{struct_col}.{_SOURCE[k]}"), F.lit(_DEFAULTS[k]).cast(_CAST[k])).alias(k) for k in _KEYS]
 
 
-def constraints_of(subscriptions: DataFrame) -> DataFrame:
-    """Step 1: one row per constraint: sid, n, name, type, op, i, f, s, b, l, r
+def numbered_subscriptions(subscriptions: DataFrame) -> DataFrame:
+    """sub (a number per subscription, for cheap keys in step 5), sid, constraints;
+    kept, so that the number stays one (subscriptions are few)."""
+    return subscriptions.select(F.monotonically_increasing_id().alias("sub"), F.col("id").alias("sid"),
+                                "constraints").cache()
+
+
+def constraints_of(numbered: DataFrame) -> DataFrame:
+    """Step 1: one row per constraint: sub, n, name, type, op, i, f, s, b, l, r
     (l and r: a wildcard pattern's two sides, DEF-DATA-6)."""
-    exploded = subscriptions.select(F.col("id").alias("sid"), F.size("constraints").alias("n"),
-                                    F.explode("constraints").alias("c"))
+    exploded = numbered.select("sub", F.size("constraints").alias("n"), F.explode("constraints").alias("c"))
     return exploded.select(
-        "sid", "n", F.col("c.name").alias("name"), F.col("c.type").alias("type"), F.col("c.op").alias("op"),
+        "sub", "n", F.col("c.name").alias("name"), F.col("c.type").alias("type"), F.col("c.op").alias("op"),
         *[F.coalesce(F.col(f"c.{_SOURCE[k]}"), F.lit(_DEFAULTS[k]).cast(_CAST[k])).alias("c" + k) for k in _KEYS],
         F.when(F.col("c.op") == "wildcard", F.substring_index("c.string", "*", 1)).alias("cl"),
         F.when(F.col("c.op") == "wildcard", F.substring_index("c.string", "*", -1)).alias("cr"),
@@ -79,22 +85,32 @@ def operator_holds() -> F.Column:
 
 
 def satisfied_constraints(distinct_attributes: DataFrame, constraints: DataFrame) -> DataFrame:
-    """Step 3: (name, type, i, f, s, b, sid, n) for every distinct attribute
+    """Step 3: (name, type, i, f, s, b, sub, n) for every distinct attribute
     and every constraint it satisfies."""
     joined = distinct_attributes.join(constraints, ["name", "type"])
-    return joined.where(operator_holds()).select("name", "type", *_KEYS, "sid", "n")
+    return joined.where(operator_holds()).select("name", "type", *_KEYS, "sub", "n")
+
+
+#: Step 4 sends the satisfied pairs to every task, instead of shuffling every attribute
+#: occurrence, when there are at most this many (a few tens of MB).
+BROADCAST_SATISFIED_ROWS = 1_000_000
 
 
 def matching_pairs(subscriptions: DataFrame, events: DataFrame) -> DataFrame:
     """Steps 1-5: the (ord, sid) pairs with event `ord` matching subscription
-    `sid`, empty subscriptions left out (see `match`)."""
-    constraints = constraints_of(subscriptions)
+    `sid`, empty subscriptions left out (see `match`). Step 3's result is
+    computed (one job) and kept, to choose how step 4 joins."""
+    numbered = numbered_subscriptions(subscriptions)
+    constraints = constraints_of(numbered)
     attributes = attributes_of(events)
     distinct = attributes.select("name", "type", *_KEYS).distinct()  # step 2: seed 001's redundancy
-    satisfied = satisfied_constraints(distinct, constraints)
+    satisfied = satisfied_constraints(distinct, constraints).cache()
+    if satisfied.count() <= BROADCAST_SATISFIED_ROWS:
+        satisfied = F.broadcast(satisfied)
     counted = (attributes.join(satisfied, ["name", "type", *_KEYS])  # step 4
-               .groupBy("ord", "sid", "n").count())  # step 5
-    return counted.where(F.col("count") == F.col("n")).select("ord", "sid")
+               .groupBy("ord", "sub", "n").count())  # step 5
+    matched = counted.where(F.col("count") == F.col("n")).select("ord", "sub")
+    return matched.join(F.broadcast(numbered.select("sub", "sid")), "sub").select("ord", "sid")
 
 
 def all_matching_pairs(subscriptions: DataFrame, events: DataFrame) -> DataFrame:

@@ -100,8 +100,14 @@ def local_cores(master: str) -> int | None:
     return os.cpu_count() or 1 if found.group(1) == "*" else int(found.group(1))
 
 
-def default_conf(master: str, progress: bool = False) -> dict[str, str]:
-    """subsum's defaults; a user's --conf overrides any of them."""
+#: JVM options for a short run on a local master: the C1 compiler only (C2's warm-up
+#: costs seconds on two cores and pays back only on long runs) and the serial collector.
+QUICK_START_JAVA_OPTIONS = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
+
+
+def default_conf(master: str, progress: bool = False, quick_start: bool = False) -> dict[str, str]:
+    """subsum's defaults; a user's --conf overrides any of them. `quick_start`
+    (small inputs on a local master): JVM options that cut the start-up cost."""
     conf = {
         "spark.ui.enabled": "false",
         "spark.ui.showConsoleProgress": "true" if progress else "false",
@@ -115,6 +121,8 @@ def default_conf(master: str, progress: bool = False) -> dict[str, str]:
     # The driver (this process's JVM, whatever the master) logs errors only.
     log4j = resources.files("subsum.impl.spark").joinpath("log4j2.properties")
     conf["spark.driver.extraJavaOptions"] = f"-Dlog4j2.configurationFile=file:{log4j}"
+    if quick_start and cores is not None:
+        conf["spark.driver.extraJavaOptions"] += " " + QUICK_START_JAVA_OPTIONS
     return conf
 
 
@@ -125,11 +133,12 @@ def on_loopback(master: str) -> bool:
 
 
 def get_session(master: str | None = None, conf: Mapping[str, str] | None = None, app_name: str = "subsum",
-                progress: bool = False):
+                progress: bool = False, quick_start: bool = False):
     """The SparkSession for this process: started on first use, reused after.
 
     `master`: a Spark master URL; default $SPARK_MASTER, else local[*].
     `conf`: Spark settings passed through (they win over subsum's defaults).
+    `quick_start`: the inputs are small (see `default_conf`).
     A session already running is reused; its master and settings stay as
     they were (Spark fixes them at start)."""
     try:
@@ -142,7 +151,7 @@ def get_session(master: str | None = None, conf: Mapping[str, str] | None = None
     if active is not None:
         return active
     check_java()
-    settings = default_conf(master, progress) if not submitted else {}
+    settings = default_conf(master, progress, quick_start) if not submitted else {}
     settings.update(conf or {})
     if local_cores(master) is not None:
         # No job of subsum's runs Python workers; a caller's own might (tests): this interpreter.

@@ -130,11 +130,24 @@ def spark_options(fn: Callable) -> Callable:
                         help="Spark master URL (default: $SPARK_MASTER, else local[*]).")(fn)
 
 
-def spark_session(master: str | None, spark_conf: tuple[str, ...]):
-    """Start (or reuse) the Spark session; `SparkUnavailable` says what is missing."""
+#: Inputs up to this size (together) start the JVM for a short run (session.QUICK_START_JAVA_OPTIONS).
+QUICK_START_BYTES = 32 * 2**20
+
+
+def spark_session(master: str | None, spark_conf: tuple[str, ...], inputs: tuple[str, ...] = ()):
+    """Start (or reuse) the Spark session; `SparkUnavailable` says what is missing.
+    `inputs`: the command's input paths; when all are local and small, the JVM
+    is tuned for a short run."""
     from subsum.impl.spark.session import get_session, parse_conf
 
-    return get_session(master, parse_conf(spark_conf), progress=err.is_terminal)
+    def size(path: str) -> float:
+        p = Path(path)
+        if "://" in path or not p.exists():
+            return float("inf")
+        return sum(f.stat().st_size for f in p.rglob("*") if f.is_file()) if p.is_dir() else p.stat().st_size
+
+    small = bool(inputs) and sum(size(str(p)) for p in inputs) <= QUICK_START_BYTES
+    return get_session(master, parse_conf(spark_conf), progress=err.is_terminal, quick_start=small)
 
 
 @contextlib.contextmanager

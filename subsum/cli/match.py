@@ -94,7 +94,7 @@ def match_on_spark(subs_path, events_path, output_path, master, spark_conf, coun
     from subsum.impl.spark.session import local_cores
 
     started = time.perf_counter()
-    spark = spark_session(master, spark_conf)
+    spark = spark_session(master, spark_conf, inputs=(subs_path, events_path))
     ready = time.perf_counter()
     with spark_work(spark, timeout):
         subscriptions = sio.read_subscriptions(spark, subs_path)

@@ -43,7 +43,7 @@ def trace_check(trace_path, grace, window, out_dir, master, spark_conf, spark_ti
     from subsum.impl.spark import trace as strace
 
     started = time.perf_counter()
-    spark = spark_session(master, spark_conf)
+    spark = spark_session(master, spark_conf, inputs=(trace_path,))
     with spark_work(spark, spark_timeout):
         report = strace.check(strace.read_trace(spark, trace_path), grace * 1000.0, window * 1000.0)
         summary = strace.summary(report, trace_path, grace, window)
