@@ -1,19 +1,22 @@
 """subsum on a real Spark cluster: a standalone master and one worker on
 loopback, started by scripts/local-cluster.sh with the installed pyspark's
-spark-class (README.md, "Running on a Spark cluster": the commands below
-are the README's).
+spark-class. The module runs the README's recipe ("Running on a Spark
+cluster") literally: its first command starts the module's one cluster, its
+last stops it, and the commands between run in a bash session.
 
-One cluster serves the module. Every command runs in its own process, as a
-user runs it, with PYSPARK_PYTHON pointing nowhere: a job that needed a
-Python worker would fail. Outputs are compared byte for byte with the
-in-process engines (Parquet: row for row). The executed plans, read from
-Spark's event log, hold no Python node. At the end both daemons are stopped
-by PID and no Spark daemon or executor of the cluster is left running."""
+Every other command runs in its own process, as a user runs it, with
+PYSPARK_PYTHON pointing nowhere (a job that needed a Python worker would
+fail) and Spark's event log on. Outputs are compared byte for byte with the
+in-process engines (Parquet: row for row; traces: with the reference
+checker). The last test reads the executed plans of every run from the event
+logs: no Python node. At the end both daemons are stopped by PID and no
+Spark daemon or executor of the cluster is left running."""
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -46,37 +49,76 @@ def spark_processes() -> dict[int, str]:
     return found
 
 
-def environment() -> dict[str, str]:
+def environment(state: Path | None = None) -> dict[str, str]:
     env = dict(os.environ)
     env["PATH"] = f"{BIN}{os.pathsep}{env.get('PATH', '')}"  # as with the venv active
-    env["PYSPARK_PYTHON"] = "/nonexistent/python"  # a Python worker would fail the job
     env.pop("SPARK_MASTER", None)
+    if state is not None:
+        env |= {"SUBSUM_CLUSTER_DIR": str(state), "PYTHON": sys.executable}
     return env
+
+
+def readme_recipe() -> list[tuple[str, list[str]]]:
+    """(command, shown output lines) of the README's loopback-cluster recipe, in order."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = text[text.index("### Try it: a cluster on this machine"):text.index("### A real cluster")]
+    blocks: list[tuple[str, list[str]]] = []
+    for line in (line[4:] for line in section.splitlines() if line.startswith("    ")):
+        if line.startswith("$ "):
+            blocks.append((line[2:], []))
+        elif blocks and blocks[-1][0].endswith("\\") and not blocks[-1][1]:
+            blocks[-1] = (blocks[-1][0][:-1].rstrip() + " " + line.strip(), [])
+        elif blocks:
+            blocks[-1][1].append(line)
+    return blocks
+
+
+RECIPE = readme_recipe()
+
+
+class Cluster:
+    def __init__(self, url: str, state: Path, logs: Path):
+        self.url, self.state, self.logs = url, state, logs
 
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory):
+    """The module's one cluster, started and stopped by the README's own first and last commands."""
+    assert RECIPE[0][0] == "scripts/local-cluster.sh start" and RECIPE[-1][0] == "scripts/local-cluster.sh stop", RECIPE
     before = spark_processes()
-    state = tmp_path_factory.mktemp("cluster")
-    env = environment() | {"SUBSUM_CLUSTER_DIR": str(state), "PYTHON": sys.executable, "WORKER_MEMORY": "1g"}
-    started = subprocess.run(["bash", str(SCRIPT), "start"], capture_output=True, text=True, env=env, timeout=180)
+    state, logs = tmp_path_factory.mktemp("cluster"), tmp_path_factory.mktemp("eventlog")
+    env = environment(state)
+    started = subprocess.run(["bash", "-c", RECIPE[0][0]], capture_output=True, text=True, env=env, cwd=ROOT, timeout=180)
     try:
         assert started.returncode == 0, started.stderr
         url = started.stdout.strip().splitlines()[-1]
-        assert url.startswith("spark://127.0.0.1:"), started.stdout
+        assert re.fullmatch(r"spark://127\.0\.0\.1:\d+", url), started.stdout
         running = set(spark_processes()) - set(before)
         assert len(running) == 2, f"expected a master and a worker, found {running}"
-        yield url
+        yield Cluster(url, state, logs)
     finally:
-        stopped = subprocess.run(["bash", str(SCRIPT), "stop"], capture_output=True, text=True, env=env, timeout=120)
+        stopped = subprocess.run(["bash", "-c", RECIPE[-1][0]], capture_output=True, text=True, env=env, cwd=ROOT,
+                                 timeout=120)
         assert stopped.returncode == 0, stopped.stderr
         left = {pid: args for pid, args in spark_processes().items() if pid not in before}
         assert not left, f"left running: {left}"
 
 
-def subsum(*args, cwd=None, timeout=300) -> subprocess.CompletedProcess:
-    return subprocess.run([str(BIN / "subsum"), *map(str, args)], capture_output=True, text=True, env=environment(),
-                          cwd=cwd, timeout=timeout)
+def subsum(*args, logs: Path | None = None, timeout=300) -> subprocess.CompletedProcess:
+    """The CLI in its own process; with `logs`, on the cluster with no Python
+    for workers (PYSPARK_PYTHON points nowhere) and the event log written to `logs`."""
+    env = environment()
+    extra: list[str] = []
+    if logs is not None:
+        env["PYSPARK_PYTHON"] = "/nonexistent/python"
+        extra = ["--conf", "spark.eventLog.enabled=true", "--conf", f"spark.eventLog.dir=file://{logs}",
+                 "--conf", "spark.eventLog.compress=false", "--conf", "spark.eventLog.rolling.enabled=false"]
+    return subprocess.run([str(BIN / "subsum"), *map(str, args), *extra], capture_output=True, text=True, env=env,
+                          timeout=timeout)
+
+
+def on(cluster: Cluster, *args, **kw) -> subprocess.CompletedProcess:
+    return subsum(*args, "--master", cluster.url, logs=cluster.logs, **kw)
 
 
 @pytest.fixture(scope="module")
@@ -111,86 +153,89 @@ def workload(tmp_path_factory):
 
 def test_match_jsonl_in_and_out_is_the_in_process_bytes(cluster, workload, tmp_path):
     d, expected = workload
-    done = subsum("match", "--engine", "spark", "--master", cluster, "--subscriptions", d / "subs.jsonl",
-                  "--events", d / "events.jsonl", "--output", tmp_path / "out.jsonl")
+    done = on(cluster, "match", "--engine", "spark", "--subscriptions", d / "subs.jsonl", "--events", d / "events.jsonl",
+              "--output", tmp_path / "out.jsonl")
     assert done.returncode == 0, done.stderr
     assert (tmp_path / "out.jsonl").read_bytes() == expected
-    to_stdout = subsum("match", "--engine", "spark", "--master", cluster, "--subscriptions", EX / "subscriptions.jsonl",
-                       "--events", EX / "events.jsonl")
+    to_stdout = on(cluster, "match", "--engine", "spark", "--subscriptions", EX / "subscriptions.jsonl",
+                   "--events", EX / "events.jsonl")
     assert to_stdout.returncode == 0, to_stdout.stderr
     assert to_stdout.stdout == '{"event": "fig-2-2", "subscriptions": ["S1"]}\n'
 
 
 def test_match_parquet_in_and_out_is_the_in_process_result(cluster, workload, tmp_path):
     d, expected = workload
-    done = subsum("match", "--engine", "spark", "--master", cluster, "--subscriptions", d / "subs.parquet",
-                  "--events", d / "events.parquet", "--output", tmp_path / "out.parquet")
+    done = on(cluster, "match", "--engine", "spark", "--subscriptions", d / "subs.parquet",
+              "--events", d / "events.parquet", "--output", tmp_path / "out.parquet")
     assert done.returncode == 0, done.stderr
     rows = pq.read_table(tmp_path / "out.parquet").to_pylist()
     assert rows == [json.loads(line) for line in expected.splitlines()]
-    mixed = subsum("match", "--engine", "spark", "--master", cluster, "--subscriptions", d / "subs.parquet",
-                   "--events", d / "events.jsonl", "--output", tmp_path / "mixed.jsonl")
+    mixed = on(cluster, "match", "--engine", "spark", "--subscriptions", d / "subs.parquet",
+               "--events", d / "events.jsonl", "--output", tmp_path / "mixed.jsonl")
     assert mixed.returncode == 0, mixed.stderr
     assert (tmp_path / "mixed.jsonl").read_bytes() == expected
 
 
-def _traces(d: Path) -> tuple[Path, Path]:
+def test_trace_check_exit_codes_and_violations_are_the_reference_checkers(cluster, tmp_path):
+    """1 violations (exactly model.trace's), 2 bad input (0 clean: tests/test_spark.py, the same code path)."""
     import random
 
-    from subsum.conformance.spark import _mutated, simulated_trace
+    from subsum.conformance.spark import _mutated, model_trace_violations, simulated_trace
 
     _, lines = simulated_trace(5)
-    clean, dirty = d / "clean.jsonl", d / "dirty.jsonl"
-    clean.write_text("\n".join(lines) + "\n")
-    dirty.write_text("\n".join(_mutated(lines, random.Random(5))) + "\n")
-    return clean, dirty
-
-
-def test_trace_check_exit_codes_and_report_match_local(cluster, tmp_path):
-    clean, dirty = _traces(tmp_path)
-    reports = {}
-    for name, path, code in (("clean", clean, 0), ("dirty", dirty, 1)):
-        for where in ("local[2]", cluster):
-            out = tmp_path / f"{name}-{where.replace('/', '_').replace(':', '_')}"
-            done = subsum("trace-check", path, "--grace", "0.05", "--master", where, "--out-dir", out)
-            assert done.returncode == code, (name, where, done.stderr)
-            report = json.loads((out / "summary.json").read_text())
-            report.pop("seconds")
-            violations = sorted(map(str, pq.read_table(out / "violations.parquet").to_pylist()))
-            reports.setdefault(name, []).append((report, violations))
-        assert reports[name][0] == reports[name][1], name
-    assert sum(reports["dirty"][0][0]["violations"].values()) > 0
+    dirty = _mutated(lines, random.Random(5))
+    for name, trace, code in (("dirty", dirty, 1),):
+        path, out = tmp_path / f"{name}.jsonl", tmp_path / name
+        path.write_text("\n".join(trace) + "\n")
+        done = on(cluster, "trace-check", path, "--grace", "0.05", "--out-dir", out)
+        assert done.returncode == code, (name, done.stderr)
+        got = sorted((r["cause"], r["event"], r["client"], r["time"]) for r in pq.read_table(out / "violations.parquet").to_pylist())
+        assert got == model_trace_violations(trace, 50.0), name
+        assert got, "no violation planted: a vacuous comparison"
     bad = tmp_path / "bad.jsonl"
-    bad.write_text(clean.read_text() + '{"time": 1, "kind": "deliver"}\n')
-    refused = subsum("trace-check", bad, "--grace", "0.05", "--master", cluster)
-    assert refused.returncode == 2 and "field 'event': missing" in refused.stderr, refused.stderr
+    bad.write_text("\n".join(lines) + '\n{"time": 1, "kind": "deliver"}\n')
+    refused = on(cluster, "trace-check", bad, "--grace", "0.05")
+    assert refused.returncode == 2 and f"{bad}:{len(lines) + 1}: field 'event': missing" in refused.stderr, refused.stderr
 
 
-def test_spark_submit_from_another_directory(cluster, workload, tmp_path):
-    """The README's spark-submit route, run from a folder that is not the repository."""
-    d, expected = workload
-    main = subprocess.run([sys.executable, "-c", "import subsum, os; print(os.path.dirname(subsum.__file__))"],
-                          capture_output=True, text=True, check=True).stdout.strip() + "/__main__.py"
-    done = subprocess.run([str(BIN / "spark-submit"), "--master", cluster, main, "match", "--engine", "spark",
-                           "--subscriptions", d / "subs.jsonl", "--events", d / "events.jsonl", "--output", "out.jsonl"],
-                          capture_output=True, text=True, cwd=tmp_path, timeout=300,
-                          env=environment() | {"PYSPARK_DRIVER_PYTHON": "python3"})  # the venv's, as when it is active
-    assert done.returncode == 0, done.stderr[-3000:]
-    assert (tmp_path / "out.jsonl").read_bytes() == expected
+def _normal(text: str) -> str:
+    """Text with whitespace runs as one space (the README wraps long lines) and
+    every master URL as spark://127.0.0.1:PORT."""
+    return " ".join(re.sub(r"spark://127\.0\.0\.1:\d+", "spark://127.0.0.1:PORT", text).split())
 
 
-def test_no_executor_resources_is_a_clear_error_not_a_hang(cluster, tmp_path):
-    done = subsum("match", "--engine", "spark", "--master", cluster, "--conf", "spark.executor.memory=8g",
-                  "--spark-timeout", "3", "--subscriptions", EX / "subscriptions.jsonl", "--events", EX / "events.jsonl",
-                  "--output", tmp_path / "out.jsonl", timeout=120)
-    assert done.returncode == 3, done.stderr
-    assert "no executor started within 3 s" in done.stderr and "spark.executor.memory=8g" in done.stderr, done.stderr
-    assert "Traceback" not in done.stderr and not (tmp_path / "out.jsonl").exists()
+def test_the_readme_recipe_runs_literally(cluster, tmp_path):
+    """The README's recipe between its first command (the fixture's) and its last
+    (the fixture's teardown), command by command in one bash session from the
+    repository, prints what the README shows. Its /tmp/ files live in a scratch
+    folder here; /tmp/subs.jsonl and /tmp/events.jsonl are seed 000's fig. 4.5 files."""
+    assert len(RECIPE) >= 8, RECIPE
+    assert RECIPE[0][1][0].startswith("spark://127.0.0.1:")  # what `start` prints
+    (tmp_path / "subs.jsonl").write_bytes((EX / "fig-4-5-subscriptions.jsonl").read_bytes())
+    (tmp_path / "events.jsonl").write_bytes((EX / "fig-4-5-events.jsonl").read_bytes())
+    marker = "@@subsum-readme-step@@"
+    script = [f"cd {ROOT}"]
+    for k, (command, _) in enumerate(RECIPE[1:-1], start=1):
+        script += [f"echo {marker}{k}", "{ " + command.replace("/tmp/", f"{tmp_path}/") + "\n} 2>&1"]
+    script += [f"echo {marker}end"]
+    done = subprocess.run(["bash", "-c", "\n".join(script)], capture_output=True, text=True,
+                          env=environment(cluster.state), timeout=900)
+    steps = dict(chunk.partition("\n")[::2] for chunk in done.stdout.split(marker)[1:])
+    assert "end" in steps, done.stdout[-3000:] + done.stderr[-3000:]
+    for k, (command, shown) in enumerate(RECIPE[1:-1], start=1):
+        printed = steps[str(k)].replace(f"{tmp_path}/", "/tmp/")
+        if "spark-submit" in command:  # Spark's own log under spark-submit is not shown; subsum's line and output are
+            assert _normal(shown[-1]) in _normal(printed), printed[-3000:]
+            assert (tmp_path / "out.jsonl").read_bytes() == (tmp_path / "fig45.jsonl").read_bytes(), printed[-3000:]
+            continue
+        assert _normal("\n".join(shown)) == _normal(printed), (command, shown, printed)
 
 
-def _executed_nodes(log_dir: Path) -> list[str]:
-    """Every physical plan node name in the event logs under log_dir (the final, adaptive plans included)."""
-    names = []
+def _executed_nodes(log_dir: Path) -> tuple[int, list[str]]:
+    """(applications, every physical plan node name) in the event logs under
+    log_dir, the final adaptive plans included."""
+    names: list[str] = []
+    apps = 0
 
     def walk(info):
         names.append(info["nodeName"])
@@ -198,31 +243,20 @@ def _executed_nodes(log_dir: Path) -> list[str]:
             walk(child)
 
     for f in sorted(p for p in log_dir.rglob("*") if p.is_file()):
+        apps += 1
         for line in f.read_text(errors="replace").splitlines():
             event = json.loads(line)
             if "sparkPlanInfo" in event:
                 walk(event["sparkPlanInfo"])
-    return names
+    return apps, names
 
 
-def test_executed_plans_hold_no_python_node(cluster, workload, tmp_path):
-    d, _ = workload
-    clean, dirty = _traces(tmp_path)
-    logs = tmp_path / "events"
-    logs.mkdir()
-    conf = ["--conf", "spark.eventLog.enabled=true", "--conf", f"spark.eventLog.dir=file://{logs}",
-            "--conf", "spark.eventLog.compress=false", "--conf", "spark.eventLog.rolling.enabled=false"]
-    runs = [("match", "--engine", "spark", "--subscriptions", d / "subs.jsonl", "--events", d / "events.jsonl",
-             "--output", tmp_path / "a.jsonl"),
-            ("match", "--engine", "spark", "--subscriptions", d / "subs.parquet", "--events", d / "events.parquet",
-             "--output", tmp_path / "a.parquet"),
-            ("trace-check", dirty, "--grace", "0.05")]
-    for args in runs:
-        done = subsum(*args, "--master", cluster, *conf)
-        assert done.returncode in (0, 1), done.stderr
-    nodes = _executed_nodes(logs)
-    assert len(list(logs.iterdir())) == len(runs)
-    assert "Scan text " in " ".join(nodes) or any(n.startswith("Scan text") for n in nodes), sorted(set(nodes))
-    assert any(n.startswith("Scan parquet") for n in nodes), sorted(set(nodes))
+def test_executed_plans_hold_no_python_node(cluster):
+    """Run last: the event logs of every command above (match JSONL, Parquet and
+    mixed, to a file and to stdout; trace-check with violations and with bad
+    input) hold no physical node that runs Python."""
+    apps, nodes = _executed_nodes(cluster.logs)
+    assert apps >= 6, apps
+    assert any(n.startswith("Scan text") for n in nodes) and any(n.startswith("Scan parquet") for n in nodes), sorted(set(nodes))
     python = sorted({n for n in nodes if any(p in n for p in PYTHON_NODES)})
     assert not python, f"Python nodes in the executed plans: {python}"

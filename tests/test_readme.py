@@ -13,7 +13,9 @@ from subsum.cli import common
 from subsum.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
-README = (ROOT / "README.md").read_text(encoding="utf-8")
+README_ALL = (ROOT / "README.md").read_text(encoding="utf-8")
+# The cluster recipe is a shell session (pipes, a variable), run literally by tests/test_cluster.py.
+README = README_ALL[:README_ALL.index("### Try it: a cluster on this machine")] + README_ALL[README_ALL.index("### A real cluster"):]
 
 # Output shown in full and not timed. Other tour commands show an excerpt of
 # a table or a rate; their numbers are checked by the claims and benchmarks.
