@@ -612,7 +612,14 @@ STATEMENTS: dict[str, str] = {
         'with the same file, line, field and message. Source: derived (spec/formats.md, '
         'bad input). Checks: example (`conformance.spark.jsonl_errors_agree`: malformed '
         'JSON, an unknown operator, an operator that does not fit the type, NaN, a '
-        'duplicate ID, an empty file, blank lines before the bad one).'
+        'duplicate ID, an empty file, blank lines before the bad one); property '
+        '(`conformance.native_json.native_lines_are_sound`: the native line check of '
+        '"Reading JSONL natively" is sound, on Hypothesis lines of events and trace '
+        'records with hostile values, styles and damage, plus pinned lines that each '
+        'unsound shortcut would pass); example '
+        '(`conformance.native_json.ordinary_lines_are_plain`: what json.dumps writes is '
+        'plain, so ordinary files never reach the driver). The hostile corpus '
+        '(tests/hostile) runs its Spark cases through both engines too.'
     ),
     # spec/07-pipeline.md
     'CLM-TRACE-1': (
