@@ -217,3 +217,10 @@ def test_a_failed_spark_read_is_one_line_with_its_root_cause(tmp_path):
     lines = [line for line in done.stderr.splitlines() if line.strip() and not line.startswith("WARNING: Using incubator")]
     assert done.returncode == 2, done.stderr
     assert len(lines) == 1 and lines[0].startswith("error: ") and "corrupted file" in lines[0], done.stderr
+
+
+@pytest.mark.parametrize("value", ["nan", "0", "inf", "-1", "abc"])
+def test_spark_timeout_must_be_a_finite_number_of_seconds(value):
+    result = run("match", "--engine", "spark", "--spark-timeout", value, "--subscriptions", EX / "subscriptions.jsonl",
+                 "--events", EX / "events.jsonl")
+    assert result.exit_code == 2 and "--spark-timeout" in result.output, result.output

@@ -119,10 +119,16 @@ def counter_table(title: str, values: dict) -> Table:
 
 # --- options shared by several groups -------------------------------------------------------
 
+def _not_nan(_ctx, param, value: float) -> float:
+    if math.isnan(value):  # FloatRange lets NaN through: every comparison with it is false
+        raise click.BadParameter("nan is not a number of seconds", param=param)
+    return value
+
+
 def spark_options(fn: Callable) -> Callable:
     """--master, --conf and --spark-timeout, for every command that runs Spark."""
     fn = click.option("--spark-timeout", type=click.FloatRange(min=1, max=86_400), default=120, show_default=True,
-                      metavar="SECONDS", help="On a cluster: give up (exit 3) when a job has waited this long with no "
+                      metavar="SECONDS", callback=_not_nan, help="On a cluster: give up (exit 3) when a job has waited this long with no "
                       "executor, e.g. no worker can hold spark.executor.memory.")(fn)
     fn = click.option("--conf", "spark_conf", multiple=True, metavar="KEY=VALUE",
                       help="A Spark setting, passed through (repeatable), e.g. spark.driver.memory=4g.")(fn)
