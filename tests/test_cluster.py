@@ -135,6 +135,9 @@ def workload(tmp_path_factory):
     subs = [{"id": sid, "filter": format_filter(s)} for sid, s in work.subscriptions]
     events = [{"id": f"e{i}", "attributes": {a.name: ({"type": "float", "value": a.value} if a.type == "float" else a.value)
                                              for a in e.attributes}} for i, e in enumerate(work.events())]
+    # A line the native check leaves to the driver (an integer above 2^53 under type float): the
+    # driver decodes it, and the cluster must still run no Python.
+    events.append({"id": "driver-decoded", "attributes": {"big": {"type": "float", "value": 2 ** 53 + 2}}})
     (d / "subs.jsonl").write_text("".join(json.dumps(s) + "\n" for s in subs))
     (d / "events.jsonl").write_text("".join(json.dumps(e) + "\n" for e in events))
     pq.write_table(pa.Table.from_pylist(subs), d / "subs.parquet")
@@ -142,7 +145,8 @@ def workload(tmp_path_factory):
     attribute = pa.struct([("name", pa.string()), ("type", pa.string()), ("int", pa.int64()), ("float", pa.float64()),
                            ("string", pa.string()), ("bool", pa.bool_())])
     pq.write_table(pa.Table.from_pylist([{"id": f"e{i}", "attributes": [
-        {"name": a.name, "type": a.type, **slots, a.type: a.value} for a in e.attributes]} for i, e in enumerate(work.events())],
+        {"name": a.name, "type": a.type, **slots, a.type: a.value} for a in e.attributes]} for i, e in enumerate(work.events())]
+        + [{"id": "driver-decoded", "attributes": [{"name": "big", "type": "float", **slots, "float": float(2 ** 53 + 2)}]}],
         schema=pa.schema([("id", pa.string()), ("attributes", pa.list_(attribute))])), d / "events.parquet")
     local = subsum("match", "--subscriptions", d / "subs.jsonl", "--events", d / "events.jsonl", "--output", d / "local.jsonl")
     assert local.returncode == 0, local.stderr

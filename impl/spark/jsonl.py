@@ -192,8 +192,10 @@ def settle(spark, decoded: DataFrame, numbered: DataFrame, path: str, *, columns
             if decided is not None:
                 recovered.append((row["ord"], *decided))
     frame = plain
-    if recovered:
-        frame = plain.unionByName(spark.createDataFrame(recovered, f"ord bigint, {ddl}"))
+    if recovered:  # as Arrow data: a list of tuples would be unpickled by Python workers
+        from subsum.impl.spark.io import local_frame  # io imports this module
+
+        frame = plain.unionByName(local_frame(spark, f"ord bigint, {ddl}", recovered))
     if recovered or stats["repeat"]:
         repeat = first_repeat(frame, key)
         if repeat is not None and (bad is None or repeat[1] < bad[0]):
