@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import re
 from pathlib import Path
 from typing import Iterable
 
@@ -25,8 +26,9 @@ from hypothesis import Phase, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule, run_state_machine_as_test
 
+from subsum.conformance import under_test
 from subsum.conformance.properties import property_check
-from subsum.impl.caching import make_cache
+from subsum.impl.caching import cache_class, make_cache
 from subsum.impl.caching.replay import apply as apply_to_impl
 from subsum.model import caching as ref
 
@@ -56,7 +58,7 @@ def apply_to_reference(cache: ref.Cache, op: dict) -> tuple[ref.Cache, str | Non
 def first_difference(policy: str, capacity: int | None, ops: Iterable[dict]) -> str | None:
     """Run `ops` on the impl and the reference cache; describe the first
     operation after which they differ (victim, order or metadata), or None."""
-    model, impl = ref.empty_cache(policy, capacity), make_cache(policy, capacity)
+    model, impl = ref.empty_cache(cache_class(policy).name, capacity), make_cache(policy, capacity)
     for i, op in enumerate(ops, 1):
         model, expected = apply_to_reference(model, op)
         got = apply_to_impl(impl, op)
@@ -71,16 +73,28 @@ def first_difference(policy: str, capacity: int | None, ops: Iterable[dict]) -> 
     return None
 
 
-def save_replay(policy: str, capacity: int | None, ops: list[dict], folder: Path | None = None) -> Path:
-    """Write `ops` as a `subsum cache replay` file named after the policy, the
-    capacity and the operations' digest; returns its path."""
+def replay_path(policy: str, capacity: int | None, ops: list[dict], folder: Path | None = None) -> Path:
+    """Where `save_replay` writes `ops`: named after the policy, the capacity and the operations' digest."""
     folder = REPLAY_DIR if folder is None else folder
-    text = "".join(json.dumps(op) + "\n" for op in ops)
-    digest = hashlib.sha256(text.encode()).hexdigest()[:10]
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"cache-{policy}-k{capacity}-{digest}.jsonl"
-    path.write_text(text)
+    digest = hashlib.sha256(_replay_text(ops).encode()).hexdigest()[:10]
+    return folder / f"cache-{re.sub(r'[^A-Za-z0-9_.-]', '_', policy)}-k{capacity}-{digest}.jsonl"
+
+
+def _replay_text(ops: list[dict]) -> str:
+    return "".join(json.dumps(op) + "\n" for op in ops)
+
+
+def save_replay(policy: str, capacity: int | None, ops: list[dict], folder: Path | None = None) -> Path:
+    """Write `ops` as a `subsum cache replay` file (`replay_path`); returns its path."""
+    path = replay_path(policy, capacity, ops, folder)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(_replay_text(ops))
     return path
+
+
+#: The failing run the machine saw last, (policy, capacity, ops): while Hypothesis shrinks, every
+#: failure replaces it, and the last one is the shrunk run it reports. `run_cache_machine` saves it.
+_last_failure: list[tuple[str, int | None, list[dict]]] = []
 
 
 # --- CLM-CACHE-1, CLM-CACHE-2: impl equals reference; the reference's invariants --------------
@@ -90,7 +104,10 @@ class CacheAgainstReference(RuleBasedStateMachine):
     insert, hit, last-unsubscribe and clock-advance operations. After every
     operation both evict the same message and list the same order and
     metadata; the reference keeps seed note 004 §6's invariants. `policy`
-    None draws the policy; a subclass may fix it."""
+    None draws the policy from the caches under test (conformance/under_test.py:
+    every built-in one, or a plug-in); a subclass may fix it. `name` is the
+    reference policy (a plug-in names the one it implements), `implementation`
+    the cache run against it."""
 
     policy: str | None = None
 
@@ -99,12 +116,13 @@ class CacheAgainstReference(RuleBasedStateMachine):
         self.ops: list[dict] = []
         self.now = 0.0
 
-    @initialize(policy=st.sampled_from(ref.POLICIES), capacity=st.integers(1, 8))
+    @initialize(policy=under_test.cache_names(), capacity=st.integers(1, 8))
     def start(self, policy: str, capacity: int) -> None:
-        self.name = self.policy or policy
+        self.implementation = self.policy or policy
+        self.name = cache_class(self.implementation).name
         self.capacity = capacity
         self.model = ref.empty_cache(self.name, capacity)
-        self.impl = make_cache(self.name, capacity)
+        self.impl = make_cache(self.implementation, capacity)
 
     def run(self, op: dict) -> None:
         self.ops.append(op)
@@ -121,9 +139,10 @@ class CacheAgainstReference(RuleBasedStateMachine):
 
     def check(self, holds: bool, what: str) -> None:
         if not holds:
-            path = save_replay(self.name, self.capacity, self.ops)
-            raise AssertionError(f"{self.name}, capacity {self.capacity}, after {len(self.ops)} operations: {what}. "
-                                 f"Replay: subsum cache replay --policy {self.name} --capacity {self.capacity} --check {path}")
+            path = replay_path(self.implementation, self.capacity, self.ops)
+            _last_failure[:] = [(self.implementation, self.capacity, list(self.ops))]
+            raise AssertionError(f"{self.implementation}, capacity {self.capacity}, after {len(self.ops)} operations: {what}. "
+                                 f"Replay: subsum cache replay --policy {self.implementation} --capacity {self.capacity} --check {path}")
 
     def check_reference_step(self, before: ref.Cache, op: dict, evicted: str | None) -> None:
         """CLM-CACHE-2: the reference's step keeps the invariants of seed note 004 §6."""
@@ -209,8 +228,13 @@ class CacheAgainstReference(RuleBasedStateMachine):
 def run_cache_machine(machine: type[CacheAgainstReference] = CacheAgainstReference, steps: int = 60, shrink: bool = True) -> None:
     """Run the machine under the active profile (shrinking, unless a test wants it fast)."""
     phases = tuple(Phase) if shrink else (Phase.explicit, Phase.reuse, Phase.generate)
-    run_state_machine_as_test(machine, settings=settings(stateful_step_count=steps, report_multiple_bugs=False, phases=phases,
-                                                         max_examples=3 * examples()))
+    _last_failure.clear()
+    try:
+        run_state_machine_as_test(machine, settings=settings(stateful_step_count=steps, report_multiple_bugs=False, phases=phases,
+                                                             max_examples=3 * examples()))
+    finally:
+        if _last_failure:  # one replay file, of the run reported
+            save_replay(*_last_failure.pop())
 
 
 def machine_for(policy: str) -> type[CacheAgainstReference]:

@@ -495,6 +495,28 @@ CLIENT_SERVER_CLAIMS: tuple[Claim, ...] = (
 CLAIMS = CLAIMS + CLIENT_SERVER_CLAIMS
 
 
+#: `subsum verify --engine X` and `--cache X` (spec/11-plugins.md DEF-PLUG-2): the claims whose
+#: checks can run against one plug-in alone (conformance/under_test.py), with those checks. Left
+#: out: checks of one built-in engine's internals (CLM-ENG-6, 7, the vectorized chunks) and the work
+#: counters (CLM-ENG-8: `MatchStats` is the built-in engines' bookkeeping), and the reference
+#: policies' own invariants (CLM-CACHE-2).
+PLUGIN_CLAIMS: dict[str, tuple[str, ...]] = {
+    "engine": ("CLM-DATA-2", "CLM-ENG-1", "CLM-ENG-2", "CLM-ENG-3", "CLM-ENG-4", "CLM-ENG-5"),
+    "cache": ("CLM-CACHE-1",),
+}
+_PLUGIN_CACHE_MACHINE = Check("stateful", "conformance.caching.CacheAgainstReference", lambda: caching.run_cache_machine())
+
+
+def plugin_claims(subject: str) -> list[Claim]:
+    """The claims `subsum verify --<subject> X` runs, each with the checks that run against X."""
+    def checks_of(claim: Claim) -> tuple[Check, ...]:
+        if subject == "cache":
+            return (_PLUGIN_CACHE_MACHINE,)
+        return tuple(c for c in claim.checks if c is not VECTORIZED_CHUNKS)
+
+    return [attrs.evolve(claim, checks=checks_of(claim)) for claim in map(claim_by_id, PLUGIN_CLAIMS[subject])]
+
+
 STATUSES = ("pass", "fail", "timeout")
 
 

@@ -12,11 +12,11 @@ from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.stateful import Bundle, RuleBasedStateMachine, consumes, invariant, rule, run_state_machine_as_test
 
-from subsum.conformance import census
+from subsum.conformance import census, under_test
 from subsum.conformance import strategies as gen
 from subsum.conformance.properties import property_check
 from subsum.core.types import INT_MAX, INT_MIN, OPS_BY_TYPE, TYPES, Attribute, Constraint, Event, Scalar, Subscription
-from subsum.impl.matching import ENGINES, make_engine
+from subsum.impl.matching import make_engine
 from subsum.impl.matching import vectorized
 from subsum.impl.matching.cindex import OrderedLeaf
 from subsum.model import semantics
@@ -27,7 +27,7 @@ def assert_engines_agree(subscriptions: list[tuple[str, Subscription]], events: 
     """Every engine returns exactly the model's matches, event by event."""
     census.record_matching(subscriptions, events)
     expected = semantics.match_batch(subscriptions, events)
-    for name in ENGINES:
+    for name in under_test.engines():
         got = make_engine(name, subscriptions).match_batch(events)
         for event, want, have in zip(events, expected, got):
             assert have == want, (
@@ -151,7 +151,7 @@ def engines_agree_on_boundaries(workload):
     assert_engines_agree(*workload)
 
 
-@property_check(gen.workloads(max_events=8), st.integers(0, 8), st.sampled_from(sorted(ENGINES)))
+@property_check(gen.workloads(max_events=8), st.integers(0, 8), under_test.engine_names())
 def batch_split_is_union(workload, cut, name):
     """CLM-ENG-3: matching E1 ++ E2 gives E1's lines then E2's (seed 001 §5.1(2))."""
     subscriptions, events = workload
@@ -162,7 +162,7 @@ def batch_split_is_union(workload, cut, name):
     assert whole == halves, (name, cut, whole, halves)
 
 
-@property_check(gen.workloads(), st.integers(0, 8), st.integers(0, 8), st.sampled_from(sorted(ENGINES)))
+@property_check(gen.workloads(), st.integers(0, 8), st.integers(0, 8), under_test.engine_names())
 def duplicate_event_duplicates_its_line(workload, which, where, name):
     """CLM-ENG-4: inserting a copy of an event gives the copy the same line and
     changes no other line (seed 001 §5.1(3))."""
@@ -177,7 +177,7 @@ def duplicate_event_duplicates_its_line(workload, which, where, name):
     assert after[where] == before[which], (name, which, where)
 
 
-@property_check(gen.workloads(), st.randoms(use_true_random=False), st.sampled_from(sorted(ENGINES)))
+@property_check(gen.workloads(), st.randoms(use_true_random=False), under_test.engine_names())
 def order_does_not_matter(workload, rnd, name):
     """CLM-ENG-5: permuting the events and the order subscriptions are added
     permutes the lines and changes nothing else (seed 001 §5.1(4))."""
@@ -210,7 +210,7 @@ def deduplication_changes_only_probes(workload):
 _ANY_WORKLOAD = st.one_of(gen.workloads(max_events=6), gen.string_workloads())
 
 
-@property_check(_ANY_WORKLOAD, _ANY_WORKLOAD.map(lambda w: w[1]), st.sampled_from(sorted(ENGINES)), scale=3)
+@property_check(_ANY_WORKLOAD, _ANY_WORKLOAD.map(lambda w: w[1]), under_test.engine_names(), scale=3)
 def work_counters_add_up(workload, more_events, name):
     """CLM-ENG-8: an engine's work counters (MatchStats) are sums over its
     batches: after matching E1 then E2, each equals the sum of what fresh
@@ -294,7 +294,7 @@ class EnginesAgainstModel(RuleBasedStateMachine):
     def __init__(self):
         super().__init__()
         self.model: dict[str, Subscription] = {}
-        self.engines = {name: make_engine(name) for name in ENGINES}
+        self.engines = {name: make_engine(name) for name in under_test.engines()}
         self.events: list[Event] = []
         self.next_id = 0
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import time
 from pathlib import Path
 from typing import Callable
@@ -30,12 +31,27 @@ from subsum.core.jsonio import write_lines_atomically
 from subsum.core.types import Attribute, Event, Subscription, subscription_sort_key
 from subsum.core.errors import InputError, SubsumError
 from subsum.core.inputs import read_input_text
+from subsum.core.plugins import looks_like_path
+from subsum.impl.network import PROTOCOLS as PROTOCOL_REGISTRY
 from subsum.impl.network import TOPOLOGIES, Network, build, forwarding_protocols, generate, read_edgelist
 
 REPLAY_FORMAT = "subsum-replay"
-#: The protocols the fuzzer checks: the subscription-forwarding family, whose
-#: every step the model's handlers describe (seed 002).
+#: The built-in protocols the fuzzer checks: the subscription-forwarding family,
+#: whose every step the model's handlers describe (seed 002). A plug-in of
+#: that family is checked too (`fuzzable`).
 PROTOCOLS = forwarding_protocols()
+
+
+def fuzzable(protocol: str) -> None:
+    """Refuse a protocol the fuzzer cannot check, naming why (exit 2): an
+    unknown name, a plug-in that cannot be loaded, or one outside the
+    subscription-forwarding family."""
+    from subsum.conformance.reconfig import checked_class
+
+    if protocol not in PROTOCOLS and protocol in PROTOCOL_REGISTRY:
+        raise SubsumError(f"protocol {protocol!r} is not of the subscription-forwarding family; "
+                          f"the fuzzer checks {', '.join(PROTOCOLS)}, or a plug-in of that family")
+    checked_class(protocol)
 
 
 class ReplayError(InputError):
@@ -291,32 +307,107 @@ def draw_schedule(seed: int, *, topology: str = "random-tree", brokers: int = 6,
 def fuzz(*, topology: str = "random-tree", brokers: int = 6, subscriptions: int = 8, churn: float = 0.1, steps: int = 60,
          seed: int = 0, budget: float = 30.0, schedules: int | None = None, replay_dir: Path = Path("fuzz-replays"),
          protocol: str = "strawman", defer_timeout: float = 3000.0, sub_timeout: float = 5000.0, max_violations: int = 10,
-         progress: Callable[[FuzzResult], None] | None = None) -> FuzzResult:
+         progress: Callable[[FuzzResult], None] | None = None, shrink_budget: float = 10.0,
+         shrinking: Callable[[Found], None] | None = None) -> FuzzResult:
     """Draw schedules (schedule i uses seed + i) until the budget is spent,
-    `schedules` ran, or `max_violations` were found; save a replay file for
-    each violation. Each schedule starts with every client subscribing
-    (`initial_operations`)."""
-    if protocol not in PROTOCOLS:
-        raise SubsumError(f"unknown protocol {protocol!r}; the fuzzer checks {', '.join(PROTOCOLS)}")
+    `schedules` ran, or `max_violations` were found. Then shrink each
+    violating schedule for up to `shrink_budget` seconds (`shrink`; 0: not
+    at all; `shrinking` is told before each) and save it as a replay file.
+    Each schedule starts with every client subscribing (`initial_operations`)."""
+    fuzzable(protocol)
     result = FuzzResult()
+    found: list[Found] = []
     started = time.perf_counter()
     with time_limit(budget) as limit:  # a step (a model check on a large network) can outlast the budget
         try:
-            _fuzz_until_done(result, started, topology=topology, brokers=brokers, subscriptions=subscriptions, churn=churn,
+            _fuzz_until_done(result, found, started, topology=topology, brokers=brokers, subscriptions=subscriptions, churn=churn,
                              steps=steps, seed=seed, budget=budget, schedules=schedules, max_violations=max_violations,
-                             replay_dir=replay_dir, protocol=protocol, defer_timeout=defer_timeout, sub_timeout=sub_timeout,
-                             progress=progress)
+                             protocol=protocol, defer_timeout=defer_timeout, sub_timeout=sub_timeout, progress=progress)
         except CheckTimeout:
             assert limit.fired
     result.seconds = time.perf_counter() - started
+    for case in found:
+        schedule, violation = case.schedule, case.violation
+        if shrink_budget > 0:
+            if shrinking:
+                shrinking(case)
+            schedule, violation = shrink(case, shrink_budget)
+        result.violations.append(save_replay(replay_dir, protocol, case.topology, case.seed, schedule, violation,
+                                             defer_timeout, sub_timeout, shrunk_from=len(case.schedule)))
+        result.claims.append(violation.claim)
     return result
 
 
-def _fuzz_until_done(result: FuzzResult, started: float, *, topology, brokers, subscriptions, churn, steps, seed, budget,
-                     schedules, max_violations, replay_dir, protocol, defer_timeout, sub_timeout, progress) -> None:
+@attrs.frozen
+class Found:
+    """A violating schedule as the fuzzer found it, before shrinking."""
+
+    topology: dict
+    seed: int
+    schedule: list
+    violation: Violation
+    protocol: str
+    defer_timeout: float
+    sub_timeout: float
+
+
+def same_failure(got: Violation | None, want: Violation) -> bool:
+    """Shrinking keeps a smaller schedule only if it fails the same way: the
+    same claim, and for a crash the same exception type."""
+    if got is None or got.claim != want.claim:
+        return False
+    return want.claim != "crash" or got.message.split(":")[0] == want.message.split(":")[0]
+
+
+def shrink(case: Found, budget: float) -> tuple[list[dict], Violation]:
+    """A smaller schedule that fails the same way (`same_failure`), found
+    within `budget` seconds by delta debugging: drop chunks of operations,
+    halving the chunk from half the schedule down to one operation, keeping
+    every drop after which the failure remains; then shorten each `deliver`
+    to its first choices. The schedule is cut after its failing step.
+
+    Every candidate is run from scratch by `execute`, so the result replays
+    exactly; an operation a shorter schedule makes meaningless (an unknown
+    client, a link gone) fails differently and is not kept."""
+    deadline = time.perf_counter() + budget
+
+    def fails(schedule: list[dict]) -> Violation | None:
+        try:
+            got = execute(case.topology, case.seed, schedule, case.protocol, case.defer_timeout, case.sub_timeout)
+        except ScheduleError:
+            return None
+        return got if same_failure(got, case.violation) else None
+
+    schedule, violation = list(case.schedule), case.violation
+    schedule = schedule[:violation.step + 1]
+    chunk = max(1, len(schedule) // 2)
+    while chunk >= 1 and time.perf_counter() < deadline:
+        i = 0
+        while i < len(schedule) and time.perf_counter() < deadline:
+            candidate = schedule[:i] + schedule[i + chunk:]
+            got = fails(candidate) if candidate else None
+            if got is not None:
+                schedule, violation = candidate[:got.step + 1], got
+            else:
+                i += chunk
+        chunk //= 2
+    for i, op in enumerate(schedule):
+        if op["op"] != "deliver" or time.perf_counter() >= deadline:
+            continue
+        for keep in range(1, len(op["choices"])):
+            candidate = schedule[:i] + [{**op, "choices": op["choices"][:keep]}] + schedule[i + 1:]
+            got = fails(candidate)
+            if got is not None:
+                schedule, violation = candidate[:got.step + 1], got
+                break
+    return schedule, violation
+
+
+def _fuzz_until_done(result: FuzzResult, found: list[Found], started: float, *, topology, brokers, subscriptions, churn, steps,
+                     seed, budget, schedules, max_violations, protocol, defer_timeout, sub_timeout, progress) -> None:
     i = 0
     while ((schedules is None or i < schedules) and time.perf_counter() - started < budget
-           and len(result.violations) < max_violations):
+           and len(found) < max_violations):
         run_seed = seed + i
         rng = random.Random(run_seed)
         topo = make_topology(topology, brokers, run_seed, rng, subscriptions)
@@ -343,9 +434,7 @@ def _fuzz_until_done(result: FuzzResult, started: float, *, topology, brokers, s
         result.schedules += 1
         result.operations += len(schedule)
         if violation is not None:
-            result.violations.append(save_replay(replay_dir, protocol, topo, run_seed, schedule, violation,
-                                                 defer_timeout, sub_timeout))
-            result.claims.append(violation.claim)
+            found.append(Found(topo, run_seed, schedule, violation, protocol, defer_timeout, sub_timeout))
             if result.first_violation_seconds is None:
                 result.first_violation_seconds = time.perf_counter() - started
         i += 1
@@ -355,17 +444,23 @@ def _fuzz_until_done(result: FuzzResult, started: float, *, topology, brokers, s
 
 
 def save_replay(folder: Path, protocol: str, topology: dict, seed: int, schedule: list[dict], violation: Violation,
-                defer_timeout: float = 3000.0, sub_timeout: float = 5000.0) -> Path:
+                defer_timeout: float = 3000.0, sub_timeout: float = 5000.0, shrunk_from: int | None = None) -> Path:
+    """Write a replay file; `shrunk_from` is the length of the schedule as found, before `shrink`."""
     folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"replay-{protocol}-seed{seed}.json"
+    path = folder / f"replay-{re.sub(r'[^A-Za-z0-9_.-]', '_', protocol)}-seed{seed}.json"
     doc = {"format": REPLAY_FORMAT, "version": 1, "protocol": protocol, "defer_timeout": defer_timeout,
            "sub_timeout": sub_timeout, "seed": seed, "topology": topology,
            "schedule": schedule, "violation": attrs.asdict(violation)}
+    if shrunk_from is not None and shrunk_from != len(schedule):
+        doc["shrunk_from"] = shrunk_from
     write_lines_atomically(path, [json.dumps(doc, indent=1)])
     return path
 
 
-def load_replay(path: Path) -> dict:
+def load_replay(path: Path, plugin: str | None = None) -> dict:
+    """Read and validate a replay file. A file naming a plug-in as
+    module:attribute is run only when `plugin` names the same one: replaying
+    a file must not import a module just because the file says so."""
     def no_constants(token: str):
         raise ReplayError(path, None, f"{token} is not a number a replay file may hold")
 
@@ -382,15 +477,20 @@ def load_replay(path: Path) -> dict:
     if not isinstance(doc, dict) or doc.get("format") != REPLAY_FORMAT:
         raise ReplayError(path, "format", f"expected {REPLAY_FORMAT!r}")
     replay_schema.validate(doc, path)
-    if doc["protocol"] not in PROTOCOLS:
-        raise ReplayError(path, "protocol", f"unknown protocol {doc['protocol']!r}; this version has {', '.join(PROTOCOLS)}")
+    if looks_like_path(doc["protocol"]) and plugin != doc["protocol"]:
+        raise ReplayError(path, "protocol", f"this replay runs the plug-in {doc['protocol']}; to import it, pass "
+                                            f"--protocol {doc['protocol']}")
+    try:
+        fuzzable(doc["protocol"])
+    except SubsumError as exc:
+        raise ReplayError(path, "protocol", str(exc)) from None
     doc.setdefault("defer_timeout", 3000.0)
     doc.setdefault("sub_timeout", 5000.0)
     return doc
 
 
-def replay(path: Path) -> Violation | None:
-    doc = load_replay(path)
+def replay(path: Path, plugin: str | None = None) -> Violation | None:
+    doc = load_replay(path, plugin)
     try:
         return execute(doc["topology"], doc["seed"], doc["schedule"], doc["protocol"], float(doc["defer_timeout"]),
                        float(doc["sub_timeout"]))

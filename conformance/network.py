@@ -261,7 +261,9 @@ class CheckedBroker(StrawmanBroker):
     the same state, and compares the new table and the messages sent (as a
     multiset: the handlers iterate sets). It also checks that nothing but
     EVENTs goes to a client (CLM-NET-4), and records which rule fired
-    (conformance/census.py)."""
+    (conformance/census.py). Its own handlers are the next class's in the
+    MRO: Strawman's here, a plug-in's in `checked_class(X)`, whose MRO puts
+    this class before X (conformance/reconfig.py)."""
 
     def _compare(self, what: str, model_step, run) -> None:
         want_state, want_messages = model_step(model_view(self))
@@ -279,19 +281,19 @@ class CheckedBroker(StrawmanBroker):
 
     def sub_received(self, n, f):
         census.record(sub_rule(model_view(self), n, f))
-        self._compare(f"SUB from {n}", lambda s: ref.on_sub(s, n, f), lambda: StrawmanBroker.sub_received(self, n, f))
+        self._compare(f"SUB from {n}", lambda s: ref.on_sub(s, n, f), lambda: super(CheckedBroker, self).sub_received(n, f))
 
     def unsub_received(self, n, f):
         census.record(unsub_rule(model_view(self), n, f))
-        self._compare(f"UNSUB from {n}", lambda s: ref.on_unsub(s, n, f), lambda: StrawmanBroker.unsub_received(self, n, f))
+        self._compare(f"UNSUB from {n}", lambda s: ref.on_unsub(s, n, f), lambda: super(CheckedBroker, self).unsub_received(n, f))
 
     def remove_link_to(self, n):
         census.record("REMOVE-LINK:with-entries" if any(m == n for m, _ in self.entries()) else "REMOVE-LINK:no-entries")
-        self._compare(f"removeLinkTo({n})", lambda s: ref.on_remove_link(s, n), lambda: StrawmanBroker.remove_link_to(self, n))
+        self._compare(f"removeLinkTo({n})", lambda s: ref.on_remove_link(s, n), lambda: super(CheckedBroker, self).remove_link_to(n))
 
     def add_link_to(self, n):
         census.record("ADD-LINK:client" if n >= CLIENT_BASE else "ADD-LINK:broker")
-        self._compare(f"addLinkTo({n})", lambda s: ref.on_add_link(s, n, n >= CLIENT_BASE), lambda: StrawmanBroker.add_link_to(self, n))
+        self._compare(f"addLinkTo({n})", lambda s: ref.on_add_link(s, n, n >= CLIENT_BASE), lambda: super(CheckedBroker, self).add_link_to(n))
 
     def event_received(self, n, payload):
         eid, event = payload
@@ -300,7 +302,7 @@ class CheckedBroker(StrawmanBroker):
         net, targets = self.net, set()
         original = net.route_event
         with patched(net, "route_event", lambda src, dsts, e, ev: (targets.update(dsts), original(src, dsts, e, ev))):
-            StrawmanBroker.event_received(self, n, payload)
+            super().event_received(n, payload)
         require(targets == want, "CLM-NET-6", lambda: f"broker {self.id} EVENT from {n}: forwarded to {sorted(targets)}, the model to {sorted(want)}")
 
 

@@ -18,6 +18,7 @@ claims CLM-RCF-*, spec/06-reconfiguration.md.
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 from contextlib import contextmanager
 
@@ -32,9 +33,8 @@ from subsum.conformance.network import (FILTERS, CheckedBroker, StrawmanUnderChu
                                          patched)
 from subsum.conformance.properties import property_check
 from subsum.conformance.violations import require
-from subsum.impl.network import Network, build
-from subsum.impl.network import PROTOCOLS
-from subsum.impl.network.protocols import InformedBroker
+from subsum.impl.network import PROTOCOLS, Network, NetworkError, StrawmanBroker, broker_class_for, build, is_forwarding
+from subsum.impl.network.protocols import InformedBroker, TimedBroker
 from subsum.model import network as ref
 
 #: Timeouts drawn by the state machine (ms; links take 1-10 ms): 0 is
@@ -161,12 +161,28 @@ class InformedChecks(ProtocolChecks):
 
 
 def checked_class(protocol: str) -> type:
-    """The protocol's broker class with every step checked against the model."""
-    base = PROTOCOLS[protocol]
-    if protocol == "strawman":
+    """The protocol's broker class with every step checked against the model.
+    `protocol` is a registered name or a plug-in (`broker_class_for`); it must
+    be of the subscription-forwarding family (`is_forwarding`). A Strawman
+    subclass gets the Strawman handler checks (CLM-NET-6); a subclass of the
+    timed, notified or informed broker also gets that protocol's checks."""
+    base = broker_class_for(protocol)
+    if not is_forwarding(base):
+        raise NetworkError(f"protocol {protocol!r} ({base.__qualname__}) is not of the subscription-forwarding family whose "
+                           "steps the model describes: subclass subsum.impl.network.StrawmanBroker (or TimedBroker, NotifiedBroker, "
+                           "InformedBroker) and keep its `table`")
+    return _checked(base)
+
+
+@functools.cache
+def _checked(base: type) -> type:
+    if base is StrawmanBroker:
         return CheckedBroker
-    mixin = InformedChecks if issubclass(base, InformedBroker) else ProtocolChecks
-    return type(f"Checked{base.__name__}", (mixin, CheckedBroker, base), {})
+    if issubclass(base, InformedBroker):
+        return type(f"Checked{base.__name__}", (InformedChecks, CheckedBroker, base), {})
+    if issubclass(base, TimedBroker):
+        return type(f"Checked{base.__name__}", (ProtocolChecks, CheckedBroker, base), {})
+    return type(f"Checked{base.__name__}", (CheckedBroker, base), {})
 
 
 # --- CLM-RCF-1: eventual convergence under churn, every protocol --------------------------------

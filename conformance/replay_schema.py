@@ -91,6 +91,7 @@ SCHEMA = {
             },
         },
         "schedule": {"type": "array", "items": OPERATION, "maxItems": MAX_OPERATIONS},
+        "shrunk_from": {"type": "integer", "minimum": 0},
         "violation": {
             "type": "object",
             "required": ["claim", "message", "step"],

@@ -2,6 +2,6 @@
 policies (`policies`). The request/response protocol that uses them is
 `subsum.impl.network.caching`."""
 
-from subsum.impl.caching.policies import FIFO, LRU, POLICIES, CachePolicy, RateLFU, RegenerationDegradation, make_cache
+from subsum.impl.caching.policies import FIFO, LRU, POLICIES, CachePolicy, RateLFU, RegenerationDegradation, cache_class, make_cache
 
-__all__ = ["FIFO", "LRU", "POLICIES", "CachePolicy", "RateLFU", "RegenerationDegradation", "make_cache"]
+__all__ = ["FIFO", "LRU", "POLICIES", "CachePolicy", "RateLFU", "RegenerationDegradation", "cache_class", "make_cache"]

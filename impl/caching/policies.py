@@ -40,6 +40,8 @@ import math
 from collections import OrderedDict
 from typing import Any, Iterable
 
+from subsum.core import plugins
+
 
 class CachePolicy:
     """A cache of `capacity` messages (None: unbounded) under one replacement policy."""
@@ -266,10 +268,29 @@ class RateLFU(CachePolicy):
 POLICIES: dict[str, type[CachePolicy]] = {cls.name: cls for cls in (FIFO, RegenerationDegradation, RateLFU, LRU)}
 
 
+#: what `cache_class` asks of a plug-in cache (spec/11-plugins.md DEF-PLUG-1)
+CACHE_METHODS = ("insert", "hit", "unsubscribed", "advance", "order", "metadata", "__contains__", "__len__")
+
+
+def _cache_problem(cls: type) -> str | None:
+    missing = plugins.missing_methods(cls, CACHE_METHODS)
+    if missing:
+        return missing
+    if getattr(cls, "name", None) not in POLICIES:
+        return (f"its `name` ({getattr(cls, 'name', None)!r}) must be the policy it implements, one of "
+                f"{', '.join(POLICIES)}: the reference it is checked against")
+    return None
+
+
+def cache_class(policy: str) -> type[CachePolicy]:
+    """The cache class `policy` stands for: a built-in policy (fifo, regdeg,
+    lfu, lru), an installed `subsum.caches` entry point, or
+    `module:attribute` (subsum.core.plugins). A plug-in has the
+    `CachePolicy` methods, a constructor taking the capacity, and `name`,
+    the built-in policy whose reference it must agree with."""
+    return plugins.resolve("cache", policy, POLICIES, _cache_problem)
+
+
 def make_cache(policy: str, capacity: int | None) -> CachePolicy:
-    """A new, empty cache of `policy` (fifo, regdeg, lfu, lru)."""
-    try:
-        cls = POLICIES[policy]
-    except KeyError:
-        raise ValueError(f"unknown cache policy {policy!r}; choose one of {', '.join(POLICIES)}") from None
-    return cls(capacity)
+    """A new, empty cache of `policy` (see `cache_class`)."""
+    return cache_class(policy)(capacity)

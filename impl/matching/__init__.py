@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from typing import Iterable
 
+from subsum.core import plugins
 from subsum.core.types import Subscription
 from subsum.impl.matching.base import Engine, MatchStats
 from subsum.impl.matching.brute import BruteForceEngine
@@ -41,14 +42,23 @@ ENGINES: dict[str, type[Engine]] = {
 }
 
 
+#: what `engine_class` asks of a plug-in engine (spec/11-plugins.md DEF-PLUG-1)
+ENGINE_METHODS = ("add", "remove", "match_batch")
+
+
+def engine_class(name: str) -> type[Engine]:
+    """The engine class `name` stands for: a built-in name, an installed
+    `subsum.engines` entry point, or `module:attribute` (subsum.core.plugins).
+    A plug-in needs `add(id, subscription)`, `remove(id)` and
+    `match_batch(events) -> [set of ids]`, and a constructor taking the
+    (id, subscription) pairs; subclassing `Engine` gives all but the hooks."""
+    return plugins.resolve("engine", name, ENGINES, lambda cls: plugins.missing_methods(cls, ENGINE_METHODS))
+
+
 def make_engine(name: str, subscriptions: Iterable[tuple[str, Subscription]] = (), **options) -> Engine:
-    """Build the engine called `name` from (id, subscription) pairs.
+    """Build the engine called `name` (see `engine_class`) from (id, subscription) pairs.
     `options`: `count_distinct` (default True), see `Engine`."""
-    try:
-        cls = ENGINES[name]
-    except KeyError:
-        raise ValueError(f"unknown engine {name!r}; expected one of {', '.join(ENGINES)}") from None
-    return cls(subscriptions, **options)
+    return engine_class(name)(subscriptions, **options)
 
 
-__all__ = ["ENGINES", "Engine", "MatchStats", "make_engine"]
+__all__ = ["ENGINES", "ENGINE_METHODS", "Engine", "MatchStats", "engine_class", "make_engine"]

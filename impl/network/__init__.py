@@ -34,15 +34,20 @@ from subsum.impl.network.transport import CLIENT_BASE
 
 
 
+def is_forwarding(cls: type[Broker]) -> bool:
+    """Whether brokers of `cls` are of the subscription-forwarding family
+    (seed 002): Strawman and its successors, whose steps the model
+    describes. Siena's covering steps (spec/08, DEF-SR-6) are not the
+    model's plain handlers, so the Siena protocols are not of the family;
+    nor is the caching protocol, which adds requests and caches to Strawman's."""
+    return issubclass(cls, StrawmanBroker) and not issubclass(cls, (SienaBroker, CachingBroker))
+
+
 def forwarding_protocols() -> tuple[str, ...]:
-    """The registered protocols of the subscription-forwarding family (seed
-    002): Strawman and its successors, whose steps the model describes.
-    Siena's covering steps (spec/08, DEF-SR-6) are not the model's plain
-    handlers, so the Siena protocols are not of the family; nor is the
-    caching protocol, which adds requests and caches to Strawman's."""
-    return tuple(name for name, cls in PROTOCOLS.items()
-                 if issubclass(cls, StrawmanBroker) and not issubclass(cls, (SienaBroker, CachingBroker)))
+    """The registered protocols of the subscription-forwarding family (`is_forwarding`)."""
+    return tuple(name for name, cls in PROTOCOLS.items() if is_forwarding(cls))
 
 
 __all__ = ["CachingBroker", "CLIENT_BASE", "PROTOCOLS", "Broker", "Network", "NetworkError", "SienaBroker", "StrawmanBroker", "TOPOLOGIES",
-           "TopologyError", "broker_class_for", "build", "forwarding_protocols", "generate", "handles", "read_edgelist", "register"]
+           "TopologyError", "broker_class_for", "build", "forwarding_protocols", "generate", "handles", "is_forwarding", "read_edgelist",
+           "register"]

@@ -46,6 +46,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Callable
 
+from subsum.core import plugins
 from subsum.impl.network.overlay import NetworkError
 
 if TYPE_CHECKING:
@@ -126,8 +127,14 @@ def register(name: str) -> Callable[[type[Broker]], type[Broker]]:
 
 
 def broker_class_for(protocol: str) -> type[Broker]:
-    """The broker class registered as `protocol`."""
+    """The broker class `protocol` stands for: a registered name, an
+    installed `subsum.protocols` entry point, or `module:attribute`
+    (subsum.core.plugins; spec/11-plugins.md DEF-PLUG-1). A plug-in is a
+    `Broker` subclass."""
+    def not_a_broker(cls: type) -> str | None:
+        return None if issubclass(cls, Broker) else "a protocol is a subclass of subsum.impl.network.Broker"
+
     try:
-        return PROTOCOLS[protocol]
-    except KeyError:
-        raise NetworkError(f"unknown protocol {protocol!r}; choose one of {', '.join(PROTOCOLS)}") from None
+        return plugins.resolve("protocol", protocol, PROTOCOLS, not_a_broker)
+    except plugins.PluginError as exc:
+        raise NetworkError(str(exc)) from None

@@ -9,7 +9,7 @@ import click
 from rich.markup import escape
 from rich.table import Table
 
-from subsum.cli.common import format_option, out, say
+from subsum.cli.common import ComponentName, format_option, out, say
 from subsum.core.errors import CheckFailed
 
 
@@ -19,8 +19,10 @@ def cache() -> None:
 
 
 @cache.command("replay")
-@click.option("--policy", type=click.Choice(["fifo", "regdeg", "lfu", "lru"]), required=True,
-              help="Replacement policy: fifo, regdeg (regeneration/degradation), lfu (rate-LFU), lru (DEF-CACHE-2 … 5).")
+@click.option("--policy", type=ComponentName("cache", ("fifo", "regdeg", "lfu", "lru")), required=True,
+              help="Replacement policy: fifo, regdeg (regeneration/degradation), lfu (rate-LFU), lru (DEF-CACHE-2 … 5); "
+                   "or a plug-in cache, named as module:attribute or by a subsum.caches entry point (spec/11-plugins.md), "
+                   "checked against the reference of the policy it names.")
 @click.option("--capacity", type=click.IntRange(1), required=True, help="Cache slots K (messages).")
 @click.option("--check", is_flag=True,
               help="Also run the reference policy (subsum.model.caching) and exit 1 at the first operation where they differ "
@@ -36,6 +38,9 @@ def cache_replay(policy, capacity, check, fmt, ops_path) -> None:
     from subsum.impl.caching import make_cache
     from subsum.impl.caching.replay import read_operations, replay
 
+    from subsum.impl.caching import cache_class
+
+    cache_class(policy)  # a plug-in that cannot be loaded is bad input, before the file is read
     ops = read_operations(ops_path)
     if check:
         from subsum.conformance.caching import first_difference

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import time
@@ -44,25 +45,50 @@ def write_text(path: str, text: str) -> None:
 @click.option("--budget-scale", type=float, default=1.0, show_default=True, callback=_budget_scale,
               help="Multiply every check's time budget (conformance/claims.py) by F. A check past its budget is cut as `timeout`.")
 @click.option("--claim", "claim_ids", multiple=True, metavar="ID", help="Run only this claim (repeatable).")
+@click.option("--engine", metavar="ENGINE",
+              help="Check this matching engine alone, a built-in one or a plug-in (an installed subsum.engines entry point, "
+                   "or module:attribute): the claims CLM-DATA-2 and CLM-ENG-1 … 5 against the model (spec/11-plugins.md).")
+@click.option("--cache", metavar="POLICY",
+              help="Check this cache alone, a built-in policy or a plug-in (a subsum.caches entry point, or "
+                   "module:attribute): CLM-CACHE-1's state machine against the reference of the policy it names.")
 def verify(profile: str, json_path: str | None, junit_path: str | None, html_path: str | None, budget_scale: float,
-           claim_ids: tuple[str, ...]) -> None:
+           claim_ids: tuple[str, ...], engine: str | None, cache: str | None) -> None:
     """Run every registered claim's checks and print claim -> kind -> status -> time.
 
     Each check runs within its time budget; one that runs past it is cut and
     reported as `timeout` with the last failing example seen. Exits 1 if a
-    check fails or times out."""
+    check fails or times out. With --engine or --cache, only the claims that
+    hold of that one component run, against it alone."""
     from subsum.conformance import profiles
 
     distinct_files({}, {"json": json_path, "junit": junit_path, "html": html_path})
+    if engine and cache:
+        raise SubsumError("--engine and --cache: check one component at a time")
+    subject, name = ("engine", engine) if engine else ("cache", cache) if cache else (None, None)
     profiles.load(profile)
-    from subsum.conformance import reports
+    from subsum.conformance import reports, under_test
     from subsum.conformance.budget import Watchdog
-    from subsum.conformance.claims import CLAIMS, CheckResult, claim_by_id, run_check
+    from subsum.conformance.claims import CLAIMS, PLUGIN_CLAIMS, CheckResult, claim_by_id, plugin_claims, run_check
 
-    try:
-        claims = [claim_by_id(c) for c in claim_ids] if claim_ids else list(CLAIMS)
-    except KeyError as exc:
-        raise SubsumError(f"unknown claim {exc.args[0]!r}; `subsum claims` lists them") from None
+    if subject is None:
+        try:
+            claims = [claim_by_id(c) for c in claim_ids] if claim_ids else list(CLAIMS)
+        except KeyError as exc:
+            raise SubsumError(f"unknown claim {exc.args[0]!r}; `subsum claims` lists them") from None
+        selection = contextlib.nullcontext()
+    else:
+        assert name is not None
+        if subject == "engine":
+            from subsum.impl.matching import engine_class as load
+        else:
+            from subsum.impl.caching import cache_class as load
+        load(name)  # a plug-in that cannot be loaded is bad input, before any check runs
+        claims = plugin_claims(subject)
+        unknown = sorted(set(claim_ids) - set(PLUGIN_CLAIMS[subject]))
+        if unknown:
+            raise SubsumError(f"--{subject} runs the claims {', '.join(PLUGIN_CLAIMS[subject])}; not {', '.join(unknown)}")
+        claims = [c for c in claims if not claim_ids or c.id in claim_ids]
+        selection = under_test.only(subject, name)
     total = sum(len(c.checks) for c in claims)
     results: list[CheckResult] = []
     start = time.perf_counter()
@@ -77,7 +103,7 @@ def verify(profile: str, json_path: str | None, junit_path: str | None, html_pat
             write_text(html_path, reports.html_page(results, claims, profile, elapsed, Path(html_path).parent))
 
     limit = profiles.active().limit
-    with err.status("") as status:
+    with selection, err.status("") as status:
         for claim in claims:
             for check in claim.checks:
                 status.update(f"[{len(results) + 1}/{total}] {claim.id}: {check.name}")
@@ -93,7 +119,7 @@ def verify(profile: str, json_path: str | None, junit_path: str | None, html_pat
                 check_start = time.perf_counter()
                 with Watchdog(hard, WATCHDOG_GRACE, stuck):
                     results.append(run_check(claim, check, budget_scale))
-    table = Table(title=f"subsum verify (profile {profile})")
+    table = Table(title=f"subsum verify{f' --{subject} {name}' if subject else ''} (profile {profile})")
     for column in ("claim", "kind", "check", "status", "time (s)"):
         table.add_column(column, justify="right" if column == "time (s)" else "left")
     marks = {"pass": "[green]pass[/]", "fail": "[bold red]FAIL[/]", "timeout": "[bold red]TIMEOUT[/]"}

@@ -178,8 +178,33 @@ def spark_work(spark, timeout: float):
         spark.catalog.clearCache()
 
 
+class ComponentName(click.ParamType):
+    """A built-in name from `choices`, or a plug-in (spec/11-plugins.md): an
+    installed entry point of `kind` or module:attribute. Only the name is
+    checked here; the command loads the plug-in and reports what is wrong
+    with it (exit 2)."""
+
+    name = "component"
+
+    def __init__(self, kind: str, choices: tuple[str, ...]) -> None:
+        self.kind, self.choices = kind, tuple(choices)
+
+    def get_metavar(self, param, *args) -> str:
+        return "[" + "|".join(self.choices) + "|MODULE:ATTRIBUTE]"
+
+    def convert(self, value, param, ctx):
+        from subsum.core import plugins
+
+        if value in self.choices or plugins.looks_like_path(value) or value in plugins.entry_points(self.kind):
+            return value
+        self.fail(f"{value!r} is not one of {', '.join(self.choices)}, an installed {plugins.GROUPS[self.kind]} entry point, "
+                  "or a plug-in named as module:attribute", param, ctx)
+
+
 def protocol_option(help_text: str, choices=tuple(PROTOCOLS)) -> Callable:
-    return click.option("--protocol", type=click.Choice(list(choices)), default="strawman", show_default=True, help=help_text)
+    return click.option("--protocol", type=ComponentName("protocol", tuple(choices)), default="strawman", show_default=True,
+                        help=help_text + " Or a plug-in: a Broker subclass named as module:attribute or by a subsum.protocols "
+                                         "entry point (spec/11-plugins.md).")
 
 
 class FiniteFloat(click.FloatRange):

@@ -8,8 +8,9 @@ import time
 import click
 from rich.markup import escape
 
-from subsum.cli.common import counter_table, spark_work, distinct_files, err, json_option, output_option, spark_options, spark_session, write_json
-from subsum.core.errors import SubsumError
+from subsum.cli.common import (ComponentName, counter_table, distinct_files, err, json_option, output_option, spark_options, spark_session,
+                               spark_work, write_json)
+from subsum.core.errors import EngineError, SubsumError
 from subsum.core.filters import FilterError, format_filter, parse_filter
 from subsum.core.jsonio import match_result_lines, read_events, read_subscriptions, write_lines_atomically
 from subsum.impl.matching import ENGINES
@@ -22,9 +23,10 @@ ENGINE_NAMES = (*ENGINES, "model", "spark")
               help="Subscriptions: JSONL (.parquet with --engine spark).")
 @click.option("--events", "events_path", required=True, type=click.Path(),
               help="Events: JSONL (.parquet with --engine spark).")
-@click.option("--engine", type=click.Choice(ENGINE_NAMES), default="vectorized", show_default=True,
+@click.option("--engine", type=ComponentName("engine", ENGINE_NAMES), default="vectorized", show_default=True,
               help="Matching engine (spec/03-matching.md, spec/07-pipeline.md). All give the same lines; "
-                   "'model' is the slow reference; 'spark' runs on PySpark.")
+                   "'model' is the slow reference; 'spark' runs on PySpark. Or a plug-in engine, named as module:attribute "
+                   "or by a subsum.engines entry point (spec/11-plugins.md).")
 @output_option("Write the result lines here (default: standard output). With --engine spark, a .parquet path writes Parquet.")
 @click.option("--stats", "show_stats", is_flag=True, help="Print the engine's work counters and timings to standard error.")
 @json_option("Write the engine's work counters and timings as JSON to FILE.")
@@ -64,7 +66,7 @@ def match_in_process(subs_path: str, events_path: str, output_path: str | None, 
         built = time.perf_counter()
         matched = match_batch(pairs, batch)
         counters: dict = {"events": len(batch), "matches": sum(map(len, matched))}
-    else:
+    elif engine in ENGINES:
         from subsum.impl.matching import make_engine
 
         matcher = make_engine(engine, pairs)
@@ -72,6 +74,9 @@ def match_in_process(subs_path: str, events_path: str, output_path: str | None, 
         built = time.perf_counter()
         matched = matcher.match_batch(batch)
         counters = matcher.stats.to_json()
+    else:
+        matched, counters = match_with_plugin(engine, pairs, batch)
+        built = started
     finished = time.perf_counter()
     lines = list(match_result_lines((e.id, sorted(ids)) for e, ids in zip(events, matched)))
     if output_path:
@@ -82,6 +87,24 @@ def match_in_process(subs_path: str, events_path: str, output_path: str | None, 
             click.echo(line)
     return {"engine": engine, "subscriptions": len(pairs), "build_seconds": round(built - started, 6),
             "match_seconds": round(finished - built, 6), **counters}
+
+
+def match_with_plugin(engine: str, pairs: list, batch: list) -> tuple[list[set[str]], dict]:
+    """Match with a plug-in engine (spec/11-plugins.md): its failure is an engine failure (exit 3),
+    and so is a result of the wrong shape."""
+    from subsum.impl.matching import engine_class
+
+    cls = engine_class(engine)
+    try:
+        matcher = cls(pairs)
+        matched = [set(ids) for ids in matcher.match_batch(batch)]
+    except Exception as exc:
+        raise EngineError(f"engine {engine} failed: {type(exc).__name__}: {exc}") from exc
+    if len(matched) != len(batch):
+        raise EngineError(f"engine {engine} returned {len(matched)} results for {len(batch)} events")
+    stats = getattr(matcher, "stats", None)
+    counters = stats.to_json() if hasattr(stats, "to_json") else {"events": len(batch), "matches": sum(map(len, matched))}
+    return matched, counters
 
 
 def match_on_spark(subs_path, events_path, output_path, master, spark_conf, counters: bool = False,

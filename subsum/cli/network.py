@@ -10,6 +10,7 @@ from pathlib import Path
 import click
 from rich.markup import escape
 
+from subsum.core.plugins import looks_like_path
 from subsum.cli.common import (MAX_COUNT, FiniteFloat, counter_table, distinct_files, err, json_option, out, protocol_option, timeout_options, topology_option,
                                writable_dir, writable_path, write_json)
 from subsum.conformance import fuzz as fz
@@ -186,9 +187,11 @@ def fuzz() -> None:
 @click.option("--max-violations", type=click.IntRange(1, MAX_COUNT), default=10, show_default=True, help="Stop after this many violations.")
 @click.option("--out-dir", "out_dir", type=click.Path(file_okay=False), callback=writable_dir, default="fuzz-replays", show_default=True,
               help="Where replay files go.")
+@click.option("--shrink-budget", type=FiniteFloat(0.0, 3600.0), default=10.0, show_default=True,
+              help="Seconds to shrink each violating schedule before it is saved (0: save it as found).")
 @json_option("Also write the run's summary as JSON to FILE.")
 def fuzz_reconfig(protocol, defer_timeout, sub_timeout, topology, brokers, subscriptions, churn, steps, seed, budget, schedules,
-                  max_violations, out_dir, json_path):
+                  max_violations, out_dir, shrink_budget, json_path):
     """Random subscribe/unsubscribe/publish/deliver/timer/churn schedules on
     the broker simulator. Every handler is checked against the model's
     (CLM-NET-6, and CLM-RCF-4, 5, 7 for the optimized protocols), the
@@ -205,15 +208,22 @@ def fuzz_reconfig(protocol, defer_timeout, sub_timeout, topology, brokers, subsc
             bar.update(task, completed=min(r.seconds, budget),
                        description=f"{r.schedules} schedules, {r.operations} operations, {len(r.violations)} violations")
 
+        def shrinking(case):
+            bar.update(task, description=f"shrinking the {len(case.schedule)} operations of seed {case.seed} ({case.violation.claim})")
+
         result = fz.fuzz(topology=topology, brokers=brokers, subscriptions=subscriptions, churn=churn, steps=steps, seed=seed,
                          budget=budget, schedules=schedules, replay_dir=Path(out_dir), protocol=protocol,
                          defer_timeout=defer_timeout, sub_timeout=sub_timeout, max_violations=max_violations,
-                         progress=progress)
-    out.print(f"{protocol}: {result.schedules} schedules, {result.operations} operations in {result.seconds:.1f} s "
+                         progress=progress, shrink_budget=shrink_budget, shrinking=shrinking)
+    out.print(f"{escape(protocol)}: {result.schedules} schedules, {result.operations} operations in {result.seconds:.1f} s "
               f"({result.schedules_per_minute:,.0f} schedules/min); {len(result.violations)} violations",
               highlight=False, soft_wrap=True)
+    confirm = f"--protocol {protocol} " if looks_like_path(protocol) else ""
     for path, claim in zip(result.violations, result.claims):
-        out.print(f"  {claim}: {escape(str(path))}   (subsum replay {escape(str(path))})", highlight=False, soft_wrap=True)
+        doc = json.loads(Path(path).read_text())
+        size = f"{len(doc['schedule'])} operations" + (f", shrunk from {doc['shrunk_from']}" if "shrunk_from" in doc else "")
+        out.print(f"  {claim} ({size}): {escape(str(path))}   (subsum replay {escape(confirm)}{escape(str(path))})",
+                  highlight=False, soft_wrap=True)
     if json_path:
         write_json(json_path, result.report(protocol=protocol, defer_timeout=defer_timeout, sub_timeout=sub_timeout,
                                             topology=topology, brokers=brokers, subscriptions=subscriptions, churn=churn, steps=steps,
@@ -223,12 +233,15 @@ def fuzz_reconfig(protocol, defer_timeout, sub_timeout, topology, brokers, subsc
 
 
 @click.command("replay")
+@click.option("--protocol", "plugin", metavar="MODULE:ATTRIBUTE",
+              help="The plug-in protocol a fuzz replay names, repeated to allow importing it (spec/11-plugins.md).")
 @click.argument("path", type=click.Path())
-def replay(path):
+def replay(plugin, path):
     """Re-run a replay file exactly: a fuzz replay (`subsum fuzz reconfig`)
     prints the violated claim (exit 1) or says it no longer fails (exit 0);
     a client-server replay (CLM-CS-5) reruns the requests on the simulator
-    and the reference and prints the first difference (exit 1), or none (exit 0)."""
+    and the reference and prints the first difference (exit 1), or none (exit 0).
+    A fuzz replay of a plug-in runs only with --protocol naming that plug-in."""
     from subsum.conformance import client_server as cs
 
     text = read_input_text(path)
@@ -243,8 +256,8 @@ def replay(path):
             return
         out.print(escape(difference), highlight=False, soft_wrap=True)
         raise CheckFailed("CLM-CS-5 still fails")
-    doc = fz.load_replay(path)
-    violation = fz.replay(path)
+    doc = fz.load_replay(path, plugin)
+    violation = fz.replay(path, plugin)
     recorded = doc.get("violation", {})
     if violation is None:
         out.print(f"{escape(path)}: no violation now (recorded: {escape(str(recorded.get('claim')))} at step {recorded.get('step')})",
