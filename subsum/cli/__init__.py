@@ -27,7 +27,7 @@ from __future__ import annotations
 import click
 from rich.markup import escape
 
-from subsum.cli import bench, cache, claims, match, network, pipeline, summary
+from subsum.cli import bench, cache, claims, conform, match, network, pipeline, summary
 from subsum.cli.common import err
 from subsum.core.errors import CheckFailed, SubsumError
 from subsum.core.inputs import DEFAULT_MAX_LINE_BYTES, set_max_line_bytes
@@ -113,7 +113,7 @@ def main(ctx: click.Context, debug: bool, max_line_bytes: int) -> None:
     set_max_line_bytes(max_line_bytes)
 
 
-for module in (claims, match, summary, network, cache, pipeline, bench):
+for module in (claims, match, summary, network, cache, pipeline, bench, conform):
     for command in module.COMMANDS:
         main.add_command(command)
 
