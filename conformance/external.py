@@ -300,8 +300,12 @@ class PersistentEngine:
         try:
             process.stdin.write(request.encode() + b"\n")
             process.stdin.flush()
-        except (BrokenPipeError, OSError):
-            return self._failed(b"", "crash", "closed its standard input")
+        except OSError:  # it closed its standard input: it has exited, or will
+            try:
+                code = process.wait(timeout=self.timeout)
+            except subprocess.TimeoutExpired:
+                return self._failed(b"", "crash", "closed its standard input")
+            return self._failed(b"", "crash", f"{_describe_exit(code)} before ending its answer with an empty line")
         answer = bytearray()
         deadline = time.monotonic() + self.timeout
         with selectors.DefaultSelector() as selector:

@@ -1,0 +1,143 @@
+"""`subsum conform matching` and `subsum conform replay` (spec/11-plugins.md
+DEF-PLUG-3, DEF-PLUG-4): external engines and plug-ins against the model,
+their failures reported as such (exit 1, never a traceback), shrunk, and
+replayed from the directory they leave."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+DUCKDB = ROOT / "examples" / "external" / "duckdb_matcher.py"
+PLUGINS = ROOT / "examples" / "plugins"
+
+
+def subsum(*args, cwd: Path = ROOT, timeout: float = 600) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(PLUGINS)}
+    return subprocess.run([sys.executable, "-m", "subsum", *map(str, args)], cwd=cwd, capture_output=True, text=True,
+                          timeout=timeout, env=env)
+
+
+def only_replay(folder: Path) -> Path:
+    (replay,) = folder.iterdir()
+    assert sorted(p.name for p in replay.iterdir()) == ["case.json", "events.jsonl", "expected.jsonl", "received.jsonl",
+                                                        "stderr.txt", "subscriptions.jsonl"]
+    return replay
+
+
+def test_the_duckdb_engine_agrees_on_1000_workloads(tmp_path):
+    """The issue's acceptance run: DuckDB's SQL, in persistent mode, on 1,000
+    generated workloads (the model's generators and hostile strings)."""
+    result = subsum("conform", "matching", "--engine-cmd", f"{sys.executable} {DUCKDB} --serve", "--persistent",
+                    "--workloads", "1000", "--out-dir", tmp_path, "--json", tmp_path / "run.json")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "agrees with the model on 1000 workloads" in result.stdout
+    report = json.loads((tmp_path / "run.json").read_text())
+    assert report["workloads"] == 1000 and report["failure"] is None
+
+
+def test_the_duckdb_engine_one_workload_a_process(tmp_path):
+    result = subsum("conform", "matching", "--engine-cmd", f"{sys.executable} {DUCKDB}", "--workloads", "8", "--out-dir", tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_a_planted_sql_bug_is_caught_shrunk_and_replayed(tmp_path):
+    """`contains` written with LIKE treats % and _ in the constraint as SQL
+    wildcards: the hostile strings find it, the workload shrinks to a few
+    lines, and the replay fails again; the fixed engine passes it."""
+    buggy = tmp_path / "duckdb_like.py"
+    source = DUCKDB.read_text()
+    assert "WHEN 'contains' THEN contains(a.s, c.s)" in source
+    buggy.write_text(source.replace("WHEN 'contains' THEN contains(a.s, c.s)", "WHEN 'contains' THEN a.s LIKE '%' || c.s || '%'"))
+    command = f"{sys.executable} {buggy} --serve"
+    result = subsum("conform", "matching", "--engine-cmd", command, "--persistent", "--workloads", "1000", "--out-dir", tmp_path / "r")
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert ": difference: event" in result.stdout and "Traceback" not in result.stderr
+    replay = only_replay(tmp_path / "r")
+    subscriptions = (replay / "subscriptions.jsonl").read_text().splitlines()
+    assert len(subscriptions) <= 3 and any("%" in line or "_" in line for line in subscriptions), subscriptions
+    case = json.loads((replay / "case.json").read_text())
+    assert case["engine"] == {"command": command, "persistent": True, "timeout": 10.0} and case["failure"]["kind"] == "difference"
+    again = subsum("conform", "replay", "--engine-cmd", command, "--persistent", replay)
+    assert again.returncode == 1 and "difference" in again.stdout, again.stdout + again.stderr
+    fixed = subsum("conform", "replay", "--engine-cmd", f"{sys.executable} {DUCKDB} --serve", "--persistent", replay)
+    assert fixed.returncode == 0 and "agrees with the model now" in fixed.stdout, fixed.stdout + fixed.stderr
+    one_shot = subsum("conform", "replay", "--engine-cmd", f"{sys.executable} {buggy}", replay)
+    assert one_shot.returncode == 1, one_shot.stdout + one_shot.stderr
+
+
+def test_the_buggy_plugin_engine_is_caught_shrunk_and_replayed(tmp_path):
+    result = subsum("conform", "matching", "--engine", "myplugins.engines:SloppyWildcardEngine", "--out-dir", tmp_path)
+    assert result.returncode == 1, result.stdout + result.stderr
+    replay = only_replay(tmp_path)
+    (line,) = (replay / "subscriptions.jsonl").read_text().splitlines()
+    assert "wildcard" in line, line
+    assert subsum("conform", "replay", "--engine", "myplugins.engines:SloppyWildcardEngine", replay).returncode == 1
+    assert subsum("conform", "replay", "--engine", "myplugins.engines:ScanEngine", replay).returncode == 0
+    correct = subsum("conform", "matching", "--engine", "myplugins.engines:ScanEngine", "--workloads", "300", "--out-dir", tmp_path / "ok")
+    assert correct.returncode == 0 and "agrees with the model on 300 workloads" in correct.stdout, correct.stderr
+
+
+@pytest.mark.parametrize("command, persistent, kind, detail", [
+    ("sh -c 'sleep 30' x", False, "timeout", "no answer within 0.5 s"),
+    ("sh -c 'sleep 30' x", True, "timeout", "no complete answer within 0.5 s"),
+    ("sh -c 'echo out of memory >&2; exit 7' x", False, "crash", "exited with status 7; its standard error ends: out of memory"),
+    ("sh -c 'kill -9 $$' x", False, "crash", "was killed by SIGKILL"),
+    ("sh -c 'exit 0' x", True, "crash", "exited with status 0 before ending its answer with an empty line"),
+    ("echo hello", False, "malformed", "output line 1 is not JSON"),
+    ("sh -c 'echo [1]' x", False, "malformed", 'output line 1 is not {"event": ID, "subscriptions": [IDs]}'),
+    ("true", False, "malformed", "0 output lines for "),
+    ("cat", True, "timeout", "no complete answer within 0.5 s"),
+])
+def test_a_failing_command_is_reported_as_such(command, persistent, kind, detail, tmp_path):
+    result = subsum("conform", "matching", "--engine-cmd", command, *(["--persistent"] if persistent else []),
+                    "--timeout", "0.5", "--workloads", "5", "--out-dir", tmp_path, timeout=120)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert f"{command}: {kind}: " in result.stdout and detail in result.stdout, result.stdout
+    assert "Traceback" not in result.stderr
+    case = json.loads((only_replay(tmp_path) / "case.json").read_text())
+    assert case["failure"]["kind"] == kind
+
+
+def test_wrong_ids_order_and_sorting_are_malformed(tmp_path):
+    script = tmp_path / "engine.py"
+    script.write_text("import json, sys\n"
+                      "ids = [json.loads(l)['id'] for l in open(sys.argv[2])]\n"
+                      "subs = [json.loads(l)['id'] for l in open(sys.argv[1])]\n"
+                      "for e in reversed(ids): print(json.dumps({'event': e, 'subscriptions': subs[::-1]}))\n")
+    result = subsum("conform", "matching", "--engine-cmd", f"{sys.executable} {script}", "--workloads", "50", "--out-dir", tmp_path / "r")
+    assert result.returncode == 1 and ": malformed: " in result.stdout, result.stdout + result.stderr
+
+
+@pytest.mark.parametrize("args, message", [
+    (["conform", "matching"], "name the engine under test with --engine-cmd CMD or --engine NAME"),
+    (["conform", "matching", "--engine-cmd", "/nonexistent/engine"], "cannot run '/nonexistent/engine'"),
+    (["conform", "matching", "--engine-cmd", "'unclosed"], "No closing quotation"),
+    (["conform", "matching", "--engine", "myplugins.engines:ScanEngine", "--persistent"], "--persistent applies to --engine-cmd"),
+    (["conform", "replay", "nowhere"], "not a directory"),
+])
+def test_usage_errors_are_one_line_exit_2(args, message, tmp_path):
+    result = subsum(*args, cwd=tmp_path)
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert message in result.stderr and "Traceback" not in result.stderr
+
+
+def test_a_replay_directory_never_runs_its_recorded_command(tmp_path):
+    """The recorded command is printed to copy, not run: a replay directory
+    from someone else must not execute what it names."""
+    marker = tmp_path / "ran"
+    result = subsum("conform", "matching", "--engine-cmd", f"touch {marker}", "--workloads", "1", "--out-dir", tmp_path / "r")
+    assert result.returncode == 1 and marker.exists()  # touch prints nothing: malformed
+    marker.unlink()
+    replay = only_replay(tmp_path / "r")
+    refused = subsum("conform", "replay", replay)
+    assert refused.returncode == 2 and f"subsum conform replay --engine-cmd 'touch {marker}'" in refused.stderr
+    assert not marker.exists()
+    (replay / "case.json").write_text("{\"format\": \"subsum-conform-matching\", \"version\": 2}")
+    assert "field 'version'" in subsum("conform", "replay", "--engine-cmd", "true", replay).stderr

@@ -1,0 +1,187 @@
+"""Plug-ins (spec/11-plugins.md DEF-PLUG-1, DEF-PLUG-2): the example plug-ins
+of examples/plugins/myplugins, correct and buggy, through the commands a
+user runs, each in its own process from the plug-ins' folder (a
+module:attribute plug-in is imported from the current directory)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PLUGINS = ROOT / "examples" / "plugins"
+SEED000 = ROOT / "examples" / "seed000"
+
+
+def subsum(*args, cwd: Path = PLUGINS, env: dict | None = None, timeout: float = 300) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "subsum", *map(str, args)], cwd=cwd, capture_output=True, text=True,
+                          timeout=timeout, env=env)
+
+
+def one_error_line(result: subprocess.CompletedProcess) -> str:
+    assert "Traceback" not in result.stderr, result.stderr
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("error: "), result.stderr
+    return lines[0]
+
+
+# --- a broker protocol: fuzz reconfig, shrinking, replay --------------------------------------
+
+def test_the_correct_plugin_broker_passes_the_fuzzer(tmp_path):
+    result = subsum("fuzz", "reconfig", "--protocol", "myplugins.brokers:TidyBroker", "--schedules", "40", "--budget", "120",
+                    "--out-dir", tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "40 schedules" in result.stdout and "0 violations" in result.stdout
+    assert not list(tmp_path.iterdir())
+
+
+def test_the_buggy_plugin_broker_is_caught_shrunk_and_replayed(tmp_path):
+    """ForgetfulBroker forgets the second-subscriber rule: the fuzzer finds
+    CLM-NET-6, shrinks the schedule, and the replay fails the same way in
+    another process, but only when --protocol names the plug-in."""
+    plugin = "myplugins.brokers:ForgetfulBroker"
+    result = subsum("fuzz", "reconfig", "--protocol", plugin, "--schedules", "5", "--out-dir", tmp_path)
+    assert result.returncode == 1, result.stdout + result.stderr
+    replays = sorted(tmp_path.glob("replay-*.json"))
+    assert len(replays) == 5 and f"subsum replay --protocol {plugin}" in result.stdout
+    for path in replays:
+        doc = json.loads(path.read_text())
+        assert doc["protocol"] == plugin and doc["violation"]["claim"] == "CLM-NET-6"
+        assert len(doc["schedule"]) < doc["shrunk_from"], doc  # shrunk
+        assert len(doc["schedule"]) <= 4, doc["schedule"]  # a subscribe, another subscribe, at most two more
+    again = subsum("replay", "--protocol", plugin, replays[0])
+    assert again.returncode == 1 and "CLM-NET-6 violated" in again.stdout, again.stdout + again.stderr
+    refused = subsum("replay", replays[0])
+    assert refused.returncode == 2 and f"pass --protocol {plugin}" in one_error_line(refused)
+    other = subsum("replay", "--protocol", "myplugins.brokers:TidyBroker", replays[0])
+    assert other.returncode == 2, other.stdout + other.stderr
+
+
+def test_shrinking_keeps_the_failure_and_can_be_switched_off(tmp_path):
+    """Without shrinking, the saved schedule is the one found (longer); with
+    it, each candidate must fail with the same claim: a shrinker that kept any
+    failing schedule could end on an empty one, which replays clean."""
+    from subsum.conformance import fuzz
+
+    sys.path.insert(0, str(PLUGINS))
+    try:
+        plugin = "myplugins.brokers:ForgetfulBroker"
+        found = fuzz.fuzz(protocol=plugin, schedules=3, replay_dir=tmp_path / "raw", shrink_budget=0)
+        shrunk = fuzz.fuzz(protocol=plugin, schedules=3, replay_dir=tmp_path / "shrunk")
+        for raw, small in zip(found.violations, shrunk.violations):
+            raw_doc, small_doc = json.loads(raw.read_text()), json.loads(small.read_text())
+            assert "shrunk_from" not in raw_doc and small_doc["shrunk_from"] == len(raw_doc["schedule"])
+            assert 0 < len(small_doc["schedule"]) < len(raw_doc["schedule"])
+            assert fuzz.replay(small, plugin).claim == "CLM-NET-6"
+    finally:
+        sys.path.remove(str(PLUGINS))
+
+
+def test_simulate_runs_a_plugin_protocol():
+    result = subsum("simulate", "--protocol", "myplugins.brokers:TidyBroker", "--brokers", "8", "--subscriptions", "20",
+                    "--events", "30", "--swaps", "3", "--seed", "1")
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+# --- a matching engine: verify, match -----------------------------------------------------
+
+def test_the_correct_plugin_engine_passes_verify():
+    result = subsum("verify", "--engine", "myplugins.engines:ScanEngine")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "8 passed, 0 failed (6 claims" in result.stdout
+
+
+def test_the_buggy_plugin_engine_fails_verify_on_wildcards():
+    result = subsum("verify", "--engine", "myplugins.engines:SloppyWildcardEngine", "--claim", "CLM-ENG-1")
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "CLM-ENG-1 fail" in result.stderr and "wildcard" in result.stderr
+
+
+def test_match_with_a_plugin_engine_writes_the_same_bytes(tmp_path):
+    args = ["--subscriptions", SEED000 / "fig-4-5-subscriptions.jsonl", "--events", SEED000 / "fig-4-5-events.jsonl"]
+    ours = subsum("match", *args)
+    theirs = subsum("match", "--engine", "myplugins.engines:ScanEngine", *args)
+    assert ours.returncode == theirs.returncode == 0, theirs.stderr
+    assert theirs.stdout == ours.stdout and ours.stdout.count("\n") > 1
+
+
+def test_a_failing_plugin_engine_is_an_engine_failure(tmp_path):
+    (tmp_path / "broken.py").write_text("from subsum.impl.matching import Engine\n"
+                                        "class Broken(Engine):\n"
+                                        "    def _insert(self, slot, keys): raise RuntimeError('index full')\n")
+    result = subsum("match", "--engine", "broken:Broken", "--subscriptions", SEED000 / "subscriptions.jsonl",
+                    "--events", SEED000 / "events.jsonl", cwd=tmp_path)
+    assert result.returncode == 3
+    assert one_error_line(result) == "error: engine broken:Broken failed: RuntimeError: index full"
+
+
+# --- a cache: verify, cache replay --------------------------------------------------------
+
+def test_the_correct_plugin_cache_passes_verify():
+    result = subsum("verify", "--cache", "myplugins.caches:ListLRU")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "1 passed, 0 failed" in result.stdout
+
+
+def test_the_buggy_plugin_cache_is_caught_and_replayed(tmp_path):
+    result = subprocess.run([sys.executable, "-c", "import sys; from subsum.conformance import caching; from pathlib import Path; "
+                             f"caching.REPLAY_DIR = Path({str(tmp_path)!r}); from subsum.cli import main; "
+                             "main(sys.argv[1:], prog_name='subsum')", "verify", "--cache", "myplugins.caches:StaleLRU"],
+                            cwd=PLUGINS, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 1, result.stdout + result.stderr
+    (replay,) = tmp_path.glob("cache-myplugins.caches_StaleLRU-k*.jsonl")  # one file: the shrunk run's
+    assert str(replay.name) in result.stderr.replace("\n", "")
+    capacity = replay.name.split("-k")[1].split("-")[0]
+    stale = subsum("cache", "replay", "--policy", "myplugins.caches:StaleLRU", "--capacity", capacity, "--check", replay)
+    assert stale.returncode == 1, stale.stdout + stale.stderr
+    fine = subsum("cache", "replay", "--policy", "myplugins.caches:ListLRU", "--capacity", capacity, "--check", replay)
+    assert fine.returncode == 0, fine.stdout + fine.stderr
+
+
+# --- naming plug-ins: entry points, errors -------------------------------------------------
+
+def test_entry_points_name_installed_plugins(tmp_path):
+    """An installed package declares its plug-ins as entry points; a name is then enough."""
+    dist = tmp_path / "myplugins-1.0.dist-info"
+    dist.mkdir()
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: myplugins\nVersion: 1.0\n")
+    (dist / "entry_points.txt").write_text("[subsum.engines]\nscan = myplugins.engines:ScanEngine\n"
+                                           "[subsum.protocols]\ntidy = myplugins.brokers:TidyBroker\n"
+                                           "[subsum.caches]\nlist-lru = myplugins.caches:ListLRU\n")
+    env = {**os.environ, "PYTHONPATH": f"{tmp_path}:{PLUGINS}"}
+    match = subsum("match", "--engine", "scan", "--subscriptions", SEED000 / "subscriptions.jsonl", "--events",
+                   SEED000 / "events.jsonl", cwd=tmp_path, env=env)
+    assert match.returncode == 0 and '"subscriptions": ["S1"]' in match.stdout, match.stderr
+    fuzzed = subsum("fuzz", "reconfig", "--protocol", "tidy", "--schedules", "3", "--out-dir", tmp_path / "r", cwd=tmp_path, env=env)
+    assert fuzzed.returncode == 0 and fuzzed.stdout.startswith("tidy: 3 schedules"), fuzzed.stdout + fuzzed.stderr
+    cached = subsum("verify", "--cache", "list-lru", cwd=tmp_path, env=env)
+    assert cached.returncode == 0, cached.stdout + cached.stderr
+
+
+@pytest.mark.parametrize("args, message", [
+    (["match", "--engine", "nosuch:Engine"], "error: nosuch:Engine: no module named 'nosuch'"),
+    (["match", "--engine", "myplugins.engines:Nope"], "error: myplugins.engines:Nope: module myplugins.engines has no attribute 'Nope'"),
+    (["match", "--engine", "myplugins.engines:holds"], "error: engine 'myplugins.engines:holds' is function"),
+    (["match", "--engine", "myplugins.caches:ListLRU"], "it has no add, remove, match_batch methods"),
+    (["match", "--engine", "fast"], "'fast' is not one of brute, counting"),
+    (["fuzz", "reconfig", "--protocol", "myplugins.caches:ListLRU"], "a protocol is a subclass of subsum.impl.network.Broker"),
+    (["fuzz", "reconfig", "--protocol", "siena"], "'siena' is not one of strawman, timed, notified, informed"),
+    (["verify", "--cache", "helpers:MisnamedLRU"], "its `name` ('mru') must be the policy it implements"),
+    (["verify", "--cache", "myplugins.engines:ScanEngine"], "it has no insert, hit, unsubscribed, advance, order, metadata methods"),
+    (["verify", "--engine", "myplugins.engines:ScanEngine", "--claim", "CLM-ENG-7"], "not CLM-ENG-7"),
+    (["match", "--engine", "exploding:Engine"], "importing exploding failed: ZeroDivisionError: division by zero"),
+])
+def test_a_plugin_that_cannot_be_used_is_one_error_line(args, message, tmp_path):
+    (tmp_path / "exploding.py").write_text("1 / 0\n")
+    (tmp_path / "helpers.py").write_text("from myplugins.caches import ListLRU\nclass MisnamedLRU(ListLRU):\n    name = 'mru'\n")
+    if args[0] == "match":
+        args = args + ["--subscriptions", str(SEED000 / "subscriptions.jsonl"), "--events", str(SEED000 / "events.jsonl")]
+    result = subsum(*args, cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(PLUGINS)})
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert message in result.stderr, result.stderr
+    assert "Traceback" not in result.stderr
