@@ -116,4 +116,36 @@ def conform_replay(command, plugin, persistent, timeout, folder) -> None:
     raise CheckFailed(f"the engine still disagrees with the model ({failure.kind})")
 
 
-COMMANDS = (conform,)
+
+@click.command("vectors")
+@click.option("--out-dir", "out_dir", type=click.Path(file_okay=False), callback=writable_dir,
+              help="Write the test vectors here: one JSON file per kind (spec/11-plugins.md DEF-PLUG-5).")
+@click.option("--seed", type=int, default=0, show_default=True, help="The cases' seed; the same seed and spec version give the same bytes.")
+@click.option("--check", "check_dir", type=click.Path(file_okay=False),
+              help="Instead, run subsum's own implementation against the vectors in this folder (exit 1 on a case it gets wrong).")
+def vectors(out_dir, seed, check_dir) -> None:
+    """Portable conformance vectors from the model: filter parsing and normal
+    forms (with errors), matching, constraint and subscription covering,
+    summary matching, Strawman handler steps, and each cache policy's
+    operation sequences. Each case has an id, the claim it exercises, an
+    input and the expected output; any implementation can run them in its
+    own CI (README, "Bring your own implementation")."""
+    from subsum.conformance import vectors as vec
+
+    if (out_dir is None) == (check_dir is None):
+        raise SubsumError("give --out-dir DIR (write vectors) or --check DIR (run subsum against them)")
+    if out_dir is not None:
+        counts = vec.write_vectors(Path(out_dir), seed)
+        out.print(f"spec version {vec.SPEC_VERSION}, seed {seed}: {sum(counts.values())} cases in {escape(out_dir)}: "
+                  + ", ".join(f"{kind} {n}" for kind, n in counts.items()), highlight=False, soft_wrap=True)
+        return
+    wrong = list(vec.check_vectors(Path(check_dir)))
+    counts = vec.count_cases(Path(check_dir))
+    for line in wrong[:20]:
+        out.print(escape(line), highlight=False, soft_wrap=True)
+    if wrong:
+        raise CheckFailed(f"subsum gets {len(wrong)} of {sum(counts.values())} cases wrong")
+    out.print(f"subsum passes all {sum(counts.values())} cases in {escape(check_dir)}", highlight=False, soft_wrap=True)
+
+
+COMMANDS = (conform, vectors)

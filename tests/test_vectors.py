@@ -1,0 +1,104 @@
+"""Portable test vectors (spec/11-plugins.md DEF-PLUG-5): written
+deterministically from the model, and subsum's own implementation passes
+them; planted bugs in an engine, a broker and a cache each fail some."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from subsum.conformance import vectors
+from subsum.impl.caching import policies
+from subsum.impl.network import StrawmanBroker
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("vectors")
+    vectors.write_vectors(path)
+    return path
+
+
+def test_every_kind_has_cases_of_every_outcome(folder):
+    counts = vectors.count_cases(folder)
+    assert set(counts) == set(vectors.KINDS) and min(counts.values()) >= 80, counts
+    cases = {kind: vectors.load_vectors(folder, kind) for kind in vectors.KINDS}
+    assert any(c["expected"].get("error") for c in cases["filters"]) and any("normal_form" in c["expected"] for c in cases["filters"])
+    assert {c["expected"]["covers"] for c in cases["covering"]} == {True, False}
+    assert any(set(c["expected"]["candidates"]) > set(c["expected"]["exact"]) for c in cases["summaries"])  # false positives
+    assert {c["input"]["message"]["kind"] for c in cases["strawman"]} == {"SUB", "UNSUB", "REMOVE-LINK", "ADD-LINK", "EVENT"}
+    assert {c["input"]["policy"] for c in cases["caches"]} == {"fifo", "regdeg", "lfu", "lru"}
+    for kind, listed in cases.items():
+        assert all(re.fullmatch(r"CLM-[A-Z]+-\d+", c["claim"]) and c["id"].startswith(kind) for c in listed)
+
+
+def test_vectors_are_the_same_bytes_in_another_process(folder, tmp_path):
+    """Another process, another string-hash seed: the same files."""
+    env = {**os.environ, "PYTHONHASHSEED": "12345"}
+    result = subprocess.run([sys.executable, "-m", "subsum", "vectors", "--out-dir", tmp_path], capture_output=True, text=True,
+                            env=env, timeout=300)
+    assert result.returncode == 0, result.stderr
+    for kind in vectors.KINDS:
+        assert (tmp_path / f"{kind}.json").read_bytes() == (folder / f"{kind}.json").read_bytes(), kind
+
+
+def test_our_implementation_passes_the_vectors(folder):
+    assert list(vectors.check_vectors(folder)) == []
+    result = subprocess.run([sys.executable, "-m", "subsum", "vectors", "--check", folder], capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0 and "subsum passes all" in result.stdout, result.stdout + result.stderr
+
+
+def test_the_spec_states_the_vectors_version():
+    assert f"Spec version: {vectors.SPEC_VERSION}." in (ROOT / "spec" / "README.md").read_text()
+
+
+def test_a_planted_engine_bug_fails_the_vectors(folder):
+    sys.path.insert(0, str(ROOT / "examples" / "plugins"))
+    try:
+        wrong = list(vectors.check_vectors(folder, engines=("myplugins.engines:SloppyWildcardEngine",)))
+    finally:
+        sys.path.remove(str(ROOT / "examples" / "plugins"))
+    assert wrong and all("sloppy" in line.lower() or "Sloppy" in line for line in wrong), wrong[:3]
+
+
+def test_a_planted_broker_bug_fails_the_vectors(folder, monkeypatch):
+    original = StrawmanBroker.sub_received
+
+    def no_second_subscriber_rule(self, n, f):
+        if f in self.table and len(self.table[f]) == 1 and n not in self.table[f] and n in self.neighbors:
+            self.insert_entry(n, f)  # the SUB to the first subscriber is forgotten
+            return
+        original(self, n, f)
+
+    monkeypatch.setattr(StrawmanBroker, "sub_received", no_second_subscriber_rule)
+    wrong = list(vectors.check_vectors(folder, engines=("brute",)))
+    assert wrong and all(line.startswith("strawman-") for line in wrong), wrong[:3]
+
+
+def test_a_planted_cache_bug_fails_the_vectors(folder, monkeypatch):
+    monkeypatch.setattr(policies.LRU, "hit", lambda self, messages, now: setattr(self, "now", now))  # hits forgotten
+    wrong = list(vectors.check_vectors(folder, engines=("brute",)))
+    assert wrong and all(line.startswith("caches-") for line in wrong), wrong[:3]
+
+
+def test_a_wrong_expected_value_is_reported_and_exits_1(folder, tmp_path):
+    for kind in vectors.KINDS:
+        (tmp_path / f"{kind}.json").write_bytes((folder / f"{kind}.json").read_bytes())
+    doc = json.loads((tmp_path / "caches.json").read_text())
+    doc["cases"][0]["expected"]["order"].reverse()
+    doc["cases"][0]["expected"]["order"].append("m99")
+    (tmp_path / "caches.json").write_text(json.dumps(doc))
+    result = subprocess.run([sys.executable, "-m", "subsum", "vectors", "--check", tmp_path], capture_output=True, text=True, timeout=300)
+    assert result.returncode == 1 and "caches-0000" in result.stdout, result.stdout + result.stderr
+    doc["spec_version"] = 99
+    (tmp_path / "caches.json").write_text(json.dumps(doc))
+    result = subprocess.run([sys.executable, "-m", "subsum", "vectors", "--check", tmp_path], capture_output=True, text=True, timeout=300)
+    assert result.returncode == 2 and "spec version 99" in result.stderr
