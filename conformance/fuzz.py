@@ -459,8 +459,9 @@ def save_replay(folder: Path, protocol: str, topology: dict, seed: int, schedule
 
 def load_replay(path: Path, plugin: str | None = None) -> dict:
     """Read and validate a replay file. A file naming a plug-in as
-    module:attribute is run only when `plugin` names the same one: replaying
-    a file must not import a module just because the file says so."""
+    module:attribute runs only when `plugin` is given: replaying a file must
+    not import a module just because the file says so. `plugin` runs in
+    place of the recorded protocol (a fixed version, say)."""
     def no_constants(token: str):
         raise ReplayError(path, None, f"{token} is not a number a replay file may hold")
 
@@ -477,7 +478,9 @@ def load_replay(path: Path, plugin: str | None = None) -> dict:
     if not isinstance(doc, dict) or doc.get("format") != REPLAY_FORMAT:
         raise ReplayError(path, "format", f"expected {REPLAY_FORMAT!r}")
     replay_schema.validate(doc, path)
-    if looks_like_path(doc["protocol"]) and plugin != doc["protocol"]:
+    if plugin is not None:
+        doc["recorded_protocol"], doc["protocol"] = doc["protocol"], plugin  # e.g. the fixed broker, on the old counterexample
+    elif looks_like_path(doc["protocol"]):
         raise ReplayError(path, "protocol", f"this replay runs the plug-in {doc['protocol']}; to import it, pass "
                                             f"--protocol {doc['protocol']}")
     try:

@@ -58,8 +58,9 @@ def test_the_buggy_plugin_broker_is_caught_shrunk_and_replayed(tmp_path):
     assert again.returncode == 1 and "CLM-NET-6 violated" in again.stdout, again.stdout + again.stderr
     refused = subsum("replay", replays[0])
     assert refused.returncode == 2 and f"pass --protocol {plugin}" in one_error_line(refused)
-    other = subsum("replay", "--protocol", "myplugins.brokers:TidyBroker", replays[0])
-    assert other.returncode == 2, other.stdout + other.stderr
+    fixed = subsum("replay", "--protocol", "myplugins.brokers:TidyBroker", replays[0])  # the correct broker, same schedule
+    assert fixed.returncode == 0 and "no violation now" in fixed.stdout, fixed.stdout + fixed.stderr
+    assert f"note: running myplugins.brokers:TidyBroker on a schedule recorded with {plugin}" in fixed.stderr
 
 
 def test_shrinking_keeps_the_failure_and_can_be_switched_off(tmp_path):

@@ -234,14 +234,16 @@ def fuzz_reconfig(protocol, defer_timeout, sub_timeout, topology, brokers, subsc
 
 @click.command("replay")
 @click.option("--protocol", "plugin", metavar="MODULE:ATTRIBUTE",
-              help="The plug-in protocol a fuzz replay names, repeated to allow importing it (spec/11-plugins.md).")
+              help="Run this protocol on a fuzz replay's schedule: the plug-in it names, repeated to allow importing it "
+                   "(spec/11-plugins.md), or another one (a fixed version).")
 @click.argument("path", type=click.Path())
 def replay(plugin, path):
     """Re-run a replay file exactly: a fuzz replay (`subsum fuzz reconfig`)
     prints the violated claim (exit 1) or says it no longer fails (exit 0);
     a client-server replay (CLM-CS-5) reruns the requests on the simulator
     and the reference and prints the first difference (exit 1), or none (exit 0).
-    A fuzz replay of a plug-in runs only with --protocol naming that plug-in."""
+    A fuzz replay of a plug-in runs only with --protocol, which names the
+    protocol to run."""
     from subsum.conformance import client_server as cs
 
     text = read_input_text(path)
@@ -257,6 +259,8 @@ def replay(plugin, path):
         out.print(escape(difference), highlight=False, soft_wrap=True)
         raise CheckFailed("CLM-CS-5 still fails")
     doc = fz.load_replay(path, plugin)
+    if doc.get("recorded_protocol", plugin) != plugin:
+        err.print(f"note: running {escape(plugin)} on a schedule recorded with {escape(doc['recorded_protocol'])}", highlight=False)
     violation = fz.replay(path, plugin)
     recorded = doc.get("violation", {})
     if violation is None:
