@@ -294,9 +294,12 @@ class PersistentEngine:
         return self.stderr.read()
 
     def run(self, folder: Path) -> Received:
+        return self.exchange(json.dumps({"subscriptions": str(folder / "subscriptions.jsonl"), "events": str(folder / "events.jsonl")}))
+
+    def exchange(self, request: str) -> Received:
+        """Send one request line; the answer's lines (without the empty line that ends it), or a failure."""
         process = self._start()
         assert process.stdin is not None and process.stdout is not None
-        request = json.dumps({"subscriptions": str(folder / "subscriptions.jsonl"), "events": str(folder / "events.jsonl")})
         try:
             process.stdin.write(request.encode() + b"\n")
             process.stdin.flush()

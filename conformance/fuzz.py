@@ -146,13 +146,15 @@ class Run:
     model's (CLM-NET-6, CLM-RCF-4, 5, 7)."""
 
     def __init__(self, topology: dict, seed: int, protocol: str = "strawman", defer_timeout: float = 3000.0,
-                 sub_timeout: float = 5000.0, checked: bool = True) -> None:
+                 sub_timeout: float = 5000.0, checked: bool = True, broker_class: type | None = None) -> None:
         from subsum.conformance.reconfig import checked_class
 
         self.topology = topology
         self.protocol = protocol
+        if broker_class is None and checked:
+            broker_class = checked_class(protocol)
         self.net = build([tuple(e) for e in topology["links"]], topology["brokers"], seed=seed, protocol=protocol,
-                         broker_class=checked_class(protocol) if checked else None,
+                         broker_class=broker_class,
                          defer_timeout=defer_timeout, sub_timeout=sub_timeout)
         self.broken: list[tuple[int, int]] = []  # pairs whose link broke, latest first
         for broker, count in enumerate(topology["clients"]):
@@ -176,7 +178,7 @@ class Run:
                     net.transport.deliver_from(pending[index % len(pending)])
         elif kind == "quiesce":
             net.run()
-            check_tables(net, "CLM-NET-2" if self.protocol == "strawman" else "CLM-RCF-1")
+            check_tables(net, "CLM-NET-2" if self.protocol in ("strawman", "external") else "CLM-RCF-1")
             self.static = True
         elif kind == "fire":
             timers = net.transport.pending_timers()
@@ -222,9 +224,9 @@ class Run:
 
 
 def execute(topology: dict, seed: int, schedule: list[dict], protocol: str = "strawman", defer_timeout: float = 3000.0,
-            sub_timeout: float = 5000.0) -> Violation | None:
+            sub_timeout: float = 5000.0, broker_class: type | None = None) -> Violation | None:
     """Run a schedule and a final quiesce; the first violation, or None."""
-    run = Run(topology, seed, protocol, defer_timeout, sub_timeout)
+    run = Run(topology, seed, protocol, defer_timeout, sub_timeout, broker_class=broker_class)
     for step, op in enumerate(schedule + [{"op": "quiesce"}]):
         try:
             run.apply(op)
@@ -308,13 +310,17 @@ def fuzz(*, topology: str = "random-tree", brokers: int = 6, subscriptions: int 
          seed: int = 0, budget: float = 30.0, schedules: int | None = None, replay_dir: Path = Path("fuzz-replays"),
          protocol: str = "strawman", defer_timeout: float = 3000.0, sub_timeout: float = 5000.0, max_violations: int = 10,
          progress: Callable[[FuzzResult], None] | None = None, shrink_budget: float = 10.0,
-         shrinking: Callable[[Found], None] | None = None) -> FuzzResult:
+         shrinking: Callable[[Found], None] | None = None, broker_class: type | None = None,
+         command: str | None = None) -> FuzzResult:
     """Draw schedules (schedule i uses seed + i) until the budget is spent,
     `schedules` ran, or `max_violations` were found. Then shrink each
     violating schedule for up to `shrink_budget` seconds (`shrink`; 0: not
     at all; `shrinking` is told before each) and save it as a replay file.
-    Each schedule starts with every client subscribing (`initial_operations`)."""
-    fuzzable(protocol)
+    Each schedule starts with every client subscribing (`initial_operations`).
+    `broker_class` replaces the protocol's checked class (an external
+    broker, whose `command` the replay files record)."""
+    if broker_class is None:
+        fuzzable(protocol)
     result = FuzzResult()
     found: list[Found] = []
     started = time.perf_counter()
@@ -322,7 +328,8 @@ def fuzz(*, topology: str = "random-tree", brokers: int = 6, subscriptions: int 
         try:
             _fuzz_until_done(result, found, started, topology=topology, brokers=brokers, subscriptions=subscriptions, churn=churn,
                              steps=steps, seed=seed, budget=budget, schedules=schedules, max_violations=max_violations,
-                             protocol=protocol, defer_timeout=defer_timeout, sub_timeout=sub_timeout, progress=progress)
+                             protocol=protocol, defer_timeout=defer_timeout, sub_timeout=sub_timeout, progress=progress,
+                             broker_class=broker_class)
         except CheckTimeout:
             assert limit.fired
     result.seconds = time.perf_counter() - started
@@ -333,7 +340,7 @@ def fuzz(*, topology: str = "random-tree", brokers: int = 6, subscriptions: int 
                 shrinking(case)
             schedule, violation = shrink(case, shrink_budget)
         result.violations.append(save_replay(replay_dir, protocol, case.topology, case.seed, schedule, violation,
-                                             defer_timeout, sub_timeout, shrunk_from=len(case.schedule)))
+                                             defer_timeout, sub_timeout, shrunk_from=len(case.schedule), command=command))
         result.claims.append(violation.claim)
     return result
 
@@ -349,6 +356,7 @@ class Found:
     protocol: str
     defer_timeout: float
     sub_timeout: float
+    broker_class: type | None = None
 
 
 def same_failure(got: Violation | None, want: Violation) -> bool:
@@ -373,7 +381,7 @@ def shrink(case: Found, budget: float) -> tuple[list[dict], Violation]:
 
     def fails(schedule: list[dict]) -> Violation | None:
         try:
-            got = execute(case.topology, case.seed, schedule, case.protocol, case.defer_timeout, case.sub_timeout)
+            got = execute(case.topology, case.seed, schedule, case.protocol, case.defer_timeout, case.sub_timeout, case.broker_class)
         except ScheduleError:
             return None
         return got if same_failure(got, case.violation) else None
@@ -404,14 +412,14 @@ def shrink(case: Found, budget: float) -> tuple[list[dict], Violation]:
 
 
 def _fuzz_until_done(result: FuzzResult, found: list[Found], started: float, *, topology, brokers, subscriptions, churn, steps,
-                     seed, budget, schedules, max_violations, protocol, defer_timeout, sub_timeout, progress) -> None:
+                     seed, budget, schedules, max_violations, protocol, defer_timeout, sub_timeout, progress, broker_class) -> None:
     i = 0
     while ((schedules is None or i < schedules) and time.perf_counter() - started < budget
            and len(found) < max_violations):
         run_seed = seed + i
         rng = random.Random(run_seed)
         topo = make_topology(topology, brokers, run_seed, rng, subscriptions)
-        run = Run(topo, run_seed, protocol, defer_timeout, sub_timeout)
+        run = Run(topo, run_seed, protocol, defer_timeout, sub_timeout, broker_class=broker_class)
         schedule: list[dict] = []
         violation = None
         opening = initial_operations(rng, run.net)
@@ -434,7 +442,7 @@ def _fuzz_until_done(result: FuzzResult, found: list[Found], started: float, *, 
         result.schedules += 1
         result.operations += len(schedule)
         if violation is not None:
-            found.append(Found(topo, run_seed, schedule, violation, protocol, defer_timeout, sub_timeout))
+            found.append(Found(topo, run_seed, schedule, violation, protocol, defer_timeout, sub_timeout, broker_class))
             if result.first_violation_seconds is None:
                 result.first_violation_seconds = time.perf_counter() - started
         i += 1
@@ -444,7 +452,8 @@ def _fuzz_until_done(result: FuzzResult, found: list[Found], started: float, *, 
 
 
 def save_replay(folder: Path, protocol: str, topology: dict, seed: int, schedule: list[dict], violation: Violation,
-                defer_timeout: float = 3000.0, sub_timeout: float = 5000.0, shrunk_from: int | None = None) -> Path:
+                defer_timeout: float = 3000.0, sub_timeout: float = 5000.0, shrunk_from: int | None = None,
+                command: str | None = None) -> Path:
     """Write a replay file; `shrunk_from` is the length of the schedule as found, before `shrink`."""
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"replay-{re.sub(r'[^A-Za-z0-9_.-]', '_', protocol)}-seed{seed}.json"
@@ -453,15 +462,19 @@ def save_replay(folder: Path, protocol: str, topology: dict, seed: int, schedule
            "schedule": schedule, "violation": attrs.asdict(violation)}
     if shrunk_from is not None and shrunk_from != len(schedule):
         doc["shrunk_from"] = shrunk_from
+    if command is not None:
+        doc["command"] = command
     write_lines_atomically(path, [json.dumps(doc, indent=1)])
     return path
 
 
-def load_replay(path: Path, plugin: str | None = None) -> dict:
+def load_replay(path: Path, plugin: str | None = None, command: str | None = None) -> dict:
     """Read and validate a replay file. A file naming a plug-in as
     module:attribute runs only when `plugin` is given: replaying a file must
     not import a module just because the file says so. `plugin` runs in
-    place of the recorded protocol (a fixed version, say)."""
+    place of the recorded protocol (a fixed version, say). A replay of an
+    external broker (`subsum conform broker`) runs the `command` given, never
+    the one it records."""
     def no_constants(token: str):
         raise ReplayError(path, None, f"{token} is not a number a replay file may hold")
 
@@ -478,24 +491,38 @@ def load_replay(path: Path, plugin: str | None = None) -> dict:
     if not isinstance(doc, dict) or doc.get("format") != REPLAY_FORMAT:
         raise ReplayError(path, "format", f"expected {REPLAY_FORMAT!r}")
     replay_schema.validate(doc, path)
-    if plugin is not None:
+    if doc["protocol"] == "external" or command is not None:
+        if command is None:
+            raise ReplayError(path, "protocol", f"this replay ran the external broker {doc.get('command')!r}; to run a command, "
+                                                "pass --broker-cmd CMD")
+        if plugin is not None or doc["protocol"] != "external":
+            raise ReplayError(path, "protocol", f"--broker-cmd replays a schedule of `subsum conform broker`; this one ran "
+                                                f"protocol {doc['protocol']!r}")
+        doc["recorded_command"], doc["command"] = doc.get("command"), command
+    elif plugin is not None:
         doc["recorded_protocol"], doc["protocol"] = doc["protocol"], plugin  # e.g. the fixed broker, on the old counterexample
     elif looks_like_path(doc["protocol"]):
         raise ReplayError(path, "protocol", f"this replay runs the plug-in {doc['protocol']}; to import it, pass "
                                             f"--protocol {doc['protocol']}")
-    try:
-        fuzzable(doc["protocol"])
-    except SubsumError as exc:
-        raise ReplayError(path, "protocol", str(exc)) from None
+    if command is None:
+        try:
+            fuzzable(doc["protocol"])
+        except SubsumError as exc:
+            raise ReplayError(path, "protocol", str(exc)) from None
     doc.setdefault("defer_timeout", 3000.0)
     doc.setdefault("sub_timeout", 5000.0)
     return doc
 
 
-def replay(path: Path, plugin: str | None = None) -> Violation | None:
-    doc = load_replay(path, plugin)
+def replay(path: Path, plugin: str | None = None, command: str | None = None, timeout: float = 10.0) -> Violation | None:
+    doc = load_replay(path, plugin, command)
+    broker_class = None
+    if command is not None:
+        from subsum.conformance.external_broker import proxy_class
+
+        broker_class = proxy_class(command, timeout)
     try:
         return execute(doc["topology"], doc["seed"], doc["schedule"], doc["protocol"], float(doc["defer_timeout"]),
-                       float(doc["sub_timeout"]))
+                       float(doc["sub_timeout"]), broker_class)
     except (KeyError, TypeError, IndexError, ValueError) as exc:
         raise ReplayError(path, "schedule", f"cannot run it: {exc!r}") from None

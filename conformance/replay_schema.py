@@ -92,6 +92,7 @@ SCHEMA = {
         },
         "schedule": {"type": "array", "items": OPERATION, "maxItems": MAX_OPERATIONS},
         "shrunk_from": {"type": "integer", "minimum": 0},
+        "command": {"type": "string", "maxLength": 4096},
         "violation": {
             "type": "object",
             "required": ["claim", "message", "step"],

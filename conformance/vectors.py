@@ -114,7 +114,7 @@ def draw_subscription(rng: random.Random, most: int = 3) -> Subscription:
 def satisfying_value(rng: random.Random, c: Constraint):
     """A value that often satisfies c (its own value, or the parts of a pattern)."""
     if c.op == "wildcard":
-        left, _, right = c.value.partition("*")
+        left, _, right = str(c.value).partition("*")
         return left + rng.choice(WORDS[:3]) + right
     if c.op in ("any", "!=") or c.value is None:
         return draw_value(rng, c.type, "=")
@@ -189,11 +189,11 @@ def covering_cases(rng: random.Random) -> Iterator[dict]:
                "expected": {"covers": model_covering.covers_constraint(general, specific),
                             "by_rules": model_covering.covers_by_rules(general, specific)}}
     for _ in range(80):
-        general, specific = draw_subscription(rng, 2), draw_subscription(rng, 3)
+        wide, narrow = draw_subscription(rng, 2), draw_subscription(rng, 3)
         if rng.random() < 0.3:
-            specific = Subscription(specific.constraints | general.constraints)  # covered
-        yield {"claim": "CLM-COV-6", "input": {"general": filter_json(general), "specific": filter_json(specific)},
-               "expected": {"covers": model_covering.covers_subscription(general, specific)}}
+            narrow = Subscription(narrow.constraints | wide.constraints)  # covered
+        yield {"claim": "CLM-COV-6", "input": {"general": filter_json(wide), "specific": filter_json(narrow)},
+               "expected": {"covers": model_covering.covers_subscription(wide, narrow)}}
 
 
 def summary_cases(rng: random.Random) -> Iterator[dict]:

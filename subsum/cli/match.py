@@ -103,7 +103,8 @@ def match_with_plugin(engine: str, pairs: list, batch: list) -> tuple[list[set[s
     if len(matched) != len(batch):
         raise EngineError(f"engine {engine} returned {len(matched)} results for {len(batch)} events")
     stats = getattr(matcher, "stats", None)
-    counters = stats.to_json() if hasattr(stats, "to_json") else {"events": len(batch), "matches": sum(map(len, matched))}
+    to_json = getattr(stats, "to_json", None)
+    counters = to_json() if callable(to_json) else {"events": len(batch), "matches": sum(map(len, matched))}
     return matched, counters
 
 

@@ -1,0 +1,147 @@
+"""`subsum conform broker`: a broker written in any language, driven by
+the simulator and checked against the model's handlers (spec/11-plugins.md
+DEF-PLUG-6).
+
+One process hosts every broker of a simulated network. `proxy_class(CMD)`
+is a `Broker` class whose instances stand for those brokers. Each message
+or link change for broker B goes to the process as one JSON line; the
+process answers with the messages B sends, one JSON line each, and then an
+empty line. The proxy keeps the model's state of B (DEF-NET-6) as a shadow,
+runs the model's handler on it, and compares the answer with the model's
+messages as a multiset (CLM-NET-6 on what a broker sends). It then sends
+those messages on the simulator, and the fuzzer's checks (`subsum.conformance.fuzz`)
+run as for any protocol. Each network, that is each schedule, starts a
+fresh process (`shared_state`).
+"""
+
+from __future__ import annotations
+
+import atexit
+import json
+from collections import Counter
+
+from subsum.conformance.external import PersistentEngine
+from subsum.conformance.violations import require
+from subsum.core.types import Event, Subscription
+from subsum.impl.network import CLIENT_BASE, Broker, handles
+from subsum.model import network as ref
+
+#: The replay files' protocol name for an external broker (the command is recorded beside it).
+EXTERNAL = "external"
+
+
+class ExternalBrokerFailure(Exception):
+    """The process timed out, crashed, or answered with something that is not a message."""
+
+
+def filter_json(f: Subscription) -> list[dict]:
+    from subsum.conformance.vectors import filter_json as as_json
+
+    return as_json(f)
+
+
+def _message(line: bytes, broker: int) -> tuple[int, str, object]:
+    try:
+        obj = json.loads(line)
+    except ValueError as exc:
+        raise ExternalBrokerFailure(f"broker {broker}: an answer line is not JSON ({exc}): {line[:200]!r}") from None
+    if not (isinstance(obj, dict) and isinstance(obj.get("to"), int) and obj.get("kind") in ("SUB", "UNSUB", "EVENT")):
+        raise ExternalBrokerFailure(f"broker {broker}: an answer line is not a message {{\"to\": N, \"kind\": ...}}: {line[:200]!r}")
+    if obj["kind"] == "EVENT":
+        if set(obj) != {"to", "kind", "id"}:
+            raise ExternalBrokerFailure(f"broker {broker}: an EVENT answer is {{\"to\", \"kind\", \"id\"}}: {line[:200]!r}")
+        return obj["to"], "EVENT", obj["id"]
+    if set(obj) != {"to", "kind", "filter"}:
+        raise ExternalBrokerFailure(f"broker {broker}: a {obj['kind']} answer is {{\"to\", \"kind\", \"filter\"}}: {line[:200]!r}")
+    from subsum.conformance.vectors import read_filter
+
+    try:
+        return obj["to"], obj["kind"], read_filter(obj["filter"])
+    except (ValueError, AssertionError) as exc:
+        raise ExternalBrokerFailure(f"broker {broker}: a filter in its answer cannot be read: {exc}") from None
+
+
+class ExternalBroker(Broker):
+    """One broker hosted by the external process (`command`, set by `proxy_class`)."""
+
+    __slots__ = ("state",)
+    command = ""
+    timeout = 10.0
+    _running: list[PersistentEngine] = []
+
+    def __init__(self, bid: int, net) -> None:
+        super().__init__(bid, net)
+        self.state = ref.BrokerState(bid, frozenset(), frozenset(), frozenset())
+
+    @classmethod
+    def shared_state(cls, net) -> PersistentEngine:
+        """A fresh process for each network; the previous one is closed."""
+        for process in cls._running:
+            process.close()
+        cls._running[:] = [PersistentEngine(cls.command, cls.timeout)]
+        return cls._running[0]
+
+    def entries(self) -> set[tuple[int, Subscription]]:
+        return set(self.state.table)
+
+    def ask(self, request: dict) -> list[tuple[int, str, object]]:
+        process: PersistentEngine = self.net.shared  # type: ignore[assignment]
+        received = process.exchange(json.dumps({"broker": self.id, **request}))
+        if received.failure is not None:
+            raise ExternalBrokerFailure(f"broker {self.id}, {request['kind']}: {received.failure}")
+        return [_message(line, self.id) for line in received.stdout.split(b"\n") if line]
+
+    def _step(self, what: str, request: dict, model_step) -> None:
+        want_state, want = model_step(self.state)
+        got = self.ask(request)
+        if any(kind == "EVENT" for _, kind, _ in got):
+            raise ExternalBrokerFailure(f"broker {self.id} {what}: answered with an EVENT")
+        require(Counter(map(repr, got)) == Counter(map(repr, want)), "CLM-NET-6",
+                lambda: f"broker {self.id} {what}: sent {sorted(map(repr, got))}, the model sends {sorted(map(repr, want))}")
+        self.state = want_state
+        for dst, kind, f in got:
+            self.net.send(self.id, dst, kind, f)
+
+    @handles("SUB")
+    def sub_received(self, n: int, f: Subscription) -> None:
+        self._step(f"SUB from {n}", {"kind": "SUB", "from": n, "filter": filter_json(f)}, lambda s: ref.on_sub(s, n, f))
+
+    @handles("UNSUB")
+    def unsub_received(self, n: int, f: Subscription) -> None:
+        self._step(f"UNSUB from {n}", {"kind": "UNSUB", "from": n, "filter": filter_json(f)}, lambda s: ref.on_unsub(s, n, f))
+
+    @handles("EVENT")
+    def event_received(self, n: int, payload: tuple[int, Event]) -> None:
+        eid, event = payload
+        from subsum.conformance.vectors import event_json
+
+        got = self.ask({"kind": "EVENT", "from": n, "id": eid, "event": event_json(str(eid), event)["attributes"]})
+        if any(kind != "EVENT" or ref_id != eid for _, kind, ref_id in got):
+            raise ExternalBrokerFailure(f"broker {self.id} EVENT {eid} from {n}: answered with {got}")
+        targets = [dst for dst, _, _ in got]
+        want = ref.event_targets(self.state, n, event)
+        require(Counter(targets) == Counter(want), "CLM-NET-6",
+                lambda: f"broker {self.id} EVENT from {n}: forwarded to {sorted(targets)}, the model to {sorted(want)}")
+        if targets:
+            self.net.route_event(self.id, targets, eid, event)
+
+    def link_added(self, n: int, rid: int | None = None) -> None:
+        client = n >= CLIENT_BASE
+        self.neighbors.add(n)
+        self._step(f"addLinkTo({n})", {"kind": "LINK-ADDED", "neighbor": n, "client": client, "reconfiguration": rid},
+                   lambda s: ref.on_add_link(s, n, client))
+
+    def link_removed(self, n: int, rid: int | None = None, replacement: tuple | None = None) -> None:
+        self.neighbors.discard(n)
+        self._step(f"removeLinkTo({n})", {"kind": "LINK-REMOVED", "neighbor": n, "reconfiguration": rid},
+                   lambda s: ref.on_remove_link(s, n))
+
+
+def proxy_class(command: str, timeout: float = 10.0) -> type[ExternalBroker]:
+    """The broker class for one external command."""
+    return type("ExternalBroker", (ExternalBroker,), {"command": command, "timeout": timeout, "_running": [], "__slots__": ()})
+
+
+@atexit.register
+def _close_all() -> None:
+    ExternalBroker._running.clear()
