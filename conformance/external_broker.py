@@ -72,6 +72,9 @@ class ExternalBroker(Broker):
     def __init__(self, bid: int, net) -> None:
         super().__init__(bid, net)
         self.state = ref.BrokerState(bid, frozenset(), frozenset(), frozenset())
+        # a broker starts empty; a joining broker may reuse the id of one that crashed or left
+        if self.ask({"kind": "START"}):
+            raise ExternalBrokerFailure(f"broker {bid}: answered START with messages")
 
     @classmethod
     def shared_state(cls, net) -> PersistentEngine:

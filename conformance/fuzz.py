@@ -226,7 +226,10 @@ class Run:
 def execute(topology: dict, seed: int, schedule: list[dict], protocol: str = "strawman", defer_timeout: float = 3000.0,
             sub_timeout: float = 5000.0, broker_class: type | None = None) -> Violation | None:
     """Run a schedule and a final quiesce; the first violation, or None."""
-    run = Run(topology, seed, protocol, defer_timeout, sub_timeout, broker_class=broker_class)
+    try:
+        run = Run(topology, seed, protocol, defer_timeout, sub_timeout, broker_class=broker_class)
+    except Exception as exc:  # the brokers failed while the network was built (step 0)
+        return violation_of(exc, 0)
     for step, op in enumerate(schedule + [{"op": "quiesce"}]):
         try:
             run.apply(op)
@@ -419,8 +422,16 @@ def _fuzz_until_done(result: FuzzResult, found: list[Found], started: float, *, 
         run_seed = seed + i
         rng = random.Random(run_seed)
         topo = make_topology(topology, brokers, run_seed, rng, subscriptions)
-        run = Run(topo, run_seed, protocol, defer_timeout, sub_timeout, broker_class=broker_class)
         schedule: list[dict] = []
+        try:
+            run = Run(topo, run_seed, protocol, defer_timeout, sub_timeout, broker_class=broker_class)
+        except Exception as exc:  # the brokers failed while the network was built: a violation with no schedule
+            found.append(Found(topo, run_seed, schedule, violation_of(exc, 0), protocol, defer_timeout, sub_timeout, broker_class))
+            result.schedules += 1
+            if result.first_violation_seconds is None:
+                result.first_violation_seconds = time.perf_counter() - started
+            i += 1
+            continue
         violation = None
         opening = initial_operations(rng, run.net)
         for step in range(len(opening) + steps + 1):

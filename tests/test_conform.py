@@ -141,3 +141,45 @@ def test_a_replay_directory_never_runs_its_recorded_command(tmp_path):
     assert not marker.exists()
     (replay / "case.json").write_text("{\"format\": \"subsum-conform-matching\", \"version\": 2}")
     assert "field 'version'" in subsum("conform", "replay", "--engine-cmd", "true", replay).stderr
+
+
+# --- an external broker (DEF-PLUG-6) ---------------------------------------------------------
+
+BROKER = ROOT / "examples" / "external" / "strawman_broker.py"
+
+
+def test_the_external_strawman_broker_passes_the_fuzzer(tmp_path):
+    result = subsum("conform", "broker", "--broker-cmd", f"{sys.executable} {BROKER}", "--schedules", "40", "--out-dir", tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "40 schedules" in result.stdout and "0 violations" in result.stdout
+
+
+def test_the_buggy_external_broker_is_caught_shrunk_and_replayed(tmp_path):
+    buggy = f"{sys.executable} {BROKER} --forget-second-subscriber"
+    result = subsum("conform", "broker", "--broker-cmd", buggy, "--schedules", "5", "--out-dir", tmp_path)
+    assert result.returncode == 1, result.stdout + result.stderr
+    (replay,) = tmp_path.glob("replay-external-seed*.json")
+    doc = json.loads(replay.read_text())
+    assert doc["protocol"] == "external" and doc["command"] == buggy and doc["violation"]["claim"] == "CLM-NET-6"
+    assert [op["op"] for op in doc["schedule"]] == ["subscribe", "subscribe"], doc["schedule"]  # two subscribers, the rule forgotten
+    again = subsum("replay", "--broker-cmd", buggy, replay)
+    assert again.returncode == 1 and "CLM-NET-6 violated" in again.stdout, again.stdout + again.stderr
+    fixed = subsum("replay", "--broker-cmd", f"{sys.executable} {BROKER}", replay)
+    assert fixed.returncode == 0 and "no violation now" in fixed.stdout, fixed.stdout + fixed.stderr
+    refused = subsum("replay", replay)
+    assert refused.returncode == 2 and "pass --broker-cmd CMD" in refused.stderr
+
+
+@pytest.mark.parametrize("command, message", [
+    ("sh -c 'exit 3' x", "crash: exited with status 3"),
+    ("sh -c 'while read line; do echo {}; echo; done' x", "an answer line is not a message"),
+    ("sh -c 'sleep 30' x", "timeout: no complete answer within 0.5 s"),
+])
+def test_a_failing_broker_process_is_a_violation_not_a_traceback(command, message, tmp_path):
+    result = subsum("conform", "broker", "--broker-cmd", command, "--timeout", "0.5", "--schedules", "2", "--shrink-budget", "0",
+                    "--out-dir", tmp_path, timeout=120)
+    assert result.returncode == 1, result.stdout + result.stderr
+    (replay,) = tmp_path.glob("*.json")
+    violation = json.loads(replay.read_text())["violation"]
+    assert violation["claim"] == "crash" and message in violation["message"], violation
+    assert "Traceback" not in result.stderr

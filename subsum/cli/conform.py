@@ -117,6 +117,59 @@ def conform_replay(command, plugin, persistent, timeout, folder) -> None:
 
 
 
+@conform.command("broker")
+@click.option("--broker-cmd", "command", metavar="CMD", required=True,
+              help="The broker process, split like a shell would (no shell runs it); one process hosts every broker of a "
+                   "schedule and speaks the line protocol of spec/11-plugins.md DEF-PLUG-6.")
+@click.option("--brokers", type=click.IntRange(1, 10_000), default=6, show_default=True, help="Brokers per schedule.")
+@click.option("--subscriptions", type=click.IntRange(0, MAX_COUNT), default=8, show_default=True,
+              help="About twice the clients: clients = max(1, N // 2), spread at random.")
+@click.option("--churn", type=FiniteFloat(0.0, 1.0), default=0.1, show_default=True, help="Share of operations that change the overlay.")
+@click.option("--steps", type=click.IntRange(1, MAX_COUNT), default=60, show_default=True, help="Operations per schedule.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Schedule i uses seed + i.")
+@click.option("--budget", type=FiniteFloat(0.1), default=30.0, show_default=True, help="Seconds to fuzz.")
+@click.option("--schedules", type=click.IntRange(1, MAX_COUNT), default=None, help="Stop after this many schedules.")
+@click.option("--max-violations", type=click.IntRange(1, MAX_COUNT), default=1, show_default=True, help="Stop after this many violations.")
+@click.option("--timeout", type=FiniteFloat(0.001, 3600.0), default=10.0, show_default=True,
+              help="Seconds the process may take to answer one request.")
+@click.option("--shrink-budget", type=FiniteFloat(0.0, 3600.0), default=30.0, show_default=True,
+              help="Seconds to shrink each violating schedule (each candidate runs a fresh process).")
+@click.option("--out-dir", "out_dir", type=click.Path(file_okay=False), callback=writable_dir, default="fuzz-replays",
+              show_default=True, help="Where replay files go.")
+def conform_broker(command, brokers, subscriptions, churn, steps, seed, budget, schedules, max_violations, timeout, shrink_budget,
+                   out_dir) -> None:
+    """Fuzz a broker process in any language on the simulator, as `subsum
+    fuzz reconfig` fuzzes subsum's brokers: Strawman's subscription
+    forwarding under churn. Every answer is compared with the model's
+    handler on the broker's state (CLM-NET-6), the tables after every
+    quiesce (CLM-NET-2) and delivery in quiescent static states (CLM-NET-3).
+    A violation is shrunk and saved as a replay file; `subsum replay
+    --broker-cmd CMD FILE` runs it again. Exits 1 on a violation."""
+    from subsum.conformance import fuzz as fz
+    from subsum.conformance.external import split_command
+    from subsum.conformance.external_broker import EXTERNAL, proxy_class
+
+    split_command(command)  # an empty or badly quoted command is bad usage
+    with err.status("fuzzing") as status:
+        def progress(r) -> None:
+            status.update(f"{r.schedules} schedules, {r.operations} operations, {len(r.violations)} violations")
+
+        def shrinking(case) -> None:
+            status.update(f"shrinking the {len(case.schedule)} operations of seed {case.seed} ({case.violation.claim})")
+
+        result = fz.fuzz(brokers=brokers, subscriptions=subscriptions, churn=churn, steps=steps, seed=seed, budget=budget,
+                         schedules=schedules, replay_dir=Path(out_dir), protocol=EXTERNAL, max_violations=max_violations,
+                         progress=progress, shrink_budget=shrink_budget, shrinking=shrinking,
+                         broker_class=proxy_class(command, timeout), command=command)
+    out.print(f"{escape(command)}: {result.schedules} schedules, {result.operations} operations in {result.seconds:.1f} s; "
+              f"{len(result.violations)} violations", highlight=False, soft_wrap=True)
+    for path, claim in zip(result.violations, result.claims):
+        out.print(f"  {claim}: {escape(str(path))}   (subsum replay --broker-cmd {escape(_quote(command))} {escape(str(path))})",
+                  highlight=False, soft_wrap=True)
+    if result.violations:
+        raise CheckFailed(f"{len(result.violations)} violations; replay files in {out_dir}")
+
+
 @click.command("vectors")
 @click.option("--out-dir", "out_dir", type=click.Path(file_okay=False), callback=writable_dir,
               help="Write the test vectors here: one JSON file per kind (spec/11-plugins.md DEF-PLUG-5).")

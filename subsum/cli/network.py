@@ -236,8 +236,10 @@ def fuzz_reconfig(protocol, defer_timeout, sub_timeout, topology, brokers, subsc
 @click.option("--protocol", "plugin", metavar="MODULE:ATTRIBUTE",
               help="Run this protocol on a fuzz replay's schedule: the plug-in it names, repeated to allow importing it "
                    "(spec/11-plugins.md), or another one (a fixed version).")
+@click.option("--broker-cmd", "command", metavar="CMD",
+              help="Run this broker process on a replay of `subsum conform broker` (a replay never runs the command it records).")
 @click.argument("path", type=click.Path())
-def replay(plugin, path):
+def replay(plugin, command, path):
     """Re-run a replay file exactly: a fuzz replay (`subsum fuzz reconfig`)
     prints the violated claim (exit 1) or says it no longer fails (exit 0);
     a client-server replay (CLM-CS-5) reruns the requests on the simulator
@@ -258,10 +260,11 @@ def replay(plugin, path):
             return
         out.print(escape(difference), highlight=False, soft_wrap=True)
         raise CheckFailed("CLM-CS-5 still fails")
-    doc = fz.load_replay(path, plugin)
+    doc = fz.load_replay(path, plugin, command)
     if doc.get("recorded_protocol", plugin) != plugin:
-        err.print(f"note: running {escape(plugin)} on a schedule recorded with {escape(doc['recorded_protocol'])}", highlight=False)
-    violation = fz.replay(path, plugin)
+        err.print(f"note: running {escape(plugin)} on a schedule recorded with {escape(doc['recorded_protocol'])}", highlight=False,
+                  soft_wrap=True)
+    violation = fz.replay(path, plugin, command)
     recorded = doc.get("violation", {})
     if violation is None:
         out.print(f"{escape(path)}: no violation now (recorded: {escape(str(recorded.get('claim')))} at step {recorded.get('step')})",
