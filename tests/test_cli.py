@@ -4,6 +4,7 @@ import json
 from pathlib import Path
 
 import attrs
+import pytest
 from click.testing import CliRunner
 
 import subsum.conformance.claims as claims_module
@@ -93,3 +94,20 @@ def test_properties_use_the_profile_active_when_they_run():
     profiles.load("ci")
     run_property(slow)
     assert 1 <= len(calls) <= 60
+
+
+def _every_command(group, path=()):
+    import click
+
+    for name, command in sorted(group.commands.items()):
+        yield path + (name,)
+        if isinstance(command, click.Group):
+            yield from _every_command(command, path + (name,))
+
+
+@pytest.mark.parametrize("path", list(_every_command(main)), ids=" ".join)
+def test_every_command_has_help(path):
+    """`--help` of every command and subcommand prints its usage (a custom
+    option type once crashed it: click passes `ctx` to get_metavar)."""
+    result = CliRunner().invoke(main, [*path, "--help"])
+    assert result.exit_code == 0 and "Usage:" in result.output, result.output

@@ -189,7 +189,7 @@ class ComponentName(click.ParamType):
     def __init__(self, kind: str, choices: tuple[str, ...]) -> None:
         self.kind, self.choices = kind, tuple(choices)
 
-    def get_metavar(self, param, *args) -> str:
+    def get_metavar(self, param, *args, **kwargs) -> str:  # click >= 8.2 passes ctx
         return "[" + "|".join(self.choices) + "|MODULE:ATTRIBUTE]"
 
     def convert(self, value, param, ctx):
