@@ -34,6 +34,7 @@ import selectors
 import shlex
 import signal
 import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -42,6 +43,7 @@ from typing import Callable, Iterator
 import attrs
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import seed as hypothesis_seed
+from hypothesis.errors import Flaky
 from hypothesis import strategies as st
 
 from subsum.conformance import strategies as gen
@@ -237,32 +239,51 @@ class CommandEngine:
 
     def run(self, folder: Path) -> Received:
         argv = self.argv + [str(folder / "subscriptions.jsonl"), str(folder / "events.jsonl")]
-        with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as errors:
-            try:
-                process = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=errors, start_new_session=True)
-            except OSError as exc:
-                raise ConformError(f"--engine-cmd {self.command!r}: cannot run {argv[0]!r}: {exc.strerror or exc}") from None
-            try:
-                code = process.wait(timeout=self.timeout)
-            except subprocess.TimeoutExpired:
-                _kill(process)
-                code = None
-            stdout, stderr = _read_capped(out), _read_capped(errors)
+        try:
+            process = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                       start_new_session=True)
+        except OSError as exc:
+            raise ConformError(f"--engine-cmd {self.command!r}: cannot run {argv[0]!r}: {exc.strerror or exc}") from None
+        stdout, stderr = bytearray(), bytearray()
+        deadline = time.monotonic() + self.timeout
+        code: int | None = None
+        over = False
+        try:
+            with selectors.DefaultSelector() as selector:
+                selector.register(process.stdout, selectors.EVENT_READ, stdout)  # type: ignore[arg-type]
+                selector.register(process.stderr, selectors.EVENT_READ, stderr)  # type: ignore[arg-type]
+                while selector.get_map() and not over and time.monotonic() < deadline:
+                    exited = process.poll() is not None
+                    ready = selector.select(0 if exited else min(0.05, max(0.0, deadline - time.monotonic())))
+                    if exited and not ready:
+                        break  # it exited, and nothing more is waiting: a child it left holding the pipes is not waited for
+                    for key, _ in ready:
+                        chunk = os.read(key.fd, 65536)
+                        if not chunk:
+                            selector.unregister(key.fileobj)
+                            continue
+                        key.data.extend(chunk)
+                        if len(stderr) > 4 * STDERR_TAIL:
+                            del stderr[:-STDERR_TAIL]  # only the tail is quoted: bounded memory
+                        over = len(stdout) > MAX_OUTPUT
+            if not over:
+                code = process.wait(timeout=max(0.001, deadline - time.monotonic()))  # its pipes closed: it is exiting
+        except subprocess.TimeoutExpired:
+            code = None
+        finally:
+            _kill(process)  # its process group: what it left running, or all of it past the time-out or the cap
+            for stream in (process.stdout, process.stderr):
+                stream.close()  # type: ignore[union-attr]
+        if over:
+            return Received(b"", bytes(stderr), Failure("malformed", f"wrote more than {MAX_OUTPUT} bytes"))
         if code is None:
-            return Received(stdout, stderr, Failure("timeout", f"no answer within {self.timeout:g} s{_tail(stderr)}"))
-        if len(stdout) > MAX_OUTPUT:
-            return Received(b"", stderr, Failure("malformed", f"wrote more than {MAX_OUTPUT} bytes"))
+            return Received(bytes(stdout), bytes(stderr), Failure("timeout", f"no answer within {self.timeout:g} s{_tail(bytes(stderr))}"))
         if code != 0:
-            return Received(stdout, stderr, Failure("crash", f"{_describe_exit(code)}{_tail(stderr)}"))
-        return Received(stdout, stderr)
+            return Received(bytes(stdout), bytes(stderr), Failure("crash", f"{_describe_exit(code)}{_tail(bytes(stderr))}"))
+        return Received(bytes(stdout), bytes(stderr))
 
     def close(self) -> None:
         pass
-
-
-def _read_capped(handle) -> bytes:
-    handle.seek(0)
-    return handle.read(MAX_OUTPUT + 1)
 
 
 class PersistentEngine:
@@ -301,6 +322,12 @@ class PersistentEngine:
         process = self._start()
         assert process.stdin is not None and process.stdout is not None
         try:
+            stale = os.read(process.stdout.fileno(), 65536)  # non-blocking
+        except BlockingIOError:
+            stale = b""
+        if stale:
+            return self._failed(b"", "malformed", f"wrote {_quote(stale)} after the empty line that ended its previous answer")
+        try:
             process.stdin.write(request.encode() + b"\n")
             process.stdin.flush()
         except OSError:  # it closed its standard input: it has exited, or will
@@ -319,9 +346,15 @@ class PersistentEngine:
                     return self._failed(bytes(answer), "timeout", f"no complete answer within {self.timeout:g} s")
                 if not selector.select(left):
                     continue
-                chunk = process.stdout.read(65536)
-                if not chunk:  # end of file: the engine exited
-                    code = process.wait()
+                try:
+                    chunk = os.read(process.stdout.fileno(), 65536)
+                except BlockingIOError:
+                    continue
+                if not chunk:  # end of file: the engine exited, or closed its standard output
+                    try:
+                        code = process.wait(timeout=max(0.1, deadline - time.monotonic()))
+                    except subprocess.TimeoutExpired:
+                        return self._failed(bytes(answer), "crash", "closed its standard output before ending its answer")
                     return self._failed(bytes(answer), "crash", f"{_describe_exit(code)} before ending its answer with an empty line")
                 answer += chunk
                 if len(answer) > MAX_OUTPUT:
@@ -335,14 +368,18 @@ class PersistentEngine:
         return Received(stdout, stderr, Failure(kind, message + _tail(stderr)))
 
     def close(self) -> None:
-        if self.process is not None and self.process.poll() is None:
+        """End of input; then the process group goes (what it left running, or all of it after 5 s)."""
+        if self.process is not None:
             with contextlib.suppress(OSError):
                 self.process.stdin.close()  # type: ignore[union-attr]
-            try:
+            with contextlib.suppress(subprocess.TimeoutExpired):
                 self.process.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                _kill(self.process)
-        self.stderr.close()
+            _kill(self.process)
+            with contextlib.suppress(OSError):
+                self.process.stdout.close()  # type: ignore[union-attr]
+            self.process = None
+        if not self.stderr.closed:
+            self.stderr.close()
 
 
 class PluginEngine:
@@ -440,8 +477,11 @@ def conform(engine, *, workloads: int = 1000, seed: int = 0, out_dir: Path = Pat
 
         try:
             agrees()
-        except _Disagreement:
+        except (_Disagreement, Flaky):  # Flaky: a failure that did not repeat when Hypothesis ran the workload again
             failure, workload, received = last
+            if not isinstance(sys.exception(), _Disagreement):
+                failure = Failure(failure.kind, f"{failure.message} (it did not happen again on the same workload: the engine "
+                                                f"is not deterministic, or keeps state between workloads)")
             result.failure = failure
             result.replay = save_case(out_dir, engine.describe(), workload, received, failure, seed)
         finally:

@@ -18,9 +18,10 @@ from __future__ import annotations
 
 import atexit
 import json
+import shutil
 from collections import Counter
 
-from subsum.conformance.external import PersistentEngine
+from subsum.conformance.external import ConformError, PersistentEngine, split_command
 from subsum.conformance.violations import require
 from subsum.core.types import Event, Subscription
 from subsum.impl.network import CLIENT_BASE, Broker, handles
@@ -79,9 +80,8 @@ class ExternalBroker(Broker):
     @classmethod
     def shared_state(cls, net) -> PersistentEngine:
         """A fresh process for each network; the previous one is closed."""
-        for process in cls._running:
-            process.close()
-        cls._running[:] = [PersistentEngine(cls.command, cls.timeout)]
+        close_processes(cls)
+        cls._running.append(PersistentEngine(cls.command, cls.timeout))
         return cls._running[0]
 
     def entries(self) -> set[tuple[int, Subscription]]:
@@ -140,11 +140,25 @@ class ExternalBroker(Broker):
                    lambda s: ref.on_remove_link(s, n))
 
 
+#: every proxy class made, so that their processes can be closed (`close_processes`)
+_CLASSES: list[type[ExternalBroker]] = []
+
+
 def proxy_class(command: str, timeout: float = 10.0) -> type[ExternalBroker]:
-    """The broker class for one external command."""
-    return type("ExternalBroker", (ExternalBroker,), {"command": command, "timeout": timeout, "_running": [], "__slots__": ()})
+    """The broker class for one external command; its command is checked first (exit 2 if it cannot run)."""
+    argv = split_command(command)
+    if shutil.which(argv[0]) is None:
+        raise ConformError(f"--broker-cmd {command!r}: cannot run {argv[0]!r}: no such executable")
+    cls = type("ExternalBroker", (ExternalBroker,), {"command": command, "timeout": timeout, "_running": [], "__slots__": ()})
+    _CLASSES.append(cls)
+    return cls
 
 
-@atexit.register
-def _close_all() -> None:
-    ExternalBroker._running.clear()
+def close_processes(*classes: type[ExternalBroker]) -> None:
+    """Close the running processes of these proxy classes (of all, given none), and their process groups."""
+    for cls in classes or tuple(_CLASSES):
+        while cls._running:
+            cls._running.pop().close()
+
+
+atexit.register(close_processes)

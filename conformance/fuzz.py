@@ -241,8 +241,10 @@ def execute(topology: dict, seed: int, schedule: list[dict], protocol: str = "st
 def violation_of(exc: Exception, step: int) -> Violation:
     """A failed check names its claim in its type (`ClaimViolation`); any
     other exception is the implementation (or a check) crashing."""
-    if isinstance(exc, ScheduleError):
-        raise exc
+    from subsum.conformance.external import ConformError
+
+    if isinstance(exc, (ScheduleError, ConformError)):
+        raise exc  # a bad schedule, or a command that cannot run: not the implementation's violation
     if isinstance(exc, ClaimViolation):
         return Violation(exc.claim, exc.message, step)
     return Violation("crash", f"{type(exc).__name__}: {exc}", step)

@@ -183,3 +183,37 @@ def test_a_failing_broker_process_is_a_violation_not_a_traceback(command, messag
     violation = json.loads(replay.read_text())["violation"]
     assert violation["claim"] == "crash" and message in violation["message"], violation
     assert "Traceback" not in result.stderr
+
+
+def test_what_a_hostile_review_found(tmp_path):
+    """A plug-in calling sys.exit(0) must not pass silently; an engine that
+    closes its output but keeps running, or leaves a child holding its pipes,
+    must not hang the run; a failure that does not repeat is still reported
+    and saved; a broker command that cannot run is bad usage, not a violation."""
+    (tmp_path / "exits.py").write_text("import sys\nfrom myplugins.engines import ScanEngine\n"
+                                       "class Exit0(ScanEngine):\n    def match_batch(self, events):\n        sys.exit(0)\n")
+    exited = subsum("conform", "matching", "--engine", "exits:Exit0", "--workloads", "3", "--out-dir", tmp_path / "a", cwd=tmp_path)
+    assert exited.returncode == 3 and "sys.exit(0) was called inside subsum conform" in exited.stderr, exited.stderr
+    (tmp_path / "closeout.py").write_text("import os, sys, time\nsys.stdin.readline()\nos.close(1)\ntime.sleep(60)\n")
+    closed = subsum("conform", "matching", "--engine-cmd", f"{sys.executable} closeout.py", "--persistent", "--timeout", "1",
+                    "--workloads", "2", "--out-dir", tmp_path / "b", cwd=tmp_path, timeout=120)
+    assert closed.returncode == 1 and "closed its standard output" in closed.stdout, closed.stdout + closed.stderr
+    (tmp_path / "orphan.sh").write_text(f"#!/bin/sh\nsleep 60 &\nexec {sys.executable} {DUCKDB} \"$@\"\n")
+    (tmp_path / "orphan.sh").chmod(0o755)
+    orphaned = subsum("conform", "matching", "--engine-cmd", "./orphan.sh", "--workloads", "3", "--out-dir", tmp_path / "c",
+                      cwd=tmp_path, timeout=120)
+    assert orphaned.returncode == 0, orphaned.stdout + orphaned.stderr  # answered, and its leftover child was not waited for
+    (tmp_path / "flaky.py").write_text(
+        "import os, subprocess, sys\ncount = 'count'\nn = int(open(count).read()) if os.path.exists(count) else 0\n"
+        "open(count, 'w').write(str(n + 1))\n"
+        f"out = subprocess.run([sys.executable, {str(DUCKDB)!r}, *sys.argv[1:]], capture_output=True, text=True).stdout\n"
+        "sys.stdout.write(out if n != 3 else out.replace('\"e0\"', '\"e9\"'))\n")
+    flaky = subsum("conform", "matching", "--engine-cmd", f"{sys.executable} flaky.py", "--workloads", "10", "--out-dir", tmp_path / "d",
+                   cwd=tmp_path, timeout=300)
+    assert flaky.returncode == 1 and "it did not happen again on the same workload" in flaky.stdout, flaky.stdout + flaky.stderr
+    assert only_replay(tmp_path / "d")
+    missing = subsum("conform", "broker", "--broker-cmd", "/nonexistent/broker", "--schedules", "1", "--out-dir", tmp_path / "e")
+    assert missing.returncode == 2 and "cannot run '/nonexistent/broker'" in missing.stderr, missing.stdout + missing.stderr
+    assert not (tmp_path / "e").exists()
+    leftover = subprocess.run(["pgrep", "-f", "sleep 60"], capture_output=True, text=True).stdout.split()
+    assert not leftover, leftover

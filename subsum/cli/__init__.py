@@ -70,6 +70,10 @@ class Subsum(click.Group):
             ctx.exit(exc.exit_code)
         except (click.exceptions.Exit, click.exceptions.ClickException, click.exceptions.Abort):
             raise
+        except SystemExit as exc:  # no subsum command exits so: a plug-in, or code it runs, called sys.exit
+            said = f"sys.exit({exc.code!r}) was called inside subsum {ctx.invoked_subcommand} (by a plug-in?); the command did not finish"
+            err.print(f"[bold red]error:[/] {escape(one_line(said))}", highlight=False, soft_wrap=True)
+            ctx.exit(EXIT_INTERNAL)
         except CheckFailed as exc:  # the command has printed its report; this is its verdict
             err.print(f"[bold red]{escape(str(exc))}[/]", highlight=False, soft_wrap=True)
             ctx.exit(exc.exit_code)

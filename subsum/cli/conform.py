@@ -9,7 +9,7 @@ import click
 from rich.markup import escape
 
 from subsum.cli.common import FiniteFloat, MAX_COUNT, err, json_option, out, writable_dir, write_json
-from subsum.core.errors import CheckFailed, SubsumError
+from subsum.core.errors import CheckFailed, EngineError, SubsumError
 
 ENGINE_CMD_HELP = ("The engine under test as a command, split like a shell would (no shell runs it). It is run as "
                    "`CMD SUBSCRIPTIONS EVENTS` and prints one result line per event (spec/formats.md); with --persistent it "
@@ -146,10 +146,9 @@ def conform_broker(command, brokers, subscriptions, churn, steps, seed, budget, 
     A violation is shrunk and saved as a replay file; `subsum replay
     --broker-cmd CMD FILE` runs it again. Exits 1 on a violation."""
     from subsum.conformance import fuzz as fz
-    from subsum.conformance.external import split_command
-    from subsum.conformance.external_broker import EXTERNAL, proxy_class
+    from subsum.conformance.external_broker import EXTERNAL, close_processes, proxy_class
 
-    split_command(command)  # an empty or badly quoted command is bad usage
+    broker_class = proxy_class(command, timeout)  # a command that cannot run is bad usage (exit 2)
     with err.status("fuzzing") as status:
         def progress(r) -> None:
             status.update(f"{r.schedules} schedules, {r.operations} operations, {len(r.violations)} violations")
@@ -157,10 +156,13 @@ def conform_broker(command, brokers, subscriptions, churn, steps, seed, budget, 
         def shrinking(case) -> None:
             status.update(f"shrinking the {len(case.schedule)} operations of seed {case.seed} ({case.violation.claim})")
 
-        result = fz.fuzz(brokers=brokers, subscriptions=subscriptions, churn=churn, steps=steps, seed=seed, budget=budget,
-                         schedules=schedules, replay_dir=Path(out_dir), protocol=EXTERNAL, max_violations=max_violations,
-                         progress=progress, shrink_budget=shrink_budget, shrinking=shrinking,
-                         broker_class=proxy_class(command, timeout), command=command)
+        try:
+            result = fz.fuzz(brokers=brokers, subscriptions=subscriptions, churn=churn, steps=steps, seed=seed, budget=budget,
+                             schedules=schedules, replay_dir=Path(out_dir), protocol=EXTERNAL, max_violations=max_violations,
+                             progress=progress, shrink_budget=shrink_budget, shrinking=shrinking,
+                             broker_class=broker_class, command=command)
+        finally:
+            close_processes(broker_class)
     out.print(f"{escape(command)}: {result.schedules} schedules, {result.operations} operations in {result.seconds:.1f} s; "
               f"{len(result.violations)} violations", highlight=False, soft_wrap=True)
     for path, claim in zip(result.violations, result.claims):
@@ -168,6 +170,9 @@ def conform_broker(command, brokers, subscriptions, churn, steps, seed, budget, 
                   highlight=False, soft_wrap=True)
     if result.violations:
         raise CheckFailed(f"{len(result.violations)} violations; replay files in {out_dir}")
+    if not result.schedules:
+        raise EngineError(f"no schedule finished within the budget of {budget:g} s, so nothing was checked: the broker answers too "
+                          "slowly for it (raise --budget, or lower --timeout to fail slow answers)")
 
 
 @click.command("vectors")

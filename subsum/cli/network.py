@@ -14,7 +14,7 @@ from subsum.core.plugins import looks_like_path
 from subsum.cli.common import (MAX_COUNT, FiniteFloat, counter_table, distinct_files, err, json_option, out, protocol_option, timeout_options, topology_option,
                                writable_dir, writable_path, write_json)
 from subsum.conformance import fuzz as fz
-from subsum.core.errors import CheckFailed, SubsumError
+from subsum.core.errors import CheckFailed, EngineError, SubsumError
 from subsum.core.inputs import read_input_text
 from subsum.impl.network import forwarding_protocols
 
@@ -230,6 +230,9 @@ def fuzz_reconfig(protocol, defer_timeout, sub_timeout, topology, brokers, subsc
                                             seed=seed, budget=budget, schedules_limit=schedules, max_violations=max_violations))
     if result.violations:
         raise CheckFailed(f"{len(result.violations)} violations; replay files in {out_dir}")
+    if not result.schedules:
+        raise EngineError(f"no schedule finished within the budget of {budget:g} s, so nothing was checked: the protocol is "
+                          "too slow for it (raise --budget)")
 
 
 @click.command("replay")
@@ -264,7 +267,13 @@ def replay(plugin, command, path):
     if doc.get("recorded_protocol", plugin) != plugin:
         err.print(f"note: running {escape(plugin)} on a schedule recorded with {escape(doc['recorded_protocol'])}", highlight=False,
                   soft_wrap=True)
-    violation = fz.replay(path, plugin, command)
+    try:
+        violation = fz.replay(path, plugin, command)
+    finally:
+        if command is not None:
+            from subsum.conformance.external_broker import close_processes
+
+            close_processes()
     recorded = doc.get("violation", {})
     if violation is None:
         out.print(f"{escape(path)}: no violation now (recorded: {escape(str(recorded.get('claim')))} at step {recorded.get('step')})",

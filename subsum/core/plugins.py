@@ -64,7 +64,7 @@ def import_attribute(reference: str) -> object:
             raise PluginError(f"{reference}: no module named {exc.name!r} (looked in the current directory "
                               f"and on sys.path; set PYTHONPATH or install the package)") from None
         raise PluginError(f"{reference}: importing {module_name} failed: {type(exc).__name__}: {exc}") from None
-    except Exception as exc:  # the user's module failed while importing
+    except (Exception, SystemExit) as exc:  # the user's module failed, or exited, while importing
         raise PluginError(f"{reference}: importing {module_name} failed: {type(exc).__name__}: {exc}") from None
     value: object = module
     for part in attribute.split("."):
@@ -85,7 +85,7 @@ def resolve(kind: str, name: str, builtins: Mapping[str, type], check: Callable[
     if name in installed:
         try:
             value = installed[name].load()
-        except Exception as exc:
+        except (Exception, SystemExit) as exc:
             raise PluginError(f"{kind} {name!r} (entry point {installed[name].value}): loading failed: "
                               f"{type(exc).__name__}: {exc}") from None
     elif looks_like_path(name):
