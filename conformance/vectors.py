@@ -26,7 +26,8 @@ from unittest import mock
 
 from subsum.core.errors import SubsumError
 from subsum.core.filters import FilterError, format_filter, parse_filter
-from subsum.core.jsonio import parse_event_line, parse_subscription_line
+from subsum.core.inputs import read_input_text
+from subsum.core.jsonio import RecordError, check_output_path, parse_event_line, parse_subscription_line, write_lines_atomically
 from subsum.core.types import INT_MAX, INT_MIN, OPS_BY_TYPE, TYPES, Attribute, Constraint, Event, Subscription, sorted_constraints
 from subsum.model import caching as model_caching
 from subsum.model import covering as model_covering
@@ -289,16 +290,21 @@ GENERATORS: dict[str, Callable[[random.Random], Iterator[dict]]] = {
 
 
 def write_vectors(folder: Path, seed: int = 0) -> dict[str, int]:
-    """Write one file per kind into `folder`; the number of cases of each."""
-    folder.mkdir(parents=True, exist_ok=True)
-    counts = {}
+    """Write one file per kind into `folder`; the number of cases of each.
+    Every file is generated and every path checked before the first is written."""
+    if folder.exists() and not folder.is_dir():
+        raise VectorError(f"{folder}: not a folder")
+    docs = {}
     for kind, generate in GENERATORS.items():
         rng = random.Random(f"{kind}-{seed}")
         cases = [{"id": f"{kind}-{i:04d}", **case} for i, case in enumerate(generate(rng))]
-        doc = {"format": FORMAT, "spec_version": SPEC_VERSION, "kind": kind, "seed": seed, "cases": cases}
-        (folder / f"{kind}.json").write_text(json.dumps(doc, indent=1, ensure_ascii=True) + "\n")
-        counts[kind] = len(cases)
-    return counts
+        docs[kind] = {"format": FORMAT, "spec_version": SPEC_VERSION, "kind": kind, "seed": seed, "cases": cases}
+    folder.mkdir(parents=True, exist_ok=True)
+    for kind in docs:
+        check_output_path(folder / f"{kind}.json")
+    for kind, doc in docs.items():
+        write_lines_atomically(folder / f"{kind}.json", [json.dumps(doc, indent=1, ensure_ascii=True)])
+    return {kind: len(doc["cases"]) for kind, doc in docs.items()}
 
 
 # --- running subsum's implementation against vectors -----------------------------------------
@@ -308,18 +314,36 @@ class VectorError(SubsumError):
 
 
 def load_vectors(folder: Path, kind: str) -> list[dict]:
+    """The cases of one file, read with subsum's bounded reader and checked for shape (exit 2 naming what is wrong)."""
     path = folder / f"{kind}.json"
+    if not path.exists():
+        raise VectorError(f"{path}: missing (write vectors with `subsum vectors --out-dir {folder}`)")
     try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise VectorError(f"{path}: missing (write vectors with `subsum vectors --out-dir {folder}`)") from None
-    except (UnicodeDecodeError, ValueError) as exc:
+        doc = json.loads(read_input_text(path))
+    except RecursionError:
+        raise VectorError(f"{path}: not JSON: nested too deeply") from None
+    except ValueError as exc:  # InputError is one too
         raise VectorError(f"{path}: not JSON: {exc}") from None
     if not isinstance(doc, dict) or doc.get("format") != FORMAT or doc.get("kind") != kind:
         raise VectorError(f"{path}: not a {FORMAT} file of kind {kind!r}")
-    if doc.get("spec_version") != SPEC_VERSION:
+    if doc.get("spec_version") != SPEC_VERSION or isinstance(doc.get("spec_version"), bool):
         raise VectorError(f"{path}: spec version {doc.get('spec_version')!r}; this subsum speaks spec version {SPEC_VERSION}")
-    return doc["cases"]
+    cases = doc.get("cases")
+    if not isinstance(cases, list):
+        raise VectorError(f"{path}: field 'cases': expected a list of cases")
+    for i, case in enumerate(cases):
+        if not (isinstance(case, dict) and isinstance(case.get("id"), str) and isinstance(case.get("input"), dict)
+                and isinstance(case.get("expected"), dict)):
+            raise VectorError(f"{path}: cases[{i}]: expected {{\"id\": text, \"claim\", \"input\": {{...}}, \"expected\": {{...}}}}")
+    return cases
+
+
+def _run_case(folder: Path, kind: str, case: dict, run: Callable[[], Iterator[str]]) -> Iterator[str]:
+    """One case's findings; a case whose input cannot be run is bad input (exit 2), not a finding."""
+    try:
+        yield from list(run())
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError, AssertionError, RecursionError, SubsumError, RecordError) as exc:
+        raise VectorError(f"{folder / (kind + '.json')}: case {case['id']}: cannot be run: {type(exc).__name__}: {exc}") from None
 
 
 def impl_filter(case: dict) -> dict:
@@ -397,32 +421,42 @@ def check_vectors(folder: Path, engines: tuple[str, ...] | None = None) -> Itera
     from subsum.impl.matching import ENGINES
     from subsum.impl.network.covering import filter_covers
 
-    for case in load_vectors(folder, "filters"):
+    def filters(case: dict) -> Iterator[str]:
         got, want = impl_filter(case), case["expected"]
         if got != ({"error": True} if want.get("error") else want):
             yield f"{case['id']}: {case['input']['filter']!r}: got {got}, expected {want}"
-    for case in load_vectors(folder, "matching"):
+
+    def matching(case: dict) -> Iterator[str]:
         for engine in engines or tuple(ENGINES):
-            if impl_matching(case, engine) != case["expected"]:
-                yield f"{case['id']}: engine {engine}: got {impl_matching(case, engine)}, expected {case['expected']}"
-    for case in load_vectors(folder, "covering"):
+            got = impl_matching(case, engine)
+            if got != case["expected"]:
+                yield f"{case['id']}: engine {engine}: got {got}, expected {case['expected']}"
+
+    def covering(case: dict) -> Iterator[str]:
         general, specific = case["input"]["general"], case["input"]["specific"]
         if isinstance(general, dict):
             general, specific = [general], [specific]
         if filter_covers(read_filter(general), read_filter(specific)) and not case["expected"]["covers"]:
             yield f"{case['id']}: filter_covers says covered; the model says not"
-    for case in load_vectors(folder, "summaries"):
+
+    def summaries(case: dict) -> Iterator[str]:
         got = impl_summary(case)["candidates"]
         if not set(case["expected"]["exact"]) <= set(got) or got != case["expected"]["candidates"]:
             yield f"{case['id']}: candidates {got}, expected {case['expected']}"
-    for case in load_vectors(folder, "strawman"):
-        got = impl_strawman(case)
-        if got != case["expected"]:
-            yield f"{case['id']}: got {got}, expected {case['expected']}"
-    for case in load_vectors(folder, "caches"):
-        got = impl_cache(case)
-        if got != case["expected"]:
-            yield f"{case['id']}: got {got}, expected {case['expected']}"
+
+    def same(impl: Callable[[dict], dict]) -> Callable[[dict], Iterator[str]]:
+        def run(case: dict) -> Iterator[str]:
+            got = impl(case)
+            if got != case["expected"]:
+                yield f"{case['id']}: got {got}, expected {case['expected']}"
+        return run
+
+    checks: dict[str, Callable[[dict], Iterator[str]]] = {
+        "filters": filters, "matching": matching, "covering": covering, "summaries": summaries,
+        "strawman": same(impl_strawman), "caches": same(impl_cache)}
+    for kind, check in checks.items():
+        for case in load_vectors(folder, kind):
+            yield from _run_case(folder, kind, case, lambda: check(case))
 
 
 def count_cases(folder: Path) -> Counter:

@@ -102,3 +102,28 @@ def test_a_wrong_expected_value_is_reported_and_exits_1(folder, tmp_path):
     (tmp_path / "caches.json").write_text(json.dumps(doc))
     result = subprocess.run([sys.executable, "-m", "subsum", "vectors", "--check", tmp_path], capture_output=True, text=True, timeout=300)
     assert result.returncode == 2 and "spec version 99" in result.stderr
+
+
+@pytest.mark.parametrize("kind, damage, message", [
+    ("filters", lambda d: d.pop("cases"), "field 'cases': expected a list of cases"),
+    ("filters", lambda d: d["cases"].__setitem__(0, "x"), "cases[0]: expected"),
+    ("matching", lambda d: d["cases"][0]["input"].__setitem__("subscriptions", "abc"), "case matching-0000: cannot be run"),
+    ("covering", lambda d: d["cases"][0]["input"].__setitem__("general", 5), "case covering-0000: cannot be run"),
+    ("strawman", lambda d: d["cases"][0]["input"]["message"].__setitem__("kind", "BOGUS"), "case strawman-0000: cannot be run"),
+    ("caches", lambda d: d["cases"][0]["input"].__setitem__("capacity", -5), "case caches-0000: cannot be run"),
+])
+def test_malformed_vectors_are_bad_input(folder, tmp_path, kind, damage, message):
+    for name in vectors.KINDS:
+        (tmp_path / f"{name}.json").write_bytes((folder / f"{name}.json").read_bytes())
+    doc = json.loads((tmp_path / f"{kind}.json").read_text())
+    damage(doc)
+    (tmp_path / f"{kind}.json").write_text(json.dumps(doc))
+    result = subprocess.run([sys.executable, "-m", "subsum", "vectors", "--check", tmp_path], capture_output=True, text=True, timeout=300)
+    assert result.returncode == 2 and message in result.stderr and "Traceback" not in result.stderr, result.stderr
+
+
+def test_vectors_are_written_whole_or_not_at_all(tmp_path):
+    (tmp_path / "caches.json").mkdir()
+    result = subprocess.run([sys.executable, "-m", "subsum", "vectors", "--out-dir", tmp_path], capture_output=True, text=True, timeout=300)
+    assert result.returncode == 2 and "caches.json: is a directory" in result.stderr, result.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["caches.json"]  # no partial output
