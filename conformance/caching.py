@@ -61,10 +61,13 @@ def first_difference(policy: str, capacity: int | None, ops: Iterable[dict]) -> 
     model, impl = ref.empty_cache(cache_class(policy).name, capacity), make_cache(policy, capacity)
     for i, op in enumerate(ops, 1):
         model, expected = apply_to_reference(model, op)
-        got = apply_to_impl(impl, op)
+        try:
+            got = apply_to_impl(impl, op)
+            want_order, got_order = ref.order(model), impl.order()
+        except Exception as exc:  # the implementation (a plug-in, say) raised: a difference, not subsum's failure
+            return f"operation {i} {json.dumps(op)}: the impl raised {type(exc).__name__}: {exc}"
         if got != expected:
             return f"operation {i} {json.dumps(op)}: the impl evicted {got!r}, the reference {expected!r}"
-        want_order, got_order = ref.order(model), impl.order()
         if got_order != want_order:
             return f"operation {i} {json.dumps(op)}: the impl's order is {got_order}, the reference's {want_order}"
         for m in want_order:

@@ -50,6 +50,7 @@ from subsum.conformance import strategies as gen
 from subsum.conformance.budget import CheckTimeout, time_limit
 from subsum.core.errors import InputError, SubsumError
 from subsum.core.filters import format_filter
+from subsum.core.inputs import read_input_text
 from subsum.core.jsonio import match_result_lines, read_events, read_subscriptions
 from subsum.core.types import Attribute, Constraint, Event, Subscription
 from subsum.model import semantics
@@ -500,7 +501,10 @@ def save_case(out_dir: Path, engine: dict, workload, received: Received, failure
         expected = model_results(Path(scratch))
     digest = hashlib.sha256(inputs["subscriptions.jsonl"] + b"\0" + inputs["events.jsonl"]).hexdigest()[:10]
     folder = out_dir / f"matching-{digest}"
-    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ConformError(f"found a failure ({failure}) but cannot write its replay directory {folder}: {exc.strerror or exc}") from None
     for name, data in inputs.items():
         (folder / name).write_bytes(data)
     (folder / "expected.jsonl").write_bytes(b"".join(line + b"\n" for line in expected_lines(expected)))
@@ -513,23 +517,40 @@ def save_case(out_dir: Path, engine: dict, workload, received: Received, failure
 
 
 def load_case(folder: Path) -> dict:
-    """case.json of a replay directory, checked (exit 2 naming what is wrong)."""
+    """case.json of a replay directory, read with subsum's bounded reader and
+    checked field by field (exit 2 naming what is wrong)."""
     path = folder / "case.json"
     if not folder.is_dir():
         raise ConformError(f"{folder}: not a directory (a replay directory written by `subsum conform matching`)")
+    if not path.exists():
+        raise ConformError(f"{folder}: no case.json; not a replay directory of `subsum conform matching`")
     try:
-        case = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ConformError(f"{folder}: no case.json; not a replay directory of `subsum conform matching`") from None
-    except (UnicodeDecodeError, ValueError) as exc:
+        case = json.loads(read_input_text(path))
+    except RecursionError:
+        raise InputError(str(path), None, None, "malformed JSON: nested too deeply") from None
+    except InputError:
+        raise
+    except ValueError as exc:
         raise InputError(str(path), None, None, f"malformed JSON: {exc}") from None
+
+    def wrong(field: str, expected: str, got: object) -> InputError:
+        return InputError(str(path), None, field, f"expected {expected}, got {json.dumps(got)[:80]}")
+
     if not isinstance(case, dict) or case.get("format") != CASE_FORMAT:
         raise InputError(str(path), None, "format", f"expected {CASE_FORMAT!r}")
-    if case.get("version") != 1:
-        raise InputError(str(path), None, "version", f"expected 1, got {case.get('version')!r}")
+    if case.get("version") != 1 or isinstance(case.get("version"), bool):
+        raise wrong("version", "1", case.get("version"))
     engine = case.get("engine")
     if not isinstance(engine, dict) or not isinstance(engine.get("command", engine.get("engine")), str):
-        raise InputError(str(path), None, "engine", "expected {\"command\": CMD, ...} or {\"engine\": NAME, ...}")
+        raise wrong("engine", '{"command": CMD, ...} or {"engine": NAME, ...}', engine)
+    timeout = engine.get("timeout", 10.0)
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not 0.001 <= timeout <= 3600:
+        raise wrong("engine.timeout", "seconds, a number from 0.001 to 3600", timeout)
+    if not isinstance(engine.get("persistent", False), bool):
+        raise wrong("engine.persistent", "true or false", engine.get("persistent"))
+    failure = case.get("failure", {})
+    if not (isinstance(failure, dict) and all(isinstance(failure.get(k, ""), str) for k in ("kind", "message"))):
+        raise wrong("failure", '{"kind": text, "message": text}', failure)
     for name in ("subscriptions.jsonl", "events.jsonl"):
         if not (folder / name).is_file():
             raise ConformError(f"{folder}: {name} is missing")

@@ -186,3 +186,24 @@ def test_a_plugin_that_cannot_be_used_is_one_error_line(args, message, tmp_path)
     assert result.returncode == 2, result.stdout + result.stderr
     assert message in result.stderr, result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_a_plugin_that_answers_wrongly_is_reported_not_trusted(tmp_path):
+    """An engine whose results are not sets of the subscriptions' ids is an
+    engine failure in `match` (exit 3); a cache that raises is a difference
+    under `cache replay --check` (exit 1) and an engine failure without it."""
+    (tmp_path / "wrong.py").write_text(
+        "from myplugins.engines import ScanEngine\nfrom myplugins.caches import ListLRU\n"
+        "class IntIds(ScanEngine):\n    def match_batch(self, events):\n        return [{1} for _ in events]\n"
+        "class Strings(ScanEngine):\n    def match_batch(self, events):\n        return ['s0' for _ in events]\n"
+        "class Raising(ListLRU):\n    def insert(self, m, now):\n        raise RuntimeError('disk full')\n")
+    (tmp_path / "ops.jsonl").write_text('{"op": "insert", "message": "m1", "time": 0}\n')
+    env = {**os.environ, "PYTHONPATH": str(PLUGINS)}
+    for engine in ("wrong:IntIds", "wrong:Strings"):
+        result = subsum("match", "--engine", engine, "--subscriptions", SEED000 / "subscriptions.jsonl", "--events",
+                        SEED000 / "events.jsonl", cwd=tmp_path, env=env)
+        assert result.returncode == 3 and "expected a set of the subscriptions' ids" in one_error_line(result)
+    checked = subsum("cache", "replay", "--policy", "wrong:Raising", "--capacity", "2", "--check", "ops.jsonl", cwd=tmp_path, env=env)
+    assert checked.returncode == 1 and "the impl raised RuntimeError: disk full" in checked.stderr, checked.stderr
+    plain = subsum("cache", "replay", "--policy", "wrong:Raising", "--capacity", "2", "ops.jsonl", cwd=tmp_path, env=env)
+    assert plain.returncode == 3 and one_error_line(plain) == "error: cache wrong:Raising failed: RuntimeError: disk full"

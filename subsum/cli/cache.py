@@ -10,7 +10,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from subsum.cli.common import ComponentName, format_option, out, say
-from subsum.core.errors import CheckFailed
+from subsum.core.errors import CheckFailed, EngineError, SubsumError
 
 
 @click.group()
@@ -49,9 +49,16 @@ def cache_replay(policy, capacity, check, fmt, ops_path) -> None:
         if difference is not None:
             raise CheckFailed(f"{ops_path}: {policy}, capacity {capacity}: {difference}")
         say(f"{ops_path}: the impl and the reference agree on all {len(ops)} operations ({policy}, capacity {capacity})")
-    cache_ = make_cache(policy, capacity)
-    evictions = replay(cache_, ops)
-    final = cache_.order()
+    try:
+        cache_ = make_cache(policy, capacity)
+        evictions = replay(cache_, ops)
+        final = cache_.order()
+    except SubsumError:
+        raise
+    except Exception as exc:  # a plug-in cache failing is an engine failure; a built-in one failing is a bug (the CLI's handler)
+        if policy in ("fifo", "regdeg", "lfu", "lru"):
+            raise
+        raise EngineError(f"cache {policy} failed: {type(exc).__name__}: {exc}") from exc
     if fmt == "json":
         click.echo(json.dumps({"policy": policy, "capacity": capacity, "evictions": [
             {"line": e.line, "inserted": e.inserted, "evicted": e.evicted, "time": e.time} for e in evictions], "final": final},

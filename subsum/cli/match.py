@@ -97,11 +97,16 @@ def match_with_plugin(engine: str, pairs: list, batch: list) -> tuple[list[set[s
     cls = engine_class(engine)
     try:
         matcher = cls(pairs)
-        matched = [set(ids) for ids in matcher.match_batch(batch)]
+        results = list(matcher.match_batch(batch))
     except Exception as exc:
         raise EngineError(f"engine {engine} failed: {type(exc).__name__}: {exc}") from exc
-    if len(matched) != len(batch):
-        raise EngineError(f"engine {engine} returned {len(matched)} results for {len(batch)} events")
+    if len(results) != len(batch):
+        raise EngineError(f"engine {engine} returned {len(results)} results for {len(batch)} events")
+    known = {sid for sid, _ in pairs}
+    for i, ids in enumerate(results):
+        if not isinstance(ids, (set, frozenset)) or not ids <= known:
+            raise EngineError(f"engine {engine}: result {i + 1} is {ids!r:.80}; expected a set of the subscriptions' ids")
+    matched = [set(ids) for ids in results]
     stats = getattr(matcher, "stats", None)
     to_json = getattr(stats, "to_json", None)
     counters = to_json() if callable(to_json) else {"events": len(batch), "matches": sum(map(len, matched))}
