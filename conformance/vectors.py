@@ -294,7 +294,7 @@ def write_vectors(folder: Path, seed: int = 0) -> dict[str, int]:
     Every file is generated and every path checked before the first is written."""
     if folder.exists() and not folder.is_dir():
         raise VectorError(f"{folder}: not a folder")
-    docs = {}
+    docs: dict[str, dict] = {}
     for kind, generate in GENERATORS.items():
         rng = random.Random(f"{kind}-{seed}")
         cases = [{"id": f"{kind}-{i:04d}", **case} for i, case in enumerate(generate(rng))]
