@@ -219,6 +219,35 @@ class FiniteFloat(click.FloatRange):
         return number
 
 
+def schedule_options(brokers_help: str, max_violations: int, shrink_help: str, shrink_budget: float) -> Callable:
+    """The options of a fuzzer of broker schedules (`fuzz reconfig`, `conform broker`): the network, the
+    schedules, the budget, and where the shrunk violations go."""
+    options = [
+        click.option("--brokers", type=click.IntRange(1, 10_000), default=6, show_default=True, help=brokers_help),
+        click.option("--subscriptions", type=click.IntRange(0, MAX_COUNT), default=8, show_default=True,
+                     help="About twice the clients: clients = max(1, N // 2), spread at random."),
+        click.option("--churn", type=FiniteFloat(0.0, 1.0), default=0.1, show_default=True, help="Share of operations that change the overlay."),
+        click.option("--steps", type=click.IntRange(1, MAX_COUNT), default=60, show_default=True,
+                     help="Operations per schedule (then a final quiesce)."),
+        click.option("--seed", type=int, default=0, show_default=True, help="Schedule i uses seed + i."),
+        click.option("--budget", type=FiniteFloat(0.1), default=30.0, show_default=True, help="Seconds to fuzz."),
+        click.option("--schedules", type=click.IntRange(1, MAX_COUNT), default=None, help="Stop after this many schedules."),
+        click.option("--max-violations", type=click.IntRange(1, MAX_COUNT), default=max_violations, show_default=True,
+                     help="Stop after this many violations."),
+        click.option("--out-dir", "out_dir", type=click.Path(file_okay=False), callback=writable_dir, default="fuzz-replays",
+                     show_default=True, help="Where replay files go."),
+        click.option("--shrink-budget", type=FiniteFloat(0.0, 3600.0), default=shrink_budget, show_default=True, help=shrink_help),
+    ]
+
+    def apply(command: Callable) -> Callable:
+        for option in reversed(options):
+            command = option(command)
+        return command
+
+    return apply
+
+
+
 def timeout_options(fn: Callable) -> Callable:
     fn = click.option("--sub-timeout", type=FiniteFloat(0.0), default=5000.0, show_default=True,
                       help="Informed link activation: simulated ms before held-back subscriptions are reconsidered.")(fn)

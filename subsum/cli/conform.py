@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 from rich.markup import escape
 
-from subsum.cli.common import FiniteFloat, MAX_COUNT, err, json_option, out, writable_dir, write_json
+from subsum.cli.common import MAX_COUNT, FiniteFloat, err, json_option, out, schedule_options, writable_dir, write_json
 from subsum.core.errors import CheckFailed, EngineError, SubsumError
 
 ENGINE_CMD_HELP = ("The engine under test as a command, split like a shell would (no shell runs it). It is run as "
@@ -121,21 +121,10 @@ def conform_replay(command, plugin, persistent, timeout, folder) -> None:
 @click.option("--broker-cmd", "command", metavar="CMD", required=True,
               help="The broker process, split like a shell would (no shell runs it); one process hosts every broker of a "
                    "schedule and speaks the line protocol of spec/11-plugins.md DEF-PLUG-6.")
-@click.option("--brokers", type=click.IntRange(1, 10_000), default=6, show_default=True, help="Brokers per schedule.")
-@click.option("--subscriptions", type=click.IntRange(0, MAX_COUNT), default=8, show_default=True,
-              help="About twice the clients: clients = max(1, N // 2), spread at random.")
-@click.option("--churn", type=FiniteFloat(0.0, 1.0), default=0.1, show_default=True, help="Share of operations that change the overlay.")
-@click.option("--steps", type=click.IntRange(1, MAX_COUNT), default=60, show_default=True, help="Operations per schedule.")
-@click.option("--seed", type=int, default=0, show_default=True, help="Schedule i uses seed + i.")
-@click.option("--budget", type=FiniteFloat(0.1), default=30.0, show_default=True, help="Seconds to fuzz.")
-@click.option("--schedules", type=click.IntRange(1, MAX_COUNT), default=None, help="Stop after this many schedules.")
-@click.option("--max-violations", type=click.IntRange(1, MAX_COUNT), default=1, show_default=True, help="Stop after this many violations.")
+@schedule_options("Brokers per schedule.", max_violations=1, shrink_budget=30.0,
+                  shrink_help="Seconds to shrink each violating schedule (each candidate runs a fresh process).")
 @click.option("--timeout", type=FiniteFloat(0.001, 3600.0), default=10.0, show_default=True,
               help="Seconds the process may take to answer one request.")
-@click.option("--shrink-budget", type=FiniteFloat(0.0, 3600.0), default=30.0, show_default=True,
-              help="Seconds to shrink each violating schedule (each candidate runs a fresh process).")
-@click.option("--out-dir", "out_dir", type=click.Path(file_okay=False), callback=writable_dir, default="fuzz-replays",
-              show_default=True, help="Where replay files go.")
 def conform_broker(command, brokers, subscriptions, churn, steps, seed, budget, schedules, max_violations, timeout, shrink_budget,
                    out_dir) -> None:
     """Fuzz a broker process in any language on the simulator, as `subsum

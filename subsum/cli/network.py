@@ -11,8 +11,8 @@ import click
 from rich.markup import escape
 
 from subsum.core.plugins import looks_like_path
-from subsum.cli.common import (MAX_COUNT, FiniteFloat, counter_table, distinct_files, err, json_option, out, protocol_option, timeout_options, topology_option,
-                               writable_dir, writable_path, write_json)
+from subsum.cli.common import (MAX_COUNT, FiniteFloat, counter_table, distinct_files, err, json_option, out, protocol_option, schedule_options,
+                               timeout_options, topology_option, writable_path, write_json)
 from subsum.conformance import fuzz as fz
 from subsum.core.errors import CheckFailed, EngineError, SubsumError
 from subsum.core.inputs import read_input_text
@@ -176,19 +176,8 @@ def fuzz() -> None:
 @protocol_option("Reconfiguration protocol (spec/05 Strawman, spec/06 the optimized ones).", choices=fz.PROTOCOLS)
 @timeout_options
 @topology_option
-@click.option("--brokers", type=click.IntRange(1, 10_000), default=6, show_default=True, help="Brokers per schedule (ignored for a FILE).")
-@click.option("--subscriptions", type=click.IntRange(0, MAX_COUNT), default=8, show_default=True,
-              help="About twice the clients: clients = max(1, N // 2), spread at random.")
-@click.option("--churn", type=FiniteFloat(0.0, 1.0), default=0.1, show_default=True, help="Share of operations that change the overlay.")
-@click.option("--steps", type=click.IntRange(1, MAX_COUNT), default=60, show_default=True, help="Operations per schedule (then a final quiesce).")
-@click.option("--seed", type=int, default=0, show_default=True, help="Schedule i uses seed + i.")
-@click.option("--budget", type=FiniteFloat(0.1), default=30.0, show_default=True, help="Seconds to fuzz.")
-@click.option("--schedules", type=click.IntRange(1, MAX_COUNT), default=None, help="Stop after this many schedules.")
-@click.option("--max-violations", type=click.IntRange(1, MAX_COUNT), default=10, show_default=True, help="Stop after this many violations.")
-@click.option("--out-dir", "out_dir", type=click.Path(file_okay=False), callback=writable_dir, default="fuzz-replays", show_default=True,
-              help="Where replay files go.")
-@click.option("--shrink-budget", type=FiniteFloat(0.0, 3600.0), default=10.0, show_default=True,
-              help="Seconds to shrink each violating schedule before it is saved (0: save it as found).")
+@schedule_options("Brokers per schedule (ignored for a FILE).", max_violations=10,
+                  shrink_help="Seconds to shrink each violating schedule before it is saved (0: save it as found).", shrink_budget=10.0)
 @json_option("Also write the run's summary as JSON to FILE.")
 def fuzz_reconfig(protocol, defer_timeout, sub_timeout, topology, brokers, subscriptions, churn, steps, seed, budget, schedules,
                   max_violations, out_dir, shrink_budget, json_path):
