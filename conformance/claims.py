@@ -253,11 +253,11 @@ NETWORK_CLAIMS: tuple[Claim, ...] = (
           "seed 002 §3.2, §4.1; seed note §6.3(9)", "spec/05-network.md#clm-net-1", (NM + "overlay",), (NI + "sim.Network",),
           (Check("stateful", "conformance.network.StrawmanUnderChurn", network.run_strawman_state_machine),)),
     Claim("CLM-NET-2",
-          "seed 002 §2.4; seed note §6.3(1, 7)", "spec/05-network.md#clm-net-2", (NM + "ideal_tables",), (NI + "forwarding.StrawmanBroker",),
+          "seed 002 §2.4; seed note §6.3(1, 7)", "spec/05-network.md#clm-net-2", (NM + "ideal_tables",), (NI + "protocols.forwarding.StrawmanBroker",),
           (Check("stateful", "conformance.network.StrawmanUnderChurn", network.run_strawman_state_machine),)),
     Claim("CLM-NET-3",
           "seed 002 §2.5; seed note §6.3(2, 3)", "spec/05-network.md#clm-net-3", (NM + "ideal_delivery", NM + "side_of"),
-          (NI + "forwarding.StrawmanBroker.event_received",),
+          (NI + "protocols.forwarding.StrawmanBroker.event_received",),
           (Check("stateful", "conformance.network.StrawmanUnderChurn", network.run_strawman_state_machine),)),
     Claim("CLM-NET-4", "seed 002 §2.2 (REDS); seed note §6.3(6)",
           "spec/05-network.md#clm-net-4", (), (NI + "sim.Network.send",),
@@ -268,18 +268,19 @@ NETWORK_CLAIMS: tuple[Claim, ...] = (
                  lambda: properties.run_property(network.ideal_changes_only_on_the_reconfiguration_path)),)),
     Claim("CLM-NET-6",
           "seed 002 §2.3, §3.3; derived", "spec/05-network.md#clm-net-6",
-          (NM + "on_sub", NM + "on_unsub", NM + "event_targets", NM + "on_remove_link", NM + "on_add_link"), (NI + "forwarding.StrawmanBroker",),
+          (NM + "on_sub", NM + "on_unsub", NM + "event_targets", NM + "on_remove_link", NM + "on_add_link"), (NI + "protocols.forwarding.StrawmanBroker",),
           (NET_DIFFERENTIAL,)),
     Claim("CLM-NET-7",
           "seed 002 §2.3 (REDS)", "spec/05-network.md#clm-net-7", (NM + "on_sub", NM + "on_unsub"),
-          (NI + "forwarding.StrawmanBroker.sub_received", NI + "forwarding.StrawmanBroker.unsub_received"),
+          (NI + "protocols.forwarding.StrawmanBroker.sub_received", NI + "protocols.forwarding.StrawmanBroker.unsub_received"),
           (_example(network.stale_messages_from_former_neighbours_are_ignored),)),
 )
 
 CLAIMS = CLAIMS + NETWORK_CLAIMS
 
 
-NP = NI + "protocols."
+ND = NI + "protocols.deferred."
+NIF = NI + "protocols.informed."
 RCF_MACHINES = tuple(Check("stateful", f"conformance.reconfig.{m.__name__}", (lambda m=m: reconfig.run_machine(m)),
                            floors=reconfig.PROTOCOL_FLOORS[m.protocol])
                      for m in (reconfig.TimedUnderChurn, reconfig.NotifiedUnderChurn, reconfig.InformedUnderChurn))
@@ -292,30 +293,30 @@ def _rcf_property(fn) -> Check:
 RECONFIG_CLAIMS: tuple[Claim, ...] = (
     Claim("CLM-RCF-1",
           "seed 002 §3.6; seed note §6.3(7)", "spec/06-reconfiguration.md#clm-rcf-1", (NM + "ideal_tables",),
-          (NP + "TimedBroker", NP + "NotifiedBroker", NP + "InformedBroker"), RCF_MACHINES),
+          (ND + "TimedBroker", ND + "NotifiedBroker", NIF + "InformedBroker"), RCF_MACHINES),
     Claim("CLM-RCF-2",
           "seed note §6.3(11, 12)", "spec/06-reconfiguration.md#clm-rcf-2", (NM + "ideal_tables", NM + "swapped", NM + "ideal_delivery"),
-          (NP + "TimedBroker.manage_removed_link",), (_rcf_property(reconfig.deferral_window_keeps_every_route),)),
+          (ND + "TimedBroker.manage_removed_link",), (_rcf_property(reconfig.deferral_window_keeps_every_route),)),
     Claim("CLM-RCF-3",
           "seed 002 §3.5.2 (REDS); seed note §6.3(8)", "spec/06-reconfiguration.md#clm-rcf-3", (),
-          (NP + "TimedBroker",), (_rcf_property(reconfig.timed_with_timeout_zero_is_strawman),)),
+          (ND + "TimedBroker",), (_rcf_property(reconfig.timed_with_timeout_zero_is_strawman),)),
     Claim("CLM-RCF-4", "seed 002 §3.5.2", "spec/06-reconfiguration.md#clm-rcf-4",
-          (NM + "is_leaf_without", NM + "deferred_removal"), (NP + "TimedBroker.manage_removed_link",),
+          (NM + "is_leaf_without", NM + "deferred_removal"), (ND + "TimedBroker.manage_removed_link",),
           (_example(reconfig.leaf_brokers_start_no_timer), RCF_MACHINES[0])),
     Claim("CLM-RCF-5",
           "seed 002 §3.5.3 (REDS); seed note §6.3(13)", "spec/06-reconfiguration.md#clm-rcf-5", (NM + "flush_forward",),
-          (NP + "NotifiedBroker.flush_received",),
+          (ND + "NotifiedBroker.flush_received",),
           (_rcf_property(reconfig.unknown_flush_floods_once_and_dies), _example(reconfig.late_flush_is_passed_on), RCF_MACHINES[1])),
     Claim("CLM-RCF-6",
           "seed 002 §3.5.4; seed note §6.3(14)", "spec/06-reconfiguration.md#clm-rcf-6", (NM + "only_subscribed_by", NM + "activation"),
-          (NP + "InformedBroker.activate",), (_rcf_property(reconfig.held_back_subscriptions_wait_for_the_timer),)),
+          (NIF + "InformedBroker.activate",), (_rcf_property(reconfig.held_back_subscriptions_wait_for_the_timer),)),
     Claim("CLM-RCF-7",
           "seed 002 §3.5; derived", "spec/06-reconfiguration.md#clm-rcf-7",
           (NM + "deferred_removal", NM + "deferred_unsubscribe", NM + "flush_forward", NM + "only_subscribed_by", NM + "announced_to",
-           NM + "activation", NM + "released"), (NP + "TimedBroker", NP + "NotifiedBroker", NP + "InformedBroker"), RCF_MACHINES),
+           NM + "activation", NM + "released"), (ND + "TimedBroker", ND + "NotifiedBroker", NIF + "InformedBroker"), RCF_MACHINES),
     Claim("CLM-RCF-8",
           "seed 002 §3.3 Fig. 2; seed note §6.3(11)", "spec/06-reconfiguration.md#clm-rcf-8", (NM + "ideal_tables", NM + "swapped"),
-          (NI + "forwarding.StrawmanBroker.remove_link_to",), (_example(reconfig.strawman_has_a_routing_gap),)),
+          (NI + "protocols.forwarding.StrawmanBroker.remove_link_to",), (_example(reconfig.strawman_has_a_routing_gap),)),
 )
 
 CLAIMS = CLAIMS + RECONFIG_CLAIMS
@@ -334,27 +335,28 @@ def _siena_property(fn) -> Check:
     return Check("property", f"conformance.siena.{fn.__name__}", lambda: properties.run_property(fn))
 
 
-NS = NI + "siena."
+NS = NI + "protocols.siena."
 ROUTING_CLAIMS: tuple[Claim, ...] = (
     Claim("CLM-SR-1",
-          "seed 000 §4.3.2, Example 4-3", "spec/08-summary-routing.md#clm-sr-1", (RM + "propagation_plan",), (RI + "summary_plan.plan",),
+          "seed 000 §4.3.2, Example 4-3", "spec/08-summary-routing.md#clm-sr-1", (RM + "propagation_plan",), (RI + "protocols.summaries.plan.plan",),
           (_example(routing.seed000_example_4_3_plan),)),
     Claim("CLM-SR-2",
           "seed 000 §4.3.2; seed note §8.2", "spec/08-summary-routing.md#clm-sr-2", (RM + "propagation_plan", RM + "propagation_target"),
-          (RI + "summary_plan.plan",), (_routing_property(routing.plan_is_a_forest_whose_sinks_partition),)),
+          (RI + "protocols.summaries.plan.plan",), (_routing_property(routing.plan_is_a_forest_whose_sinks_partition),)),
     Claim("CLM-SR-3",
           "seed 000 §4.3.3, Example 4-3", "spec/08-summary-routing.md#clm-sr-3", (RM + "brocli_route", RM + "next_broker"),
-          (RI + "summary_plan.next_broker",), (_example(routing.seed000_example_4_3_route),)),
+          (RI + "protocols.summaries.plan.next_broker",), (_example(routing.seed000_example_4_3_route),)),
     Claim("CLM-SR-4",
           "seed 000 §4.3.3; seed note §8.2", "spec/08-summary-routing.md#clm-sr-4", (RM + "brocli_route", RM + "next_broker"),
-          (RI + "summary_plan.next_broker",), (_routing_property(routing.routing_stops_and_hands_each_owner_the_event_once),)),
+          (RI + "protocols.summaries.plan.next_broker",), (_routing_property(routing.routing_stops_and_hands_each_owner_the_event_once),)),
     Claim("CLM-SR-5",
           "seed 000 §4.3.4, Example 4-4", "spec/08-summary-routing.md#clm-sr-5", (),
-          (RI + "summaries.SummaryBroker", "subsum.impl.summary.summary.Summary.rebuilds_for"),
+          (RI + "protocols.summaries.broker.SummaryBroker", "subsum.impl.summary.summary.Summary.rebuilds_for"),
           (_example(routing.seed000_example_4_4_messages),)),
     Claim("CLM-SR-6",
           "seed 000 §4.3; seed note §8.2", "spec/08-summary-routing.md#clm-sr-6",
-          (RM + "propagation_plan", RM + "brocli_route", RM + "interested_owners"), (RI + "summaries.SummaryBroker", RI + "summaries.Rounds"),
+          (RM + "propagation_plan", RM + "brocli_route", RM + "interested_owners"),
+          (RI + "protocols.summaries.broker.SummaryBroker", RI + "protocols.summaries.rounds.Rounds"),
           (ROUTING_MACHINE, _example(routing.subscribing_twice_then_once_unsubscribing))),
     Claim("CLM-SR-7",
           "derived (seed 000 §4.3.1)", "spec/08-summary-routing.md#clm-sr-7", (), ("subsum.impl.summary.summary.Summary.merge_in",),
@@ -362,7 +364,7 @@ ROUTING_CLAIMS: tuple[Claim, ...] = (
     Claim("CLM-SR-8",
           "seed 000 ch. 5 (baseline)", "spec/08-summary-routing.md#clm-sr-8",
           (NM + "ideal_delivery", NM + "ideal_tables", NM + "side_of", M + "covering.covers_subscription"),
-          (NS + "SienaBroker", NS + "PlainSienaBroker", NI + "covering.filter_covers"),
+          (NS + "SienaBroker", NS + "PlainSienaBroker", NI + "protocols.covering.filter_covers"),
           (_siena_property(siena.siena_delivers_exactly_with_fewer_subs),
            Check("stateful", "conformance.siena.SienaUnderChurn", lambda: siena.run_siena_machine(siena.SienaUnderChurn)),
            Check("stateful", "conformance.siena.PlainSienaUnderChurn", lambda: siena.run_siena_machine(siena.PlainSienaUnderChurn)),
@@ -370,7 +372,7 @@ ROUTING_CLAIMS: tuple[Claim, ...] = (
            _example(siena.covering_examples))),
     Claim("CLM-SR-9",
           "seed 000 ch. 5 (baselines i, ii)", "spec/08-summary-routing.md#clm-sr-9", (RM + "interested_owners",),
-          (RI + "baselines.BroadcastBroker", RI + "baselines.FloodingBroker"), (_routing_property(routing.baselines_deliver_exactly),)),
+          (RI + "protocols.baselines.BroadcastBroker", RI + "protocols.baselines.FloodingBroker"), (_routing_property(routing.baselines_deliver_exactly),)),
 )
 
 CLAIMS = CLAIMS + ROUTING_CLAIMS
@@ -410,7 +412,7 @@ PIPELINE_CLAIMS: tuple[Claim, ...] = (
           (_example(spark.planted_violations),)),
     Claim("CLM-TRACE-4",
           "seed 002 §3.3", "spec/07-pipeline.md#clm-trace-4", (M + "trace.check_trace",),
-          (SP + "trace.check", "subsum.impl.network.workload.delivery_audit"), (_example(spark.churn_losses_match_audit),)),
+          (SP + "trace.check", "subsum.impl.network.workloads.routing.delivery_audit"), (_example(spark.churn_losses_match_audit),)),
 )
 
 CLAIMS = CLAIMS + PIPELINE_CLAIMS
@@ -444,7 +446,7 @@ CACHE_POLICY_CLAIMS: tuple[Claim, ...] = (
 CLAIMS = CLAIMS + CACHE_POLICY_CLAIMS
 
 MP = M + "placement."
-IN = "subsum.impl.network.caching."
+IN = "subsum.impl.network.protocols.caching."
 
 
 def _requests_property(fn) -> Check:
@@ -487,7 +489,7 @@ CLIENT_SERVER_CLAIMS: tuple[Claim, ...] = (
           (Check("property", "conformance.client_server.policies_compare_on_identical_state",
                  lambda: properties.run_property(client_server.policies_compare_on_identical_state)),)),
     Claim("CLM-CS-5", "derived (seed 003 §4)", "spec/10-client-server.md#clm-cs-5", (MCS + "serve",),
-          ("subsum.impl.network.client_server.ClientServerBroker", "subsum.impl.network.client_server.request"),
+          ("subsum.impl.network.protocols.client_server.ClientServerBroker", "subsum.impl.network.protocols.client_server.request"),
           (Check("property", "conformance.client_server.simulator_equals_reference",
                  lambda: properties.run_property(client_server.simulator_equals_reference)),)),
 )

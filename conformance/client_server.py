@@ -17,7 +17,7 @@ from subsum.conformance.properties import property_check
 from subsum.core.errors import InputError
 from subsum.core.schema import first_error
 from subsum.impl.network import build
-from subsum.impl.network import client_server as impl
+from subsum.impl.network.protocols import client_server as impl
 from subsum.model import client_server as ref
 from subsum.model.caching import order
 from subsum.model.caching import empty_cache, insert

@@ -23,8 +23,9 @@ from collections import Counter
 
 from subsum.conformance.external import ConformError, PersistentEngine, split_command
 from subsum.conformance.violations import require
-from subsum.core.types import Event, Subscription
+from subsum.core.types import Subscription
 from subsum.impl.network import CLIENT_BASE, Broker, handles
+from subsum.impl.network.messages import Publication
 from subsum.model import network as ref
 
 #: The replay files' protocol name for an external broker (the command is recorded beside it).
@@ -114,8 +115,8 @@ class ExternalBroker(Broker):
         self._step(f"UNSUB from {n}", {"kind": "UNSUB", "from": n, "filter": filter_json(f)}, lambda s: ref.on_unsub(s, n, f))
 
     @handles("EVENT")
-    def event_received(self, n: int, payload: tuple[int, Event]) -> None:
-        eid, event = payload
+    def event_received(self, n: int, publication: Publication) -> None:
+        eid, event = publication.eid, publication.event
         from subsum.conformance.vectors import event_json
 
         got = self.ask({"kind": "EVENT", "from": n, "id": eid, "event": event_json(str(eid), event)["attributes"]})
@@ -126,7 +127,7 @@ class ExternalBroker(Broker):
         require(Counter(targets) == Counter(want), "CLM-NET-6",
                 lambda: f"broker {self.id} EVENT from {n}: forwarded to {sorted(targets)}, the model to {sorted(want)}")
         if targets:
-            self.net.route_event(self.id, targets, eid, event)
+            self.net.route_event(self.id, targets, publication)
 
     def link_added(self, n: int, rid: int | None = None) -> None:
         client = n >= CLIENT_BASE

@@ -295,14 +295,13 @@ class CheckedBroker(StrawmanBroker):
         census.record("ADD-LINK:client" if n >= CLIENT_BASE else "ADD-LINK:broker")
         self._compare(f"addLinkTo({n})", lambda s: ref.on_add_link(s, n, n >= CLIENT_BASE), lambda: super(CheckedBroker, self).add_link_to(n))
 
-    def event_received(self, n, payload):
-        eid, event = payload
-        want = ref.event_targets(model_view(self), n, event)
+    def event_received(self, n, publication):
+        want = ref.event_targets(model_view(self), n, publication.event)
         census.record("EVENT:forwarded" if want else "EVENT:dropped")
         net, targets = self.net, set()
         original = net.route_event
-        with patched(net, "route_event", lambda src, dsts, e, ev: (targets.update(dsts), original(src, dsts, e, ev))):
-            super().event_received(n, payload)
+        with patched(net, "route_event", lambda src, dsts, p: (targets.update(dsts), original(src, dsts, p))):
+            super().event_received(n, publication)
         require(targets == want, "CLM-NET-6", lambda: f"broker {self.id} EVENT from {n}: forwarded to {sorted(targets)}, the model to {sorted(want)}")
 
 

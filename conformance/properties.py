@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from subsum.core.filters import format_filter, parse_filter
 from subsum.core.jsonio import parse_event_line, parse_subscription_line
 from subsum.impl.matching import make_engine
-from subsum.impl.network.covering import filter_covers
+from subsum.impl.network.protocols.covering import filter_covers
 from subsum.core.types import OPS_BY_TYPE, Attribute, Constraint, Subscription
 from subsum.model import semantics, smt
 from subsum.model.covering import (
@@ -162,7 +162,7 @@ def identical_constraints_are_equal(c):
     """CLM-COV-4 (Theorem 2): a constraint equals (Def 8) a syntactically
     identical copy, in every layer that decides covering: z3's mutual
     containment (constraints_equal), the rules (rule T2 fires both ways),
-    and the impl's filter covering (subsum.impl.network.covering), which
+    and the impl's filter covering (subsum.impl.network.protocols.covering), which
     Siena forwarding relies on. The copy is rebuilt from the filter text,
     so it is identical in syntax, not the same object."""
     copy = parse_filter(format_filter(Subscription({c})))

@@ -34,7 +34,8 @@ from subsum.conformance.network import (FILTERS, CheckedBroker, StrawmanUnderChu
 from subsum.conformance.properties import property_check
 from subsum.conformance.violations import require
 from subsum.impl.network import PROTOCOLS, Network, NetworkError, StrawmanBroker, broker_class_for, build, is_forwarding
-from subsum.impl.network.protocols import InformedBroker, TimedBroker
+from subsum.impl.network.protocols.deferred import TimedBroker
+from subsum.impl.network.protocols.informed import InformedBroker
 from subsum.model import network as ref
 
 #: Timeouts drawn by the state machine (ms; links take 1-10 ms): 0 is
@@ -127,14 +128,14 @@ class InformedChecks(ProtocolChecks):
             self._expect = (ref.only_subscribed_by(state, o), ref.announced_to(state, o))
         super().link_removed(o, rid, replacement)
 
-    def activate_received(self, m, payload):
-        rid, held, n2 = payload
+    def activate_received(self, m, activation):
+        held = activation.held
         census.record("ACTIVATE:received")
         expected = getattr(self, "_expect", None)
         if m == self.id and expected is not None:
             require(held == expected[0], "CLM-RCF-7",
                     lambda: f"broker {self.id} computed P = {sorted(map(repr, held))}, the model {sorted(map(repr, expected[0]))}")
-        super().activate_received(m, payload)
+        super().activate_received(m, activation)
 
     def activate(self, rid, held, n):
         want, want_held = ref.activation(model_view(self), n, held)

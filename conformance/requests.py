@@ -1,6 +1,6 @@
 """Conformance of the caching protocol (claims CLM-CACHE-5 … 10,
 spec/09-caching.md): placement and request/response on the simulator
-(`subsum.impl.network.caching`) against the reference
+(`subsum.impl.network.protocols.caching`) against the reference
 (`subsum.model.placement`) on quiescent networks with unbounded caches.
 
 A workload: a random tree, standing clients with filters, publications
@@ -19,7 +19,7 @@ from subsum.conformance.properties import property_check
 from subsum.core.filters import parse_filter
 from subsum.core.types import Attribute, Event, Subscription
 from subsum.impl.network import build
-from subsum.impl.network.caching import CacheNetwork, CachingBroker, filters_overlap, request
+from subsum.impl.network.protocols.caching import CacheNetwork, CachingBroker, filters_overlap, request
 from subsum.model import placement as ref
 from subsum.model.semantics import matches
 

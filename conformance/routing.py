@@ -1,7 +1,7 @@
 """Conformance of summary-based routing across brokers (claims CLM-SR-*,
 spec/08-summary-routing.md): the model's plan and routes (subsum.model.routing)
-against the impl's decisions (subsum.impl.network.summary_plan) and the
-summaries protocol on the simulator (subsum.impl.network.summaries)."""
+against the impl's decisions (subsum.impl.network.protocols.summaries.plan) and the
+summaries protocol on the simulator (subsum.impl.network.protocols.summaries.broker)."""
 
 from __future__ import annotations
 
@@ -18,8 +18,9 @@ from subsum.conformance.properties import property_check
 from subsum.conformance.summaries import PRICE, SYMBOL, constraint_sets, equality_row, expected_rows, fig_4_5, impl_rows, range_row, symbol
 from subsum.core.types import Event, Subscription, subscription_sort_key
 from subsum.impl.network import Network, build
-from subsum.impl.network import summary_plan
-from subsum.impl.network.summaries import Rounds, SummaryBroker
+from subsum.impl.network.protocols.summaries import plan as summary_plan
+from subsum.impl.network.protocols.summaries.broker import SummaryBroker
+from subsum.impl.network.protocols.summaries.rounds import Rounds
 from subsum.impl.summary import IdLayout, OwnerSummary
 from subsum.impl.summary.summary import SummaryError
 from subsum.model import routing as ref
@@ -180,11 +181,11 @@ def seed000_example_4_4_messages() -> None:
 
         def names() -> dict[int, str]:
             for broker in summary_brokers(net).values():
-                for (_, f), name in broker.names.items():
-                    label[broker.owner.by_name[name]] = label_of[f]
+                for (_, f), name in broker.ownership.names.items():
+                    label[broker.ownership.summary.by_name[name]] = label_of[f]
             return label
 
-        history = summary_brokers(net)[3].history
+        history = summary_brokers(net)[3].propagation.history
         assert rounds_of(net).current_plan().target == {1: 3, 2: 3, 3: None}
         t1 = {k: set(v) for k, v in impl_rows(history, names()).items()}
         net.subscribe(c1, s3)
@@ -235,13 +236,13 @@ class CheckedSummaryBroker(SummaryBroker):
 
     __slots__ = ()
 
-    def routed(self, src, payload):
-        eid, _, brocli, _ = payload
+    def routed(self, src, message):
+        eid, brocli = message.eid, message.brocli
         trail = self.net.routes_seen[eid]
         assert self.id not in brocli, f"CLM-SR-6: ROUTE of event {eid} reached broker {self.id}, already in its BROCLI {sorted(brocli)}"
         assert not trail or trail[-1] < brocli, f"CLM-SR-6: BROCLI of event {eid} did not grow: {sorted(trail[-1])} then {sorted(brocli)}"
         trail.append(brocli)
-        super().routed(src, payload)
+        super().routed(src, message)
 
 
 class SummaryRoutingUnderChurn(RuleBasedStateMachine):
@@ -371,16 +372,17 @@ def check_settled(net: Network, compare_histories: bool = True) -> None:
         assert broker.merged == plan.merged_brokers[b], f"CLM-SR-6: broker {b} lists {sorted(broker.merged)}, the model {sorted(plan.merged_brokers[b])}"
         if not compare_histories:
             continue
-        reference = summary_brokers(net)[min(broker.merged)].owner.export()
+        reference = summary_brokers(net)[min(broker.merged)].ownership.summary.export()
         for o in sorted(broker.merged - {min(broker.merged)}):
-            reference.merge_in(summary_brokers(net)[o].owner.export())
-        got, want = impl_rows(broker.history, _ids(broker.history)), impl_rows(reference, _ids(reference))
+            reference.merge_in(summary_brokers(net)[o].ownership.summary.export())
+        history = broker.propagation.history
+        got, want = impl_rows(history, _ids(history)), impl_rows(reference, _ids(reference))
         numeric = ("int", "float")
         assert {k: v for k, v in got.items() if k[1] in numeric} == {k: v for k, v in want.items() if k[1] in numeric}, \
             f"CLM-SR-6: broker {b}'s numeric history rows differ from its brokers' summaries"
         assert constraint_sets(got) == constraint_sets(want), f"CLM-SR-6: broker {b}'s history row constraints differ"
-        assert broker.history.member_ids() == reference.member_ids(), f"CLM-SR-6: broker {b}'s history holds other IDs"
-        assert not broker.history.retired, f"broker {b} still has retired pairs {broker.history.retired}"
+        assert history.member_ids() == reference.member_ids(), f"CLM-SR-6: broker {b}'s history holds other IDs"
+        assert not history.retired, f"broker {b} still has retired pairs {history.retired}"
 
 
 def _ids(summary) -> dict:
@@ -391,7 +393,7 @@ def publish_and_check(net: Network, client: int, event: Event, option: str) -> N
     """CLM-SR-6 in a settled state: the event reaches exactly the clients owed
     it, once each, by exactly the model's messages."""
     layout = rounds_of(net).layout
-    reported = {b: {layout.broker_of(i) for i in broker.history.match(event)} for b, broker in summary_brokers(net).items()}
+    reported = {b: {layout.broker_of(i) for i in broker.propagation.history.match(event)} for b, broker in summary_brokers(net).items()}
     owed = {c for c, fs in net.client_filters.items() if c != client and any(matches(f, event) for f in fs)}
     publisher = net.clients[client]
     eid = net.publish(client, event)

@@ -1,5 +1,5 @@
-"""Conformance of Siena's covering forwarding (subsum.impl.network.siena,
-subsum.impl.network.covering) with the model: claim CLM-SR-8,
+"""Conformance of Siena's covering forwarding (subsum.impl.network.protocols.siena,
+subsum.impl.network.protocols.covering) with the model: claim CLM-SR-8,
 spec/08-summary-routing.md (DEF-SR-6).
 
 - `covering_is_sound`, `covering_is_exact_on_single_constraints`,
@@ -28,8 +28,8 @@ from subsum.conformance.properties import property_check
 from subsum.core.filters import parse_filter
 from subsum.core.types import INT_MAX, INT_MIN, OPS_BY_TYPE, Constraint, Subscription, subscription_sort_key
 from subsum.impl.network import CLIENT_BASE, Network, build
-from subsum.impl.network.covering import DOMAIN, filter_covers
-from subsum.impl.network.siena import PlainSienaBroker, SienaBroker
+from subsum.impl.network.protocols.covering import DOMAIN, filter_covers
+from subsum.impl.network.protocols.siena import PlainSienaBroker, SienaBroker
 from subsum.model import network as ref
 from subsum.model.covering import covers_subscription
 

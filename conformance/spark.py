@@ -349,7 +349,7 @@ def simulated_trace(seed: int, brokers: int = 8, subscriptions: int = 16, events
                     topology: str = "random-tree"):
     """A `subsum simulate` run with its trace; returns (the `Simulation`, JSONL lines)."""
     from subsum.impl.network.trace import record_json
-    from subsum.impl.network.workload import simulate
+    from subsum.impl.network.workloads.routing import simulate
 
     run = simulate(topology, brokers, subscriptions, events, swaps, 5.0, seed, trace=True)
     return run, [json.dumps(record_json(r), ensure_ascii=False) for r in run.net.ledger.trace]
@@ -501,7 +501,7 @@ def planted_violations() -> str:
 def churn_losses_match_audit() -> str:
     """CLM-TRACE-4: on Strawman runs with swaps, missed = lost, duplicates =
     duplicates and spurious = unjustified, as the simulator counted them."""
-    from subsum.impl.network.workload import delivery_audit
+    from subsum.impl.network.workloads.routing import delivery_audit
 
     totals = {"lost": 0, "duplicates": 0}
     for seed in (2, 5):

@@ -646,9 +646,9 @@ STATEMENTS: dict[str, str] = {
     'CLM-TRACE-4': (
         'On a simulated Strawman run with link swaps, the missed and duplicate counts '
         "equal the simulator's own audit (`subsum simulate`'s `lost` and `duplicates`, "
-        '`subsum.impl.network.workload.delivery_audit`) and the spurious count equals its '
-        '`unjustified` (zero for Strawman). Source: seed 002 §3.3 (Strawman loses events '
-        'while it reconfigures). Checks: example '
+        '`subsum.impl.network.workloads.routing.delivery_audit`) and the spurious count '
+        'equals its `unjustified` (zero for Strawman). Source: seed 002 §3.3 (Strawman '
+        'loses events while it reconfigures). Checks: example '
         '(`conformance.spark.churn_losses_match_audit`).'
     ),
     # spec/09-caching.md
@@ -755,12 +755,13 @@ STATEMENTS: dict[str, str] = {
     ),
     # spec/10-client-server.md
     'CLM-CS-5': (
-        "The simulator's protocol `client-server` (`subsum.impl.network.client_server`: "
-        'ADVERTISE floods, REQUEST and RESPONSE over tree links with path stacks) equals '
-        'the reference: on random trees, request policies, cache policies and capacities '
-        '1 to 3, request after request it gets the same responses (responder, hops, '
-        "answering order), asks the same brokers, and leaves every broker's cache with "
-        "the reference's contents in the same order. A difference is saved as a replay "
-        'file that `subsum replay FILE` reruns. Check: property.'
+        "The simulator's protocol `client-server` "
+        '(`subsum.impl.network.protocols.client_server`: ADVERTISE floods, REQUEST and '
+        'RESPONSE over tree links with path stacks) equals the reference: on random '
+        'trees, request policies, cache policies and capacities 1 to 3, request after '
+        'request it gets the same responses (responder, hops, answering order), asks the '
+        "same brokers, and leaves every broker's cache with the reference's contents in "
+        'the same order. A difference is saved as a replay file that `subsum replay FILE` '
+        'reruns. Check: property.'
     ),
 }

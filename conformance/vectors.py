@@ -29,6 +29,7 @@ from subsum.core.filters import FilterError, format_filter, parse_filter
 from subsum.core.inputs import read_input_text
 from subsum.core.jsonio import RecordError, check_output_path, parse_event_line, parse_subscription_line, write_lines_atomically
 from subsum.core.types import INT_MAX, INT_MIN, OPS_BY_TYPE, TYPES, Attribute, Constraint, Event, Subscription, sorted_constraints
+from subsum.impl.network.messages import Publication
 from subsum.model import caching as model_caching
 from subsum.model import covering as model_covering
 from subsum.model import network as model_network
@@ -384,7 +385,7 @@ def impl_strawman(case: dict) -> dict:
     sent: list = []
     targets: set = set()
     with mock.patch.object(net, "send", lambda src, dst, kind, payload: sent.append((dst, kind, payload))), \
-            mock.patch.object(net, "route_event", lambda src, dsts, eid, event: targets.update(dsts)):
+            mock.patch.object(net, "route_event", lambda src, dsts, publication: targets.update(dsts)):
         kind = message["kind"]
         if kind == "SUB":
             broker.sub_received(message["from"], read_filter(message["filter"]))
@@ -395,7 +396,7 @@ def impl_strawman(case: dict) -> dict:
         elif kind == "ADD-LINK":
             broker.add_link_to(message["neighbor"])
         else:
-            broker.event_received(message["from"], (0, read_event(message["event"])))
+            broker.event_received(message["from"], Publication(0, read_event(message["event"])))
             return {"targets": sorted(targets)}
     after = model_network.BrokerState(state["id"], frozenset(broker.neighbors), frozenset(n for n in broker.neighbors if n >= CLIENT_BASE),
                                       frozenset(broker.entries()))
@@ -419,7 +420,7 @@ def check_vectors(folder: Path, engines: tuple[str, ...] | None = None) -> Itera
     model proves: spec/08 DEF-SR-6); summaries check candidates ⊇ exact and
     equal the model's."""
     from subsum.impl.matching import ENGINES
-    from subsum.impl.network.covering import filter_covers
+    from subsum.impl.network.protocols.covering import filter_covers
 
     def filters(case: dict) -> Iterator[str]:
         got, want = impl_filter(case), case["expected"]

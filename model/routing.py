@@ -8,7 +8,7 @@ summary to which; routing (Algorithm 4-3) carries an event with its broker
 check list (BROCLI) from broker to broker. Neither function looks inside a
 summary: routing is given, per broker, the owners its summary reports for
 the event. The simulator's summaries protocol
-(`subsum.impl.network.summaries`) is checked against these functions.
+(`subsum.impl.network.protocols.summaries.broker`) is checked against these functions.
 """
 
 from __future__ import annotations

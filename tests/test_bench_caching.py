@@ -9,7 +9,7 @@ import pytest
 
 from subsum.bench import cache_ops
 from subsum.bench import caching as bc
-from subsum.impl.network.cache_workload import run_caching
+from subsum.impl.network.workloads.caching import run_caching
 
 FILES = ("caching.csv", "cache_ops.csv", "tradeoff.png", "policies.png", "cache_ops.png", "summary.json")
 

@@ -142,7 +142,7 @@ def test_benchmark_bytes_equal_the_simulated_protocol():
 
     from subsum.bench import summaries as bs
     from subsum.impl.network import build
-    from subsum.impl.network.summary_plan import plan
+    from subsum.impl.network.protocols.summaries.plan import plan
     from subsum.impl.network.topology import random_tree
 
     n, per_broker = 8, 30

@@ -9,8 +9,9 @@ import pytest
 from subsum.conformance import profiles
 from subsum.conformance import requests as checks
 from subsum.conformance.properties import run_property
-from subsum.impl.network import caching
-from subsum.impl.network.caching import CachingBroker
+from subsum.impl.network.protocols import caching
+from subsum.impl.network.messages import CacheResponse
+from subsum.impl.network.protocols.caching import CachingBroker
 from subsum.impl.network.transport import CLIENT_BASE
 
 
@@ -29,7 +30,7 @@ def test_a_response_that_skips_a_hop_is_caught(monkeypatch):
     def skipping(self, rid, m, stack, index):
         if len(stack) > 3 and stack[2] < CLIENT_BASE:
             self.shared.requests[rid].response_hops += 1
-            self.net.send_direct(self.id, stack[2], "RESPONSE", (rid, m, stack[2:], index))
+            self.net.send_direct(self.id, stack[2], "RESPONSE", CacheResponse(rid, m, stack[2:], index))
             return
         real(self, rid, m, stack, index)
 
@@ -48,7 +49,7 @@ def test_a_response_taking_a_wrong_link_is_caught(monkeypatch):
         others = sorted(b for b in self.neighbors if b < CLIENT_BASE and b not in stack)
         if others and stack[1] < CLIENT_BASE:
             self.shared.requests[rid].response_hops += 1
-            self.net.send(self.id, others[0], "RESPONSE", (rid, m, (others[0], *stack[1:]), index))
+            self.net.send(self.id, others[0], "RESPONSE", CacheResponse(rid, m, (others[0], *stack[1:]), index))
             return
         real(self, rid, m, stack, index)
 
@@ -70,7 +71,7 @@ def test_a_request_stopping_at_the_first_hit_is_caught(monkeypatch):
     real = CachingBroker.request_received
 
     def stopping(self, x, payload):
-        rid, f, path = payload
+        rid, f, path = payload.rid, payload.filter, payload.path
         hits = [int(m) for m in self.cache.order() if self.shared.event_matches(f, int(m))]
         if not hits:
             return real(self, x, payload)

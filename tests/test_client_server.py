@@ -4,6 +4,7 @@ reference protocol."""
 
 from __future__ import annotations
 
+import attrs
 import pytest
 
 from subsum.conformance import client_server as checks
@@ -51,13 +52,13 @@ def test_soha_neighbours_that_forward_further_are_caught(monkeypatch):
 
 # --- the simulator's protocol against the reference (CLM-CS-5) ---------------------------
 
-from subsum.impl.network import client_server as impl  # noqa: E402
+from subsum.impl.network.protocols import client_server as impl  # noqa: E402
 
 
 def test_simulator_relays_that_forget_to_cache_are_caught(monkeypatch):
     """SC's en-route caching left out of the simulator's protocol."""
     monkeypatch.setattr(impl.ClientServerBroker, "response_received",
-                        lambda self, src, payload: self.pass_response(self.shared.requests[payload[0]], payload[1], payload[2], payload[3]))
+                        lambda self, src, r: self.pass_response(self.shared.requests[r.rid], r.stack, r.answer, r.hops))
     with pytest.raises(AssertionError, match="CLM-CS-5"):
         run_property(checks.simulator_equals_reference)
 
@@ -66,13 +67,12 @@ def test_soha_neighbours_forwarding_further_in_the_simulator_are_caught(monkeypa
     """A SOHA active neighbour that misses passes the probe on instead of dropping it."""
     real = impl.ClientServerBroker.request_received
 
-    def forwarding(self, src, payload):
-        rid, m, stack, mode, position, route = payload
-        if mode == "probe" and str(m) not in self.cache and len(stack) < 4:
+    def forwarding(self, src, request):
+        if request.mode == "probe" and str(request.message) not in self.cache and len(request.stack) < 4:
             for q in self.brokers_around():
                 if q != src:
-                    self.net.send(self.id, q, "REQUEST", (rid, m, (self.id, *stack), "probe", position, ()))
-        real(self, src, payload)
+                    self.net.send(self.id, q, "REQUEST", attrs.evolve(request, stack=(self.id, *request.stack)))
+        real(self, src, request)
 
     monkeypatch.setattr(impl.ClientServerBroker, "request_received", forwarding)
     with pytest.raises(AssertionError, match="CLM-CS-5"):
@@ -141,12 +141,12 @@ def test_a_failure_of_the_simulator_check_replays_in_another_process(monkeypatch
 
     monkeypatch.setattr(checks, "REPLAY_DIR", tmp_path)
     bug = textwrap.dedent("""
-        from subsum.impl.network import client_server as impl
+        from subsum.impl.network.protocols import client_server as impl
         impl.ClientServerBroker.response_received = (
-            lambda self, src, payload: self.pass_response(self.shared.requests[payload[0]], payload[1], payload[2], payload[3]))
+            lambda self, src, r: self.pass_response(self.shared.requests[r.rid], r.stack, r.answer, r.hops))
     """)
     monkeypatch.setattr(impl.ClientServerBroker, "response_received",
-                        lambda self, src, payload: self.pass_response(self.shared.requests[payload[0]], payload[1], payload[2], payload[3]))
+                        lambda self, src, r: self.pass_response(self.shared.requests[r.rid], r.stack, r.answer, r.hops))
     with pytest.raises(AssertionError, match="Replay: subsum replay") as failure:
         run_property(checks.simulator_equals_reference)
     path = next(p for p in tmp_path.glob("client-server-*.json") if str(p) in str(failure.value))

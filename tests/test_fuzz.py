@@ -90,7 +90,8 @@ def test_bad_replay_files_name_the_field(tmp_path, text, message):
 
 # --- the optimized protocols (spec/06-reconfiguration.md): one planted bug each -------------------
 
-from subsum.impl.network import protocols as P  # noqa: E402
+from subsum.impl.network.protocols.deferred import NotifiedBroker, TimedBroker  # noqa: E402
+from subsum.impl.network.protocols.informed import InformedBroker  # noqa: E402
 
 
 def timed_forgets_the_resubscribe_rule(self, rid):
@@ -128,9 +129,9 @@ def informed_releases_everything(self, rid):
 
 
 @pytest.mark.parametrize("protocol,cls,attribute,mutant", [
-    ("timed", P.TimedBroker, "unsub_timer_expired", timed_forgets_the_resubscribe_rule),
-    ("notified", P.NotifiedBroker, "flush_received", notified_flush_drops_the_waiting_unsubs),
-    ("informed", P.InformedBroker, "sub_timer_expired", informed_releases_everything),
+    ("timed", TimedBroker, "unsub_timer_expired", timed_forgets_the_resubscribe_rule),
+    ("notified", NotifiedBroker, "flush_received", notified_flush_drops_the_waiting_unsubs),
+    ("informed", InformedBroker, "sub_timer_expired", informed_releases_everything),
 ], ids=["timed-resubscribe-rule", "notified-flush-without-unsubs", "informed-release-unwanted"])
 def test_fuzz_finds_a_planted_protocol_bug(tmp_path, monkeypatch, protocol, cls, attribute, mutant):
     original = cls.__dict__[attribute]

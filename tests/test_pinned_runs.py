@@ -27,7 +27,7 @@ from subsum.bench.reconfig import run_protocol
 from subsum.conformance.fuzz import Run, draw_schedule
 from subsum.core.filters import format_filter
 from subsum.impl.network.trace import record_json
-from subsum.impl.network.workload import simulate
+from subsum.impl.network.workloads.routing import simulate
 
 PROTOCOLS = ("strawman", "timed", "notified", "informed")
 

@@ -10,8 +10,8 @@ from subsum.conformance import siena
 from subsum.core.filters import parse_filter
 from subsum.core.types import Attribute, Event, Subscription
 from subsum.impl.network import build, forwarding_protocols
-from subsum.impl.network.covering import filter_covers
-from subsum.impl.network.workload import delivery_audit, simulate
+from subsum.impl.network.protocols.covering import filter_covers
+from subsum.impl.network.workloads.routing import delivery_audit, simulate
 
 X0, X2 = parse_filter("x > 0"), parse_filter("x > 2")
 X3 = Event((Attribute("x", "int", 3),))

@@ -23,6 +23,7 @@ from typing import Callable, Iterable, Mapping
 
 from subsum.core.types import Event, Subscription
 from subsum.impl.network.accounting import Ledger
+from subsum.impl.network.messages import Publication
 from subsum.impl.network.overlay import NetworkError, Overlay
 from subsum.impl.network.protocol import Broker, broker_class_for
 from subsum.impl.network.transport import CLIENT_BASE, Transport
@@ -80,9 +81,11 @@ class Network:
         """An out-of-band message (ACTIVATE: REDS sends it over UDP, not over the tree)."""
         self.transport.send_many(src, (dst,), kind, payload, channel="oob")
 
-    def route_event(self, src: int, targets: list[int], eid: int, event: Event) -> None:
-        """Broker src forwards event eid to each target: a client gets it (a delivery), a broker an EVENT."""
-        self.transport.send_many(src, targets, "EVENT", (eid, event))
+    def route_event(self, src: int, targets: list[int], publication: Publication) -> None:
+        """Broker src forwards a publication to each target: a client gets it
+        (a delivery), a broker an EVENT. The record is the one made at
+        `publish`, passed on unchanged."""
+        self.transport.send_many(src, targets, "EVENT", publication)
 
     def at(self, t: float, callback: Callable[[], None], owner: int | None = None) -> int:
         """Run `callback` at simulated time t; returns the timer's id. `owner`,
@@ -246,7 +249,7 @@ class Network:
         self._next_event += 1
         self.ledger.published(eid)
         self.ledger.record(self.now, "publish", client=client, broker=self.clients[client], event=eid, attributes=event)
-        self.brokers[self.clients[client]].receive(client, "EVENT", (eid, event))
+        self.brokers[self.clients[client]].receive(client, "EVENT", Publication(eid, event))
         return eid
 
     # --- views -----------------------------------------------------------------------------

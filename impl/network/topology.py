@@ -145,6 +145,16 @@ def read_graph(path_: str | Path) -> tuple[list[str], list[tuple[int, int]]]:
     return labels, sorted({(min(names[a], names[b]), max(names[a], names[b])) for a, b in raw})
 
 
+def overlay_links(kind: str, brokers: int, seed: int) -> tuple[int, list[tuple[int, int]]]:
+    """The overlay a simulation runs on: `kind` is a generator's name
+    (TOPOLOGIES, with `brokers` brokers and `seed`) or an edge-list file
+    (`read_edgelist`). Returns (number of brokers, links)."""
+    if kind in TOPOLOGIES:
+        return brokers, generate(kind, brokers, seed)
+    n, links, _ = read_edgelist(kind)
+    return n, links
+
+
 def read_edgelist(path_: str | Path) -> tuple[int, list[tuple[int, int]], int]:
     """`read_graph`, cut to a forest: the overlay must be one, so a graph
     with cycles is reduced to its breadth-first spanning forest (DEF-NET-1).

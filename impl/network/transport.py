@@ -78,8 +78,8 @@ class Transport:
         links, heap, push, rnd = self.links, self._heap, heapq.heappush, self._random
         low, span = self.delay[0], self.delay[1] - self.delay[0]
         now, seq, sent = self.now, self._seq, 0
-        # An EVENT's payload is (event id, event); reaching a client, it is a delivery (DEF-NET-4).
-        copies = self.ledger.deliveries[payload[0]] if kind == "EVENT" else None
+        # An EVENT's payload is a `messages.Publication`; reaching a client, it is a delivery (DEF-NET-4).
+        copies = self.ledger.deliveries[payload.eid] if kind == "EVENT" else None
         trace = self.ledger.trace
         for dst in targets:
             if dst >= CLIENT_BASE:
@@ -88,7 +88,7 @@ class Transport:
                 else:
                     copies[dst] += 1
                     if trace is not None:
-                        trace.append({"time": now, "kind": "deliver", "client": dst, "broker": src, "event": payload[0]})
+                        trace.append({"time": now, "kind": "deliver", "client": dst, "broker": src, "event": payload.eid})
                 continue
             sent += 1
             if channel is None:
@@ -110,7 +110,7 @@ class Transport:
         if sent:
             self.ledger.sent[kind] += sent
             if kind == "EVENT" and self.ledger.record_crossings:
-                self.ledger.crossings[payload[0]].extend((src, dst) for dst in targets if dst < CLIENT_BASE)
+                self.ledger.crossings[payload.eid].extend((src, dst) for dst in targets if dst < CLIENT_BASE)
 
     def send(self, src: int, dst: int, kind: str, payload) -> None:
         self.send_many(src, (dst,), kind, payload)

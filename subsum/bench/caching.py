@@ -66,7 +66,7 @@ QUICK = Sweep((20,), (0.8,), (0.05,), 300, (10, 100), 20_000)
 def one_run(brokers: int, placement: str, policy: str, cache_share: float | None, alpha: float, messages: int, seed: int) -> dict:
     """One seeded simulation of the caching protocol; its report (DEF-CACHE-8).
     `cache_share` None: unbounded caches."""
-    from subsum.impl.network.cache_workload import run_caching
+    from subsum.impl.network.workloads.caching import run_caching
 
     capacity = None if cache_share is None else max(1, round(cache_share * messages))
     started = time.perf_counter()

@@ -74,7 +74,7 @@ def mean_ci(values: list[float]) -> tuple[float, float]:
 
 def run(out_dir, *, quick: bool = False, log: Callable[[str], None] = print) -> dict:
     """Both series; writes client_server.csv, series1.png, series2.png and summary.json into out_dir."""
-    from subsum.impl.network.client_server_workload import run_client_server
+    from subsum.impl.network.workloads.client_server import run_client_server
 
     sweep = QUICK if quick else FULL
     out = Path(out_dir)

@@ -1,6 +1,6 @@
 """`subsum bench network` (benchmarks/README.md): simulator throughput
 beside a bare heapq loop, Strawman link swaps, fuzz throughput. The
-workloads are `subsum.impl.network.workload`'s; lost events are counted
+workloads are `subsum.impl.network.workloads.routing`'s; lost events are counted
 against the model's ideal delivery at the moment of publication (DEF-NET-4).
 """
 
@@ -15,7 +15,8 @@ from typing import Callable
 import attrs
 
 from subsum.impl.network import build
-from subsum.impl.network.workload import populate, random_event, topology
+from subsum.impl.network.topology import overlay_links
+from subsum.impl.network.workloads.routing import populate, random_event
 from subsum.model import network as ref
 
 
@@ -42,7 +43,7 @@ def measure_swaps(brokers: int = 200, subscriptions: int = 1000, swaps: int = 10
     SUB/UNSUB the swap caused and the events lost against the ideal
     delivery at publication (the tree before the break)."""
     rng = random.Random(seed)
-    n, links = topology(kind, brokers, seed)
+    n, links = overlay_links(kind, brokers, seed)
     net = build(links, n, seed=seed, delay=delay)
     clients = populate(net, rng, subscriptions)
     net.run()
@@ -89,7 +90,7 @@ def throughput(brokers: int = 1000, subscriptions: int = 10_000, events: int = 2
     events are published at once (a burst: every event in flight together);
     otherwise one every `interval` simulated ms, by timers (paced)."""
     rng = random.Random(seed)
-    n, links = topology("random-tree", brokers, seed)
+    n, links = overlay_links("random-tree", brokers, seed)
     net = build(links, n, seed=seed, record_crossings=False)
     t0 = time.perf_counter()
     clients = populate(net, rng, subscriptions)

@@ -34,7 +34,7 @@ from typing import Callable
 import networkx as nx
 
 from subsum.impl.network import Network, build, forwarding_protocols, generate
-from subsum.impl.network.workload import populate, random_event
+from subsum.impl.network.workloads.routing import populate, random_event
 from subsum.model import network as ref
 from subsum.model.semantics import matches
 

@@ -45,7 +45,7 @@ import numpy as np
 
 from subsum.bench import summaries as bs
 from subsum.impl.network import topology as topo
-from subsum.impl.network.summary_plan import Plan, distances, next_broker, plan
+from subsum.impl.network.protocols.summaries.plan import Plan, distances, next_broker, plan
 from subsum.impl.summary import IdLayout, Summary, wire
 from subsum.impl.summary.normalize import abstraction
 from subsum.impl.summary.stats import formula_size

@@ -72,7 +72,7 @@ def simulate(routing, protocol, defer_timeout, sub_timeout, period, next_broker,
     with the chosen reconfiguration protocol, summary-based routing, or
     (--caching) broker caches with request/response."""
     from subsum.impl.network.trace import write_trace
-    from subsum.impl.network.workload import report, simulate as run_workload
+    from subsum.impl.network.workloads.routing import report, simulate as run_workload
 
     distinct_files({"topology": topology}, {"trace": trace_path, "json": json_path})
     cs_options = {"--slots": slots, "--lambda": lam, "--mu": mu, "--steps": steps}
@@ -123,7 +123,7 @@ def simulate(routing, protocol, defer_timeout, sub_timeout, period, next_broker,
 def simulate_caching(placement, policy, capacity, leaf_reading, zipf, stay, routing, protocol, topology, brokers, events, swaps, seed,
                      trace_path, json_path, fmt="text") -> None:
     """`simulate --caching`: the churning-subscriber workload of the caching protocol."""
-    from subsum.impl.network.cache_workload import run_caching
+    from subsum.impl.network.workloads.caching import run_caching
 
     if routing != "forwarding" or protocol != "strawman":
         raise SubsumError("--caching runs on subscription forwarding with Strawman: leave --routing and --protocol at their defaults")
@@ -153,7 +153,7 @@ def print_report(title: str, summary: dict, fmt: str) -> None:
 def simulate_client_server(policy, cache_policy, slots, lam, mu, steps, fmt, routing, protocol, topology, brokers, swaps, seed,
                            trace_path, json_path) -> None:
     """`simulate --client-server`: seed 003's simulation driver (spec/10 DEF-CS-4)."""
-    from subsum.impl.network.client_server_workload import run_client_server
+    from subsum.impl.network.workloads.client_server import run_client_server
 
     if routing != "forwarding" or protocol != "strawman" or swaps or trace_path:
         raise SubsumError("--client-server runs its own protocol on a fixed overlay: leave --routing, --protocol, --swaps and --trace out")

@@ -170,7 +170,7 @@ def summary_plan(topology_path, fmt) -> None:
     Brokers act in order of (degree, name); integer names order
     numerically, other names by first appearance in the file.
     """
-    from subsum.impl.network.summary_plan import plan
+    from subsum.impl.network.protocols.summaries.plan import plan
     from subsum.impl.network.topology import INTEGER_LABEL, read_graph
 
     labels, edges = read_graph(topology_path)

@@ -19,9 +19,10 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import cast
 
-from subsum.core.types import Event, Subscription
+from subsum.core.types import Subscription
+from subsum.impl.network.messages import Publication
 from subsum.impl.network.protocol import Broker, handles, register
-from subsum.impl.network.summary_plan import distances
+from subsum.impl.network.protocols.summaries.plan import distances
 from subsum.impl.network.transport import CLIENT_BASE
 from subsum.impl.summary.summary import recheck
 
@@ -43,10 +44,10 @@ class LocalClients(Broker):
     def unsubscribed(self, client: int, f: Subscription) -> None:
         self.filters.pop((client, f), None)
 
-    def hand_to_clients(self, eid: int, event: Event, publisher: int | None) -> None:
-        clients = {client for client, _ in recheck(self.filters, event, self.filters)} - {publisher}
+    def hand_to_clients(self, publication: Publication, publisher: int | None) -> None:
+        clients = {client for client, _ in recheck(self.filters, publication.event, self.filters)} - {publisher}
         if clients:
-            self.net.route_event(self.id, sorted(clients), eid, event)
+            self.net.route_event(self.id, sorted(clients), publication)
 
     def link_added(self, n: int, rid: int | None = None) -> None:
         self.neighbors.add(n)
@@ -62,12 +63,11 @@ class FloodingBroker(LocalClients):
     __slots__ = ()
 
     @handles("EVENT")
-    def event_received(self, src: int, payload: tuple[int, Event]) -> None:
-        eid, event = payload
-        self.hand_to_clients(eid, event, src if src >= CLIENT_BASE else None)
+    def event_received(self, src: int, publication: Publication) -> None:
+        self.hand_to_clients(publication, src if src >= CLIENT_BASE else None)
         targets = [m for m in sorted(self.neighbors) if m < CLIENT_BASE and m != src]
         if targets:
-            self.net.route_event(self.id, targets, eid, event)
+            self.net.route_event(self.id, targets, publication)
 
 
 @register("broadcast")
@@ -133,12 +133,11 @@ class BroadcastBroker(LocalClients):
             del held[f]
 
     @handles("EVENT")
-    def event_received(self, src: int, payload: tuple[int, Event]) -> None:
-        eid, event = payload
-        self.hand_to_clients(eid, event, src if src >= CLIENT_BASE else None)
+    def event_received(self, src: int, publication: Publication) -> None:
+        self.hand_to_clients(publication, src if src >= CLIENT_BASE else None)
         if src < CLIENT_BASE:
             return  # sent here by the publisher's broker: delivered, done
         for b in sorted(self.remote):
             held = self.remote[b]
-            if held and recheck({f: f for f in held}, event, held):
-                self.send_to(b, "EVENT", payload)
+            if held and recheck({f: f for f in held}, publication.event, held):
+                self.send_to(b, "EVENT", publication)

@@ -25,9 +25,9 @@ import math
 import random
 from typing import cast
 
-from subsum.impl.network.client_server import ClientServerNetwork, add_server, request
+from subsum.impl.network.protocols.client_server import ClientServerNetwork, add_server, request
 from subsum.impl.network.sim import Network, build
-from subsum.impl.network.workload import topology as make_topology
+from subsum.impl.network.topology import overlay_links
 
 HOT_EVERY = 20
 
@@ -47,7 +47,7 @@ def run_client_server(policy: str = "sc", cache_policy: str = "lfu", brokers: in
     """Run the driver; returns the network and the report: delay, overhead
     and hit per request (DEF-CS-3), and the counts."""
     rng = random.Random(f"client-server-{seed}")
-    n, links = make_topology(topology, brokers, seed)
+    n, links = overlay_links(topology, brokers, seed)
     net = build(links, n, seed=seed, delay=(1.0, 1.0), protocol="client-server",
                 options={"policy": policy, "cache_policy": cache_policy, "capacity": slots})
     clients = {b: net.add_client(b) for b in range(n)}

@@ -22,8 +22,8 @@ Iteration that decides message order walks the table or `forwarded`
 from __future__ import annotations
 
 from subsum.core.types import Subscription
-from subsum.impl.network.covering import filter_covers
-from subsum.impl.network.forwarding import StrawmanBroker
+from subsum.impl.network.protocols.covering import filter_covers
+from subsum.impl.network.protocols.forwarding import StrawmanBroker
 from subsum.impl.network.protocol import handles, register
 from subsum.impl.network.transport import CLIENT_BASE
 

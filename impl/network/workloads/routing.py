@@ -18,7 +18,7 @@ import attrs
 from subsum.core.types import Attribute, Constraint, Event, Subscription, subscription_sort_key
 from subsum.impl.matching.indexed import IndexedEngine
 from subsum.impl.network.sim import Network, build
-from subsum.impl.network.topology import TOPOLOGIES, generate, read_edgelist
+from subsum.impl.network.topology import overlay_links
 
 
 def random_filter(rng: random.Random) -> Subscription:
@@ -29,13 +29,6 @@ def random_filter(rng: random.Random) -> Subscription:
 
 def random_event(rng: random.Random) -> Event:
     return Event((Attribute("x", "int", rng.randrange(100)), Attribute("s", "string", "".join(rng.choices(string.ascii_uppercase, k=3)))))
-
-
-def topology(kind: str, brokers: int, seed: int) -> tuple[int, list]:
-    if kind in TOPOLOGIES:
-        return brokers, generate(kind, brokers, seed)
-    n, links, _ = read_edgelist(kind)
-    return n, links
 
 
 def populate(net: Network, rng: random.Random, subscriptions: int, per_client: int = 2) -> list[int]:
@@ -65,7 +58,7 @@ def simulate(kind: str = "random-tree", brokers: int = 20, subscriptions: int = 
     link swaps spread among them (each adds its new link `gap` ms after the
     break); finally everything runs to quiescence."""
     rng = random.Random(seed)
-    n, links = topology(kind, brokers, seed)
+    n, links = overlay_links(kind, brokers, seed)
     if protocol == "summaries":
         options = {"brokers": max(2, n), "max_subscriptions": max(1, subscriptions), **(options or {})}  # c1, c2 sized to the run
     net = build(links, n, seed=seed, trace=trace, delay=delay, protocol=protocol, defer_timeout=defer_timeout,

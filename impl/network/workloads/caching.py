@@ -27,9 +27,9 @@ from typing import cast
 import numpy as np
 
 from subsum.core.types import Attribute, Constraint, Event, Subscription
-from subsum.impl.network.caching import CacheNetwork, request
+from subsum.impl.network.protocols.caching import CacheNetwork, request
 from subsum.impl.network.sim import Network, build
-from subsum.impl.network.workload import topology as make_topology
+from subsum.impl.network.topology import overlay_links
 
 
 def topic_filter(k: int) -> Subscription:
@@ -62,7 +62,7 @@ def run_caching(brokers: int = 20, placement: str = "candidate", policy: str = "
     rng = random.Random(f"caching-{seed}")
     topics = topics or max(1, messages // 10)
     popularity = Popularity(topics, alpha, rng)
-    brokers, links = make_topology(topology, brokers, seed)
+    brokers, links = overlay_links(topology, brokers, seed)
     net = build(links, brokers, seed=seed, protocol="caching",
                 options={"placement": placement, "policy": policy, "capacity": capacity, "leaf_reading": leaf_reading})
     ids = sorted(net.brokers)

@@ -13,17 +13,18 @@ Subscription forwarding as Strawman runs it (`StrawmanBroker`), plus:
   `single` only the publisher's access broker; `all` every broker, the
   publication being also flooded (STORE) to the brokers off its delivery
   tree;
-- **requests** (DEF-CACHE-7): a client's REQUEST(rid, f, path) follows the
-  table like a publication: each broker pushes its id onto the path,
-  answers with one RESPONSE per cached message f matches (a hit), and
-  forwards the request to every broker neighbour but the sender with an
-  entry whose filter may overlap f; with no such neighbour the request is
-  dropped. A hit does not stop it;
-- **responses**: RESPONSE(rid, message id, path) is source-routed back,
-  each broker popping its own id. A broker that holds the message drops the
-  response (duplicate suppression); otherwise it stores it if the
-  placement makes it a holder, and passes it on. The requester's access
-  broker hands it to the client;
+- **requests** (DEF-CACHE-7): a client's REQUEST (`messages.CacheRequest`:
+  rid, f, path) follows the table like a publication: each broker pushes
+  its id onto the path, answers with one RESPONSE per cached message f
+  matches (a hit), and forwards the request to every broker neighbour but
+  the sender with an entry whose filter may overlap f; with no such
+  neighbour the request is dropped. A hit does not stop it;
+- **responses**: RESPONSE (`messages.CacheResponse`: rid, message id,
+  stack, index) is source-routed back, each broker popping its own id. A
+  broker that holds the message drops the response (duplicate
+  suppression); otherwise it stores it if the placement makes it a
+  holder, and passes it on. The requester's access broker hands it to the
+  client;
 - the last local client of a filter leaving tells the cache
   (`unsubscribed`), which only regeneration/degradation acts on.
 
@@ -44,8 +45,9 @@ from subsum.core.types import Constraint, Event, Subscription
 from subsum.impl.caching import make_cache
 from subsum.impl.caching.policies import POLICIES
 from subsum.impl.matching.ops import HOLDS
-from subsum.impl.network.covering import DOMAIN, bool_values, numeric_bounds
-from subsum.impl.network.forwarding import FilterIndex, StrawmanBroker
+from subsum.impl.network.messages import CacheRequest, CacheResponse, Publication
+from subsum.impl.network.protocols.covering import DOMAIN, bool_values, numeric_bounds
+from subsum.impl.network.protocols.forwarding import FilterIndex, StrawmanBroker
 from subsum.impl.network.overlay import NetworkError
 from subsum.impl.network.protocol import handles, register
 from subsum.impl.network.transport import CLIENT_BASE
@@ -190,8 +192,8 @@ class CachingBroker(StrawmanBroker):
         self.shared.counters[f"stored at {why}"] += 1
 
     @handles("EVENT")
-    def event_received(self, n: int, payload: tuple[int, Event]) -> None:
-        eid, event = payload
+    def event_received(self, n: int, publication: Publication) -> None:
+        eid, event = publication.eid, publication.event
         shared = self.shared
         if n >= CLIENT_BASE and eid not in shared.events:  # published here
             shared.published(eid, event, self.id)
@@ -203,7 +205,7 @@ class CachingBroker(StrawmanBroker):
             self.store(eid, "publish")
         targets = [m for m, filters in self.by_node.items() if m != n and not matched.isdisjoint(filters)] if matched else []
         if targets:
-            self.net.route_event(self.id, targets, eid, event)
+            self.net.route_event(self.id, targets, publication)
         if placement == "all":
             rest = [m for m in sorted(self.neighbors) if m < CLIENT_BASE and m != n and m not in targets]
             for m in rest:
@@ -219,11 +221,11 @@ class CachingBroker(StrawmanBroker):
 
     # --- requests and responses (DEF-CACHE-7) ----------------------------------------------
     @handles("REQUEST")
-    def request_received(self, x: int, payload: tuple[int, Subscription, tuple[int, ...]]) -> None:
-        rid, f, path = payload
+    def request_received(self, x: int, request: CacheRequest) -> None:
+        rid, f = request.rid, request.filter
         shared = self.shared
         record = shared.requests[rid]
-        stack = (self.id, *path)
+        stack = (self.id, *request.path)
         record.reached.append(self.id)
         record.paths[self.id] = stack
         hits = [int(m) for m in self.cache.order() if shared.event_matches(f, int(m))]
@@ -240,7 +242,7 @@ class CachingBroker(StrawmanBroker):
             shared.counters["requests dropped"] += 1
         for b in targets:
             record.request_hops += 1
-            self.net.send(self.id, b, "REQUEST", (rid, f, stack))
+            self.net.send(self.id, b, "REQUEST", CacheRequest(rid, f, stack))
 
     def table_filters(self, filters: set[Subscription]) -> list[Subscription]:
         """A neighbour's filters in table order (deterministic)."""
@@ -261,14 +263,14 @@ class CachingBroker(StrawmanBroker):
             self.shared.counters["responses lost"] += 1
             return
         record.response_hops += 1
-        self.net.send(self.id, nxt, "RESPONSE", (rid, m, rest, index))
+        self.net.send(self.id, nxt, "RESPONSE", CacheResponse(rid, m, rest, index))
 
     @handles("RESPONSE")
-    def response_received(self, src: int, payload: tuple[int, int, tuple[int, ...], int]) -> None:
-        rid, m, stack, index = payload
+    def response_received(self, src: int, response: CacheResponse) -> None:
+        rid, m = response.rid, response.message
         shared = self.shared
         record = shared.requests[rid]
-        record.responses[index][2].append(self.id)
+        record.responses[response.index][2].append(self.id)
         if self.holds(m) and shared.options["suppress_duplicates"]:
             shared.counters["duplicates suppressed"] += 1
             return
@@ -280,7 +282,7 @@ class CachingBroker(StrawmanBroker):
                 matched = shared.matching(m, shared.events[m])
                 if matched and self.is_holder(matched, src):
                     self.store(m, "response")
-        self.pass_response(rid, m, stack, index)
+        self.pass_response(rid, m, response.stack, response.index)
 
     # --- the last local client of a filter leaves ------------------------------------------
     @handles("UNSUB")
@@ -302,5 +304,5 @@ def request(net, client: int, f: Subscription) -> int:
     broker = net.clients[client]
     shared.requests[rid] = RequestRecord(rid, client, broker, f, net.now, past)
     shared.counters["requests"] += 1
-    net.brokers[broker].receive(client, "REQUEST", (rid, f, (client,)))
+    net.brokers[broker].receive(client, "REQUEST", CacheRequest(rid, f, (client,)))
     return rid

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from subsum.core.types import Event, Subscription
 from subsum.impl.matching.indexed import IndexedEngine
+from subsum.impl.network.messages import Publication
 from subsum.impl.network.protocol import Broker, handles, register
 from subsum.impl.network.transport import CLIENT_BASE
 
@@ -146,14 +147,13 @@ class StrawmanBroker(Broker):
                 self.net.send(self.id, last, "UNSUB", f)
 
     @handles("EVENT")
-    def event_received(self, n: int, payload: tuple[int, Event]) -> None:
-        eid, event = payload
-        matched = self.net.shared.matching(eid, event)
+    def event_received(self, n: int, publication: Publication) -> None:
+        matched = self.net.shared.matching(publication.eid, publication.event)
         if not matched:
             return
         targets = [m for m, filters in self.by_node.items() if m != n and not matched.isdisjoint(filters)]
         if targets:
-            self.net.route_event(self.id, targets, eid, event)
+            self.net.route_event(self.id, targets, publication)
 
     # --- Strawman reconfiguration (seed 002 §3.3) -------------------------------------------
     def remove_link_to(self, n: int) -> None:

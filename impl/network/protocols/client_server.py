@@ -4,12 +4,13 @@ spec/10-client-server.md DEF-CS-1 … 3), registered as protocol
 
 - ADVERTISE(m) floods from a server's broker: every broker's AT maps m to
   the neighbour toward m's server (its own id at the server's broker).
-- A client's request for m enters its broker as REQUEST(rid, m, stack,
-  mode, position): `stack` is the brokers it has visited, the latest first,
+- A client's request for m enters its broker as REQUEST
+  (`messages.ServerRequest`: rid, m, stack, mode, position, route): `stack` is the brokers it has visited, the latest first,
   the client last; `mode` is "path" (the AT path), "probe" (a SOHA active
   neighbour), "transit" (on the way to an SS interested broker, `route` the
   rest of the way) or "interest" (at it).
-- A broker that answers sends RESPONSE(rid, m, stack, answer) back: each
+- A broker that answers sends RESPONSE (`messages.ServerResponse`: rid,
+  stack, answer, hops) back: each
   broker pops its id, caches m unless it holds it or serves it, and passes
   it on; the client's broker records it at the client.
 
@@ -27,6 +28,7 @@ import attrs
 
 from subsum.impl.caching import make_cache
 from subsum.impl.caching.policies import POLICIES as CACHE_POLICIES
+from subsum.impl.network.messages import ServerAnswer, ServerRequest, ServerResponse
 from subsum.impl.network.overlay import NetworkError
 from subsum.impl.network.protocol import Broker, handles, register
 from subsum.impl.network.transport import CLIENT_BASE
@@ -130,14 +132,14 @@ class ClientServerBroker(Broker):
 
     # --- requests (DEF-CS-2) -----------------------------------------------------------------
     @handles("REQUEST")
-    def request_received(self, src: int, payload: tuple) -> None:
-        rid, m, stack, mode, position, route = payload
+    def request_received(self, src: int, request: ServerRequest) -> None:
+        rid, m, mode, position = request.rid, request.message, request.mode, request.position
         record = self.shared.requests[rid]
-        stack = (self.id, *stack)
+        stack = (self.id, *request.stack)
         policy = self.shared.policy
         if mode == "transit":
-            nxt, rest = route[0], route[1:]
-            self.net.send(self.id, nxt, "REQUEST", (rid, m, stack, "interest" if not rest else "transit", position, rest))
+            nxt, rest = request.route[0], request.route[1:]
+            self.net.send(self.id, nxt, "REQUEST", ServerRequest(rid, m, stack, "interest" if not rest else "transit", position, rest))
             return
         if src < CLIENT_BASE:
             record.asked.append(self.id)
@@ -155,10 +157,10 @@ class ClientServerBroker(Broker):
             previous = stack[1] if len(stack) > 1 else None
             for q in self.brokers_around():
                 if q != previous and q != self.at.get(m):
-                    self.net.send(self.id, q, "REQUEST", (rid, m, stack, "probe", position, ()))
+                    self.net.send(self.id, q, "REQUEST", ServerRequest(rid, m, stack, "probe", position))
         if policy == "ss" and position == 0:
             self.ask_interested(record, stack)
-        self.net.send(self.id, self.at[m], "REQUEST", (rid, m, stack, "path", position + 1, ()))
+        self.net.send(self.id, self.at[m], "REQUEST", ServerRequest(rid, m, stack, "path", position + 1))
 
     def ask_interested(self, record: Request, stack: tuple[int, ...]) -> None:
         """SS: the client's broker asks every interested broker off the AT path
@@ -175,29 +177,27 @@ class ClientServerBroker(Broker):
         for q in sorted(self.shared.interested.get(record.message, set()) - set(path)):
             route = route_from_me(q)[1:]
             mode = "interest" if len(route) == 1 else "transit"
-            self.net.send(self.id, route[0], "REQUEST", (record.rid, record.message, stack, mode, len(path), tuple(route[1:])))
+            self.net.send(self.id, route[0], "REQUEST", ServerRequest(record.rid, record.message, stack, mode, len(path), tuple(route[1:])))
 
     def respond(self, record: Request, stack: tuple[int, ...], from_path: bool, position: int) -> None:
-        self.pass_response(record, stack, (self.id, from_path, position), 0)
+        self.pass_response(record, stack, ServerAnswer(self.id, from_path, position), 0)
 
     # --- responses ---------------------------------------------------------------------------
-    def pass_response(self, record: Request, stack: tuple[int, ...], answer: tuple[int, bool, int], hops: int) -> None:
+    def pass_response(self, record: Request, stack: tuple[int, ...], answer: ServerAnswer, hops: int) -> None:
         rest = stack[1:]
         nxt = rest[0]
         if nxt >= CLIENT_BASE:
-            responder, from_path, position = answer
-            record.answers.append(Answer(responder, hops, from_path, position))
+            record.answers.append(Answer(answer.responder, hops, answer.from_path, answer.position))
             return
-        self.net.send(self.id, nxt, "RESPONSE", (record.rid, rest, answer, hops + 1))
+        self.net.send(self.id, nxt, "RESPONSE", ServerResponse(record.rid, rest, answer, hops + 1))
 
     @handles("RESPONSE")
-    def response_received(self, src: int, payload: tuple) -> None:
-        rid, stack, answer, hops = payload
-        record = self.shared.requests[rid]
+    def response_received(self, src: int, response: ServerResponse) -> None:
+        record = self.shared.requests[response.rid]
         m = record.message
         if self.shared.policy != "server" and self.at.get(m) != self.id:
             self.cache.insert(m, record.now)  # en-route caching; a held m is left alone
-        self.pass_response(record, stack, answer, hops)
+        self.pass_response(record, response.stack, response.answer, response.hops)
 
     def link_added(self, n: int, rid: int | None = None) -> None:
         self.neighbors.add(n)
@@ -223,6 +223,6 @@ def request(net, client: int, m: str, now: float) -> Request:
     rid = len(shared.requests)
     record = Request(rid, client, broker, m, now, shared.server_of[m])
     shared.requests[rid] = record
-    net.brokers[broker].receive(client, "REQUEST", (rid, m, (client,), "path", 0, ()))
+    net.brokers[broker].receive(client, "REQUEST", ServerRequest(rid, m, (client,), "path", 0))
     shared.interested.setdefault(m, set()).add(broker)
     return record

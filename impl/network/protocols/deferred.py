@@ -1,0 +1,105 @@
+"""Deferred unsubscriptions, the first two optimized reconfiguration
+protocols of seed 002 §3.5 (spec/06-reconfiguration.md): timed and
+notified, as broker classes on top of `forwarding.StrawmanBroker`,
+registered as protocols "timed" and "notified". Informed link activation,
+which builds on notified, is in `informed`.
+
+- `TimedBroker` (DEF-RCF-2): a broken link's entries leave the table at
+  once, silently, into a waiting table keyed by the reconfiguration id;
+  their UNSUBs run when the timer fires (`Network.defer_timeout`). A leaf
+  (no other broker neighbour) just drops them. Timeout 0 is Strawman.
+- `NotifiedBroker` (DEF-RCF-3): the new link's endpoints send FLUSH(rid)
+  after their SUBs; FLUSH floods; an old endpoint holding a task for rid
+  runs its deferred UNSUBs at once. The timer stays as the fallback.
+Iteration that decides message order always walks `table` (insertion
+ordered), never a set of filters (see DEF-NET-2).
+"""
+
+from __future__ import annotations
+
+from subsum.core.types import Subscription
+from subsum.impl.network.protocols.forwarding import StrawmanBroker
+from subsum.impl.network.protocol import handles, register
+from subsum.impl.network.transport import CLIENT_BASE
+
+
+@register("timed")
+class TimedBroker(StrawmanBroker):
+    """Timed deferred unsubscriptions (seed 002 §3.5.2, DEF-RCF-2)."""
+
+    __slots__ = ("waiting", "unsub_timers")
+
+    def __init__(self, bid, net) -> None:
+        super().__init__(bid, net)
+        self.waiting: dict[int, list[tuple[int, Subscription]]] = {}  # rid -> deferred (n', p)
+        self.unsub_timers: dict[int, int] = {}  # rid -> timer id
+
+    def link_removed(self, n, rid=None, replacement=None) -> None:
+        self.manage_removed_link(n, self.net.new_rid() if rid is None else rid)
+
+    def has_other_broker_neighbour(self, n: int) -> bool:
+        return any(m != n and m < CLIENT_BASE for m in self.neighbors)
+
+    def register_task(self, n: int, rid: int) -> bool:
+        """Whether a deferral task is kept for this removal (timed: only if there is something to defer)."""
+        return bool(self.waiting.get(rid))
+
+    def manage_removed_link(self, n: int, rid: int) -> None:
+        """manageRemovedLink(n, rid): n's entries leave the table silently;
+        a non-leaf keeps them in waiting[rid] and starts the timer."""
+        if self.net.defer_timeout <= 0:
+            self.remove_link_to(n)  # REDS: timeout 0 is Strawman
+            return
+        pairs = [(n, f) for f, subscribers in self.table.items() if n in subscribers]
+        for _, f in pairs:
+            self.drop_entry(n, f)
+        leaf = not self.has_other_broker_neighbour(n)
+        self.neighbors.discard(n)
+        if leaf:
+            return  # nobody to tell: purely local, no waiting table, no timer
+        self.waiting.setdefault(rid, []).extend(pairs)
+        if rid not in self.unsub_timers and self.register_task(n, rid):
+            self.unsub_timers[rid] = self.net.at(self.net.now + self.net.defer_timeout,
+                                                 lambda: self.unsub_timer_expired(rid), owner=self.id)
+        elif not self.waiting[rid]:
+            del self.waiting[rid]
+
+    def unsub_timer_expired(self, rid: int) -> None:
+        """unsubTimerExpired(rid) (REDS semantics): each waiting (n', p) is
+        re-inserted and then unsubscribed, so the normal rules decide the
+        UNSUBs; skipped if (n', p) is back in the table."""
+        if self.net.brokers.get(self.id) is not self:
+            return  # crashed meanwhile
+        timer = self.unsub_timers.pop(rid, None)
+        if timer is not None:
+            self.net.cancel(timer)
+        for n, f in self.waiting.pop(rid, []):
+            subscribers = self.table.get(f)
+            if subscribers is not None and n in subscribers:
+                continue  # n re-subscribed meanwhile
+            self.insert_entry(n, f)
+            self.process_unsub_from(n, f)
+
+
+@register("notified")
+class NotifiedBroker(TimedBroker):
+    """Notified deferred unsubscriptions (seed 002 §3.5.3, DEF-RCF-3)."""
+
+    __slots__ = ()
+
+    def register_task(self, n: int, rid: int) -> bool:
+        return True  # REDS: registered even with nothing to defer, so that FLUSH(rid) is recognised
+
+    def link_added(self, n, rid=None) -> None:
+        self.add_link_to(n)
+        if rid is not None and n < CLIENT_BASE:
+            self.net.send(self.id, n, "FLUSH", rid)  # after the SUBs: FIFO
+
+    @handles("FLUSH")
+    def flush_received(self, m: int, rid: int) -> None:
+        if rid in self.unsub_timers:
+            self.unsub_timer_expired(rid)  # an old-link endpoint: cancel the timer, run the UNSUBs now
+        else:
+            for k in self.neighbors:
+                if k != m and k < CLIENT_BASE:
+                    self.net.send(self.id, k, "FLUSH", rid)
