@@ -7,7 +7,10 @@ import pytest
 from subsum.core.filters import parse_filter
 from subsum.core.types import Attribute, Event
 from subsum.impl.network import Network, NetworkError, TopologyError, build, generate, read_edgelist
-from subsum.impl.network.topology import check_forest
+from subsum.impl.network.topology import DisconnectedTopology, check_forest, overlay_links
+from subsum.impl.network.workloads.caching import run_caching
+from subsum.impl.network.workloads.client_server import run_client_server
+from subsum.impl.network.workloads.routing import delivery_audit, report, simulate
 
 CWIX = Path(__file__).resolve().parents[1] / "examples" / "seed002" / "cwix-us-24.edgelist"  # a copy of ../shared/data/
 
@@ -35,6 +38,36 @@ def test_cwix_backbone_reduces_to_a_spanning_tree():
     n, edges, dropped = read_edgelist(CWIX)
     assert (n, len(edges), dropped) == (24, 23, 6)  # 29 links, 24 nodes: 6 closed cycles
     check_forest(n, edges)
+
+
+def test_a_disconnected_topology_is_refused_naming_its_components(tmp_path):
+    two = tmp_path / "two.edgelist"
+    two.write_text("a b\nc d\nd e\n")
+    with pytest.raises(DisconnectedTopology) as info:
+        overlay_links(str(two), 0, 0)
+    assert str(info.value) == (f"{two}: the links form 2 components, {{a b}} (2 brokers), {{c d e}} (3 brokers); "
+                               "the overlay must be connected, or run as a forest")
+    assert info.value.components == [["a", "b"], ["c", "d", "e"]]
+    assert overlay_links(str(two), 0, 0, forest=True) == (5, [(0, 1), (2, 3), (3, 4)])
+    for workload in (run_caching, run_client_server):  # neither runs on a forest
+        with pytest.raises(DisconnectedTopology):
+            workload(topology=str(two))
+
+
+def test_on_a_forest_only_clients_in_the_publishers_tree_are_owed(tmp_path):
+    """Strawman on two trees loses nothing it owes; an audit that owed every
+    matching client (the planted fault: trees ignored) would call half of
+    them lost."""
+    two = tmp_path / "two.edgelist"
+    two.write_text("0 1\n1 2\n3 4\n")
+    run = simulate(str(two), subscriptions=40, events=100, seed=1, forest=True)
+    assert run.tree_of == {0: 0, 1: 0, 2: 0, 3: 1, 4: 1}
+    audit = delivery_audit(run.net, run.published, run.tree_of)
+    assert audit["owed"] == sum(sum(c.values()) for c in run.net.ledger.deliveries.values()) > 0
+    assert audit["lost"] == audit["duplicates"] == audit["unjustified"] == 0
+    blind = delivery_audit(run.net, run.published)
+    assert blind["owed"] > audit["owed"] and blind["lost"] == blind["owed"] - audit["owed"] > 0
+    assert report(run, 1.0)["trees"] == 2
 
 
 @pytest.mark.parametrize("text,where", [

@@ -15,28 +15,27 @@ The simulator creates one instance per broker and talks to it in two ways:
 
 A broker sends with `self.net.send(self.id, dst, kind, payload)` (tree
 links), `self.net.send_direct(...)` (out of band) and
-`self.net.route_event(self.id, targets, eid, event)` (publications; a
-client target is a delivery), and sets timers with `self.net.at(t, fn)`.
+`self.net.route_event(self.id, targets, publication)` (publications, a
+`messages.Publication`: a client target is a delivery), and sets timers
+with `self.net.at(t, fn)`.
 
-The protocols and their messages:
+A payload of one part is the value itself (SUB and UNSUB carry a filter);
+every other payload is a frozen record of `messages`, one per kind, which
+also lists every built-in protocol's messages:
 
 - subscription forwarding with Strawman reconfiguration (seed 002,
-  `forwarding.StrawmanBroker`): SUB(f), UNSUB(f), EVENT(eid, event);
+  `protocols.forwarding`): SUB, UNSUB, EVENT;
 - deferred unsubscriptions and informed link activation (seed 002 §3.5,
-  `protocols`): in addition FLUSH(rid) and ACTIVATE(rid, P, n2), the
-  latter out of band;
-- summary-based routing (seed 000 §4.3, `summaries.SummaryBroker`):
-  SUMMARY and DELTA(round, delta, Merged_Brokers), ROUTE(event, BROCLI),
-  DELIVER(event, ids), DELETE-QUERY(round, key -> ids) and
-  DELETE-ANSWER(round, key -> (id, constraint)), the last two method 1's
-  request/response rebuild through the owners' ACGTs;
+  `protocols.deferred`, `protocols.informed`): in addition FLUSH and
+  ACTIVATE, the latter out of band;
+- summary-based routing (seed 000 §4.3, `protocols.summaries`): SUMMARY,
+  DELTA, ROUTE, DELIVER, DELETE-QUERY and DELETE-ANSWER;
+- the thesis's baselines (`protocols.baselines`): SUBSCRIPTION,
+  UNSUBSCRIPTION, EVENT;
 - broker caches with request/response (seeds 003, 004,
-  `caching.CachingBroker`): REQUEST(rid, filter, path stack) and
-  RESPONSE(rid, message, path stack), the stack naming the brokers a
-  response retraces, STORE(message) for placement "all", with EVENT as above;
-- the client-server policies (seed 003 §4, `client_server.ClientServerBroker`):
-  ADVERTISE(message), REQUEST(rid, message, stack, mode, position, route),
-  RESPONSE(rid, stack, answer, hops).
+  `protocols.caching`): REQUEST, RESPONSE and STORE, with EVENT as above;
+- the client-server policies (seed 003 §4, `protocols.client_server`):
+  ADVERTISE, REQUEST, RESPONSE.
 
 Each is a new `Broker` subclass with its `@handles` methods; none needs a
 change to the overlay, the transport or the accounting.

@@ -145,14 +145,69 @@ def read_graph(path_: str | Path) -> tuple[list[str], list[tuple[int, int]]]:
     return labels, sorted({(min(names[a], names[b]), max(names[a], names[b])) for a, b in raw})
 
 
-def overlay_links(kind: str, brokers: int, seed: int) -> tuple[int, list[tuple[int, int]]]:
+def components(n: int, edges) -> list[list[int]]:
+    """The connected components of brokers 0 .. n-1 under `edges`, each
+    sorted, in order of their smallest broker.
+
+    >>> components(4, [(0, 1), (2, 3)])
+    [[0, 1], [2, 3]]
+    """
+    adjacency: dict[int, list[int]] = {i: [] for i in range(n)}
+    for a, b in edges:
+        adjacency[a].append(b)
+        adjacency[b].append(a)
+    seen: set[int] = set()
+    parts = []
+    for root in range(n):
+        if root in seen:
+            continue
+        seen.add(root)
+        part = [root]
+        for u in part:  # breadth first: `part` grows as it is walked
+            for v in adjacency[u]:
+                if v not in seen:
+                    seen.add(v)
+                    part.append(v)
+        parts.append(sorted(part))
+    return parts
+
+
+class DisconnectedTopology(TopologyError):
+    """An edge-list file whose links form more than one component, for a
+    simulation that needs a connected overlay. The message names the
+    components by the file's node names."""
+
+    def __init__(self, where: str | Path, labels: list[str], parts: list[list[int]]) -> None:
+        shown = [_component_text([labels[b] for b in part]) for part in parts[:MAX_COMPONENTS_SHOWN]]
+        more = f" and {len(parts) - MAX_COMPONENTS_SHOWN:,} more" if len(parts) > MAX_COMPONENTS_SHOWN else ""
+        super().__init__(where, f"the links form {len(parts):,} components, {', '.join(shown)}{more}; "
+                                "the overlay must be connected, or run as a forest")
+        self.components = [[labels[b] for b in part] for part in parts]
+
+
+#: how many components, and how many brokers of each, a DisconnectedTopology message shows
+MAX_COMPONENTS_SHOWN = 5
+MAX_BROKERS_SHOWN = 6
+
+
+def _component_text(names: list[str]) -> str:
+    shown = " ".join(names[:MAX_BROKERS_SHOWN]) + (" …" if len(names) > MAX_BROKERS_SHOWN else "")
+    return f"{{{shown}}} ({len(names):,} broker{'s' if len(names) != 1 else ''})"
+
+
+def overlay_links(kind: str, brokers: int, seed: int, forest: bool = False) -> tuple[int, list[tuple[int, int]]]:
     """The overlay a simulation runs on: `kind` is a generator's name
-    (TOPOLOGIES, with `brokers` brokers and `seed`) or an edge-list file
-    (`read_edgelist`). Returns (number of brokers, links)."""
+    (TOPOLOGIES, with `brokers` brokers and `seed`; always a tree) or an
+    edge-list file (`read_edgelist`, cycles cut). A file whose links form
+    more than one component is refused (`DisconnectedTopology`) unless
+    `forest` asks for one. Returns (number of brokers, links)."""
     if kind in TOPOLOGIES:
         return brokers, generate(kind, brokers, seed)
-    n, links, _ = read_edgelist(kind)
-    return n, links
+    labels, edges = read_graph(kind)
+    tree = spanning_forest(len(labels), edges)
+    if not forest and len(tree) < len(labels) - 1:
+        raise DisconnectedTopology(kind, labels, components(len(labels), tree))
+    return len(labels), tree
 
 
 def read_edgelist(path_: str | Path) -> tuple[int, list[tuple[int, int]], int]:

@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import random
 import string
+from typing import Mapping
 
 import attrs
 
 from subsum.core.types import Attribute, Constraint, Event, Subscription, subscription_sort_key
 from subsum.impl.matching.indexed import IndexedEngine
 from subsum.impl.network.sim import Network, build
-from subsum.impl.network.topology import overlay_links
+from subsum.impl.network.topology import components, overlay_links
 
 
 def random_filter(rng: random.Random) -> Subscription:
@@ -42,23 +43,28 @@ def populate(net: Network, rng: random.Random, subscriptions: int, per_client: i
 
 @attrs.frozen
 class Simulation:
-    """A finished `simulate` run: the network, the swaps made, and each
-    publication as (event id, publisher, event)."""
+    """A finished `simulate` run: the network, the swaps made, each
+    publication as (event id, publisher, event), and, for a run on a
+    forest, each broker's tree (the index of its component, as built;
+    swaps keep every broker in its tree)."""
 
     net: Network
     swaps: int
     published: list[tuple[int, int, Event]]
+    tree_of: Mapping[int, int] | None = None
 
 
 def simulate(kind: str = "random-tree", brokers: int = 20, subscriptions: int = 100, events: int = 100, swaps: int = 0,
              gap: float = 5.0, seed: int = 0, trace: bool = False, delay=(1.0, 10.0), protocol: str = "strawman",
-             defer_timeout: float = 3000.0, sub_timeout: float = 5000.0, options: dict | None = None) -> Simulation:
+             defer_timeout: float = 3000.0, sub_timeout: float = 5000.0, options: dict | None = None,
+             forest: bool = False) -> Simulation:
     """`subsum simulate`: subscriptions propagate, then events are published
     one by one from random clients, a few messages apart, with up to `swaps`
     link swaps spread among them (each adds its new link `gap` ms after the
-    break); finally everything runs to quiescence."""
+    break); finally everything runs to quiescence. An edge-list topology
+    of several components is refused unless `forest` asks for one."""
     rng = random.Random(seed)
-    n, links = overlay_links(kind, brokers, seed)
+    n, links = overlay_links(kind, brokers, seed, forest=forest)
     if protocol == "summaries":
         options = {"brokers": max(2, n), "max_subscriptions": max(1, subscriptions), **(options or {})}  # c1, c2 sized to the run
     net = build(links, n, seed=seed, trace=trace, delay=delay, protocol=protocol, defer_timeout=defer_timeout,
@@ -78,17 +84,20 @@ def simulate(kind: str = "random-tree", brokers: int = 20, subscriptions: int = 
         published.append((net.publish(client, event), client, event))
         net.run(max_steps=rng.randrange(1, 20))
     net.run()
-    return Simulation(net, made, published)
+    tree_of = {b: i for i, part in enumerate(components(n, links)) for b in part} if forest else None
+    return Simulation(net, made, published, tree_of)
 
 
-def delivery_audit(net: Network, published) -> dict:
+def delivery_audit(net: Network, published, tree_of: Mapping[int, int] | None = None) -> dict:
     """The simulator's own count of what went wrong in delivery, for a run
     whose subscriptions do not change while events are published (as in
     `simulate`): per published event, the clients owed it are every client
     other than the publisher with a filter it matches (the impl's indexed
-    engine decides); `lost` counts owed clients that never got it,
-    `duplicates` copies beyond the first, `unowed` deliveries to clients
-    not owed it."""
+    engine decides) and, on a forest (`tree_of`: broker -> its tree), an
+    access broker in the publisher's tree (DEF-NET-4: no path, no debt);
+    `lost` counts owed clients that never got it, `duplicates` copies
+    beyond the first, `unjustified` deliveries to clients holding no
+    matching filter, `to_publisher` copies the publisher got back."""
     holders: dict[str, int] = {}
     pairs = []
     for client, filters in net.client_filters.items():
@@ -103,6 +112,9 @@ def delivery_audit(net: Network, published) -> dict:
     for (eid, publisher, _), sids in zip(published, matched):
         holding = {holders[s] for s in sids}
         owed = holding - {publisher}
+        if tree_of is not None:
+            tree = tree_of[net.clients[publisher]]
+            owed = {c for c in owed if tree_of[net.clients[c]] == tree}
         got = net.ledger.deliveries[eid]
         owed_total += len(owed)
         lost += len(owed - set(got))
@@ -123,6 +135,7 @@ def report(run: Simulation, seconds: float) -> dict:
             "deliveries": sum(sum(c.values()) for c in ledger.deliveries.values()),
             **({"overlay_hops": dict(ledger.overlay_hops)} if ledger.overlay_hops else {}),
             **({"payload_bytes": dict(ledger.payload_bytes)} if ledger.payload_bytes else {}),
-            **delivery_audit(net, run.published),
+            **({"trees": len(set(run.tree_of.values()))} if run.tree_of is not None else {}),
+            **delivery_audit(net, run.published, run.tree_of),
             "simulated_ms": round(net.now, 3), "seconds": round(seconds, 3),
             "handled_per_second": round(handled / seconds) if seconds else None}
