@@ -181,12 +181,13 @@ CLAIMS: tuple[Claim, ...] = (
 )
 
 
+SA = M + "abstraction."
 SM = M + "summaries."
 SI = "subsum.impl.summary."
 SUMMARY_IMPL = (SI + "summary.OwnerSummary", SI + "summary.Summary", SI + "structures.AACS", SI + "structures.SACS")
 SUMMARY_CLAIMS: tuple[Claim, ...] = (
     Claim("CLM-SUM-1", "seed 000 §4.2.1; derived",
-          "spec/04-summaries.md#clm-sum-1", (SM + "abstraction", SM + "normalized_covers"), (SI + "normalize.abstraction", SI + "normalize.pattern_covers"),
+          "spec/04-summaries.md#clm-sum-1", (SA + "abstraction", SA + "normalized_covers"), (SI + "normalize.abstraction", SI + "normalize.pattern_covers"),
           (_sum_property(summaries.abstraction_agrees_with_model), _example(summaries.covering_agrees_exhaustively))),
     Claim("CLM-SUM-2",
           "seed 000 §4.2.3 (implied); seed note §4, §7", "spec/04-summaries.md#clm-sum-2", (SM + "reference_summary", SM + "summary_match"),
