@@ -245,6 +245,8 @@ CLAIMS = CLAIMS + SUMMARY_CLAIMS
 
 
 NM = M + "network."
+NS = M + "strawman."
+NR = M + "reconfiguration."
 #: The differential machine reads every message a broker sends: CLM-NET-6, and CLM-NET-4 apart from the simulator's counter.
 NET_DIFFERENTIAL = Check("stateful", "conformance.network.StrawmanDifferential", network.run_differential_state_machine,
                          floors=network.HANDLER_FLOORS)
@@ -269,10 +271,10 @@ NETWORK_CLAIMS: tuple[Claim, ...] = (
                  lambda: properties.run_property(network.ideal_changes_only_on_the_reconfiguration_path)),)),
     Claim("CLM-NET-6",
           "seed 002 §2.3, §3.3; derived", "spec/05-network.md#clm-net-6",
-          (NM + "on_sub", NM + "on_unsub", NM + "event_targets", NM + "on_remove_link", NM + "on_add_link"), (NI + "forwarding.StrawmanBroker",),
+          (NS + "on_sub", NS + "on_unsub", NS + "event_targets", NS + "on_remove_link", NS + "on_add_link"), (NI + "forwarding.StrawmanBroker",),
           (NET_DIFFERENTIAL,)),
     Claim("CLM-NET-7",
-          "seed 002 §2.3 (REDS)", "spec/05-network.md#clm-net-7", (NM + "on_sub", NM + "on_unsub"),
+          "seed 002 §2.3 (REDS)", "spec/05-network.md#clm-net-7", (NS + "on_sub", NS + "on_unsub"),
           (NI + "forwarding.StrawmanBroker.sub_received", NI + "forwarding.StrawmanBroker.unsub_received"),
           (_example(network.stale_messages_from_former_neighbours_are_ignored),)),
 )
@@ -301,19 +303,19 @@ RECONFIG_CLAIMS: tuple[Claim, ...] = (
           "seed 002 §3.5.2 (REDS); seed note §6.3(8)", "spec/06-reconfiguration.md#clm-rcf-3", (),
           (NP + "TimedBroker",), (_rcf_property(reconfig.timed_with_timeout_zero_is_strawman),)),
     Claim("CLM-RCF-4", "seed 002 §3.5.2", "spec/06-reconfiguration.md#clm-rcf-4",
-          (NM + "is_leaf_without", NM + "deferred_removal"), (NP + "TimedBroker.manage_removed_link",),
+          (NR + "is_leaf_without", NR + "deferred_removal"), (NP + "TimedBroker.manage_removed_link",),
           (_example(reconfig.leaf_brokers_start_no_timer), RCF_MACHINES[0])),
     Claim("CLM-RCF-5",
-          "seed 002 §3.5.3 (REDS); seed note §6.3(13)", "spec/06-reconfiguration.md#clm-rcf-5", (NM + "flush_forward",),
+          "seed 002 §3.5.3 (REDS); seed note §6.3(13)", "spec/06-reconfiguration.md#clm-rcf-5", (NR + "flush_forward",),
           (NP + "NotifiedBroker.flush_received",),
           (_rcf_property(reconfig.unknown_flush_floods_once_and_dies), _example(reconfig.late_flush_is_passed_on), RCF_MACHINES[1])),
     Claim("CLM-RCF-6",
-          "seed 002 §3.5.4; seed note §6.3(14)", "spec/06-reconfiguration.md#clm-rcf-6", (NM + "only_subscribed_by", NM + "activation"),
+          "seed 002 §3.5.4; seed note §6.3(14)", "spec/06-reconfiguration.md#clm-rcf-6", (NR + "only_subscribed_by", NR + "activation"),
           (NP + "InformedBroker.activate",), (_rcf_property(reconfig.held_back_subscriptions_wait_for_the_timer),)),
     Claim("CLM-RCF-7",
           "seed 002 §3.5; derived", "spec/06-reconfiguration.md#clm-rcf-7",
-          (NM + "deferred_removal", NM + "deferred_unsubscribe", NM + "flush_forward", NM + "only_subscribed_by", NM + "announced_to",
-           NM + "activation", NM + "released"), (NP + "TimedBroker", NP + "NotifiedBroker", NP + "InformedBroker"), RCF_MACHINES),
+          (NR + "deferred_removal", NR + "deferred_unsubscribe", NR + "flush_forward", NR + "only_subscribed_by", NR + "announced_to",
+           NR + "activation", NR + "released"), (NP + "TimedBroker", NP + "NotifiedBroker", NP + "InformedBroker"), RCF_MACHINES),
     Claim("CLM-RCF-8",
           "seed 002 §3.3 Fig. 2; seed note §6.3(11)", "spec/06-reconfiguration.md#clm-rcf-8", (NM + "ideal_tables", NM + "swapped"),
           (NI + "forwarding.StrawmanBroker.remove_link_to",), (_example(reconfig.strawman_has_a_routing_gap),)),

@@ -25,7 +25,7 @@ from subsum.conformance.external import ConformError, PersistentEngine, split_co
 from subsum.conformance.violations import require
 from subsum.core.types import Event, Subscription
 from subsum.impl.network import CLIENT_BASE, Broker, handles
-from subsum.model import network as ref
+from subsum.model import strawman as ref
 
 #: The replay files' protocol name for an external broker (the command is recorded beside it).
 EXTERNAL = "external"
