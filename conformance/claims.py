@@ -184,7 +184,7 @@ CLAIMS: tuple[Claim, ...] = (
 SA = M + "abstraction."
 SM = M + "summaries."
 SI = "subsum.impl.summary."
-SUMMARY_IMPL = (SI + "summary.OwnerSummary", SI + "summary.Summary", SI + "structures.AACS", SI + "structures.SACS")
+SUMMARY_IMPL = (SI + "owner.OwnerSummary", SI + "summary.Summary", SI + "structures.AACS", SI + "structures.SACS")
 SUMMARY_CLAIMS: tuple[Claim, ...] = (
     Claim("CLM-SUM-1", "seed 000 §4.2.1; derived",
           "spec/04-summaries.md#clm-sum-1", (SA + "abstraction", SA + "normalized_covers"), (SI + "normalize.abstraction", SI + "normalize.pattern_covers"),
@@ -218,7 +218,7 @@ SUMMARY_CLAIMS: tuple[Claim, ...] = (
           "seed 000 §4.2.2, Fig. 4-4", "spec/04-summaries.md#clm-sum-9", (), (SI + "ids.IdLayout",),
           (_sum_property(summaries.ids_round_trip), _example(summaries.seed000_fig_4_4_id))),
     Claim("CLM-SUM-10",
-          "seed note §4, §7 (recommended)", "spec/04-summaries.md#clm-sum-10", (SM + "recheck",), (SI + "summary.OwnerSummary.recheck",),
+          "seed note §4, §7 (recommended)", "spec/04-summaries.md#clm-sum-10", (SM + "recheck",), (SI + "owner.OwnerSummary.recheck",),
           (_sum_property(summaries.summary_has_no_false_negatives),)),
     Claim("CLM-SUM-11",
           "seed 000 §4.2.4, §4.3.4", "spec/04-summaries.md#clm-sum-11", (SM + "reference_summary",), SUMMARY_IMPL + (SI + "history.History",),
@@ -234,10 +234,11 @@ SUMMARY_CLAIMS: tuple[Claim, ...] = (
           "seed 000 Example 4-4, Figs. 4-13, 4-14", "spec/04-summaries.md#clm-sum-14", (), (SI + "history.History", SI + "history.Directory"),
           (_example(summaries.seed000_example_4_4),)),
     Claim("CLM-SUM-15",
-          "seed note §4 (Example 4-2 rows)", "spec/04-summaries.md#clm-sum-15", (SM + "summary_match", SM + "recheck"), (SI + "summary.OwnerSummary.recheck",),
+          "seed note §4 (Example 4-2 rows)", "spec/04-summaries.md#clm-sum-15", (SM + "summary_match", SM + "recheck"), (SI + "owner.OwnerSummary.recheck",),
           (_example(summaries.seed000_false_positive),)),
     Claim("CLM-SUM-16",
-          "derived", "spec/04-summaries.md#clm-sum-16", (), (SI + "wire.to_json", SI + "wire.from_json", SI + "wire.to_bytes", SI + "wire.from_bytes"),
+          "derived", "spec/04-summaries.md#clm-sum-16", (),
+          (SI + "summary_file.to_json", SI + "summary_file.from_json", SI + "wire.to_bytes", SI + "wire.from_bytes"),
           (_sum_property(summaries.summary_formats_round_trip),)),
 )
 

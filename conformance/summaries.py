@@ -20,7 +20,8 @@ from subsum.conformance import strategies as gen
 from subsum.conformance.properties import property_check
 from subsum.core.filters import parse_filter
 from subsum.core.types import OPS_BY_TYPE, Attribute, Constraint, Event, Subscription
-from subsum.impl.summary import IdLayout, OwnerSummary, Summary, wire
+from subsum.impl.summary import IdLayout, OwnerSummary, Summary, summary_file, wire
+from subsum.impl.summary.file_reader import SummaryFileError
 from subsum.impl.summary.normalize import abstraction as impl_abstraction
 from subsum.impl.summary.normalize import pattern_covers
 from subsum.impl.summary.history import Directory, History
@@ -569,12 +570,12 @@ def summary_formats_round_trip(workload, virtual, broker):
     a file with a row out of canonical form is rejected."""
     subscriptions, _ = workload
     summary = build_owner(subscriptions, broker=broker, brokers=3, virtual=virtual).export()
-    doc = json.loads(json.dumps(wire.to_json(summary)))
-    for back in (wire.from_json(doc), wire.from_bytes(wire.to_bytes(summary))):
+    doc = json.loads(json.dumps(summary_file.to_json(summary)))
+    for back in (summary_file.from_json(doc), wire.from_bytes(wire.to_bytes(summary))):
         assert back.rows() == summary.rows(), (back.rows(), summary.rows())
         assert back.unconditional == summary.unconditional and back.merged_brokers == summary.merged_brokers
         assert back.virtual == summary.virtual and back.schema == summary.schema
-    assert wire.from_json(doc).names == summary.names
+    assert summary_file.from_json(doc).names == summary.names
     for i, entry in enumerate(doc["attributes"]):
         broken = json.loads(json.dumps(doc))
         target = broken["attributes"][i]
@@ -586,8 +587,8 @@ def summary_formats_round_trip(workload, virtual, broker):
         else:
             target["ranges"].append({"lo": None, "hi": None, "ids": some_id})  # overlaps every range
         try:
-            wire.from_json(broken, "broken.json")
-        except wire.SummaryFileError as exc:
+            summary_file.from_json(broken, "broken.json")
+        except SummaryFileError as exc:
             assert "broken.json" in str(exc) and "attributes" in str(exc), str(exc)
         else:
             raise AssertionError(f"a non-canonical attribute {target} was accepted")

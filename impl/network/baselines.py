@@ -23,7 +23,7 @@ from subsum.core.types import Event, Subscription
 from subsum.impl.network.protocol import Broker, handles, register
 from subsum.impl.network.summary_plan import distances
 from subsum.impl.network.transport import CLIENT_BASE
-from subsum.impl.summary.summary import recheck
+from subsum.impl.summary.recheck import recheck
 
 
 class LocalClients(Broker):
