@@ -63,11 +63,11 @@ def union_of(workloads) -> tuple[list[tuple[str, Subscription]], list[Event]]:
 
 
 def spark_match_sets(subs, events) -> list[set[str]]:
-    from subsum.impl.spark import io as sio
+    from subsum.impl.spark import frames
     from subsum.impl.spark.match import match
 
     spark = session()
-    rows = match(sio.subscriptions_frame(spark, subs), sio.events_frame(spark, events)).collect()
+    rows = match(frames.subscriptions_frame(spark, subs), frames.events_frame(spark, events)).collect()
     got = {row["ord"]: row["subscriptions"] for row in rows}
     assert sorted(got) == list(range(len(events))), f"not one row per event: {sorted(got)}"
     for ids in got.values():
@@ -167,7 +167,7 @@ def write_events_parquet(path: Path, events: list[tuple[str, Event]]) -> None:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from subsum.impl.spark.io import EVENTS_DDL, arrow_schema, attribute_rows
+    from subsum.impl.spark.frames import EVENTS_DDL, arrow_schema, attribute_rows
 
     schema = arrow_schema(EVENTS_DDL)
     table = pa.table({"id": [i for i, _ in events], "attributes": [attribute_rows(e) for _, e in events]},
@@ -222,7 +222,7 @@ def _parquet_case(d: Path, name: str, rows: list[dict], attributes_type=None):
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from subsum.impl.spark.io import EVENTS_DDL, arrow_schema
+    from subsum.impl.spark.frames import EVENTS_DDL, arrow_schema
 
     schema = arrow_schema(EVENTS_DDL)
     fields = [schema.field("id"), attributes_type or schema.field("attributes")]
