@@ -21,7 +21,7 @@ import attrs
 
 from subsum.conformance import budget, census, profiles, violations
 from subsum.conformance import (caching, client_server, engines, examples, native_json, network, properties, reconfig, requests,
-                                routing, siena, spark, summaries)
+                                routing, siena, spark, spark_readers, spark_traces, summaries)
 from subsum.conformance.proofs import prove_all, rules_of
 
 KINDS = ("proof", "property", "stateful", "example")
@@ -386,35 +386,41 @@ def _spark_property(fn) -> Check:
     return Check("property", f"conformance.spark.{fn.__name__}", lambda: properties.run_property(fn))
 
 
+def _spark_example(fn) -> Check:
+    """The Spark checks are named `conformance.spark.<function>` whichever of
+    the conformance.spark* modules holds them (spec/07 names them so)."""
+    return Check("example", f"conformance.spark.{fn.__name__}", fn)
+
+
 PIPELINE_CLAIMS: tuple[Claim, ...] = (
     Claim("CLM-PIPE-1",
           "derived (seed 001 §2)", "spec/07-pipeline.md#clm-pipe-1", (M + "semantics.match_batch",),
           (SP + "match.match", SP + "match.matching_pairs", SP + "io.read_events", SP + "io.read_subscriptions",
            SP + "io.write_results"),
-          (_spark_property(spark.spark_engine_equals_model), _example(spark.operator_boundaries),
-           _example(spark.seed000_files_through_every_reader))),
+          (_spark_property(spark.spark_engine_equals_model), _spark_example(spark.operator_boundaries),
+           _spark_example(spark_readers.seed000_files_through_every_reader))),
     Claim("CLM-PIPE-2",
           "seed 001 §2", "spec/07-pipeline.md#clm-pipe-2", (M + "semantics.satisfied_pair_count",),
-          (SP + "io.read_events",), (_example(spark.parquet_rejects_bad_events),)),
+          (SP + "io.read_events",), (_spark_example(spark_readers.parquet_rejects_bad_events),)),
     Claim("CLM-PIPE-3",
           "derived (spec/formats.md, bad input)", "spec/07-pipeline.md#clm-pipe-3", (),
           (SP + "io.read_events", SP + "io.read_subscriptions", SP + "jsonl.parsed_lines", SP + "trace.read_trace"),
-          (_example(spark.jsonl_errors_agree),
+          (_spark_example(spark_readers.jsonl_errors_agree),
            Check("property", "conformance.native_json.native_lines_are_sound",
                  lambda: properties.run_property(native_json.native_lines_are_sound)),
            _example(native_json.ordinary_lines_are_plain))),
     Claim("CLM-TRACE-1",
           "derived", "spec/07-pipeline.md#clm-trace-1", (M + "trace.check_trace",), (SP + "trace.check",),
-          (_spark_property(spark.trace_check_equals_model),)),
+          (_spark_property(spark_traces.trace_check_equals_model),)),
     Claim("CLM-TRACE-2",
           "seed 002 §2.3", "spec/07-pipeline.md#clm-trace-2", (M + "trace.check_trace",), (SP + "trace.check",),
-          (_example(spark.static_run_is_clean),)),
+          (_spark_example(spark_traces.static_run_is_clean),)),
     Claim("CLM-TRACE-3",
           "derived", "spec/07-pipeline.md#clm-trace-3", (M + "trace.check_trace",), (SP + "trace.check",),
-          (_example(spark.planted_violations),)),
+          (_spark_example(spark_traces.planted_violations),)),
     Claim("CLM-TRACE-4",
           "seed 002 §3.3", "spec/07-pipeline.md#clm-trace-4", (M + "trace.check_trace",),
-          (SP + "trace.check", "subsum.impl.network.workload.delivery_audit"), (_example(spark.churn_losses_match_audit),)),
+          (SP + "trace.check", "subsum.impl.network.workload.delivery_audit"), (_spark_example(spark_traces.churn_losses_match_audit),)),
 )
 
 CLAIMS = CLAIMS + PIPELINE_CLAIMS
