@@ -26,7 +26,7 @@ from subsum.conformance.violations import require
 from subsum.core.types import Subscription
 from subsum.impl.network import CLIENT_BASE, Broker, handles
 from subsum.impl.network.messages import Publication
-from subsum.model import network as ref
+from subsum.model import strawman as ref
 
 #: The replay files' protocol name for an external broker (the command is recorded beside it).
 EXTERNAL = "external"

@@ -100,7 +100,7 @@ def _python_event(line: bytes):
         return "refused"
     if parsed is None:
         return "blank"
-    from subsum.impl.spark.io import attribute_rows
+    from subsum.impl.spark.frames import attribute_rows
 
     return parsed[0], _attribute_set(attribute_rows(parsed[1]))
 
@@ -112,7 +112,7 @@ def _python_record(line: bytes):
         return "refused"
     if record is None:
         return "blank"
-    from subsum.impl.spark.io import attribute_rows
+    from subsum.impl.spark.frames import attribute_rows
 
     attributes = None if record.attributes is None else _attribute_set(attribute_rows(record.attributes))
     return (_bits(record.time), record.kind, record.client, record.broker, record.event, record.filter_text, attributes)

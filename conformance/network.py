@@ -1,6 +1,7 @@
 """Conformance of the broker network (subsum.impl.network) with the model's
-ideal routing state (subsum.model.network): a Hypothesis state machine under
-churn, and model properties (claims CLM-NET-*, spec/05-network.md)."""
+ideal routing state (subsum.model.network) and plain handlers
+(subsum.model.strawman): a Hypothesis state machine under churn, and model
+properties (claims CLM-NET-*, spec/05-network.md)."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from subsum.core.filters import parse_filter
 from subsum.core.types import Subscription, subscription_sort_key
 from subsum.impl.network import CLIENT_BASE, StrawmanBroker, Network, build
 from subsum.model import network as ref
+from subsum.model import strawman as ref_strawman
 from subsum.model.semantics import matches
 
 #: A small pool of filters, so that subscribers of one filter meet often
@@ -219,34 +221,34 @@ def patched(obj, name: str, value):
             delattr(obj, name)
 
 
-def model_view(broker: StrawmanBroker) -> ref.BrokerState:
-    return ref.BrokerState(broker.id, frozenset(broker.neighbors),
+def model_view(broker: StrawmanBroker) -> ref_strawman.BrokerState:
+    return ref_strawman.BrokerState(broker.id, frozenset(broker.neighbors),
                            frozenset(m for m in broker.neighbors if m >= CLIENT_BASE), frozenset(broker.entries()))
 
 
-def sub_rule(state: ref.BrokerState, n: int, p: Subscription) -> str:
+def sub_rule(state: ref_strawman.BrokerState, n: int, p: Subscription) -> str:
     """Which rule of DEF-NET-6 a SUB(p) from n fires at this state (a census tag)."""
     if n not in state.neighbors:
         return "SUB:stale"
     if (n, p) in state.table:
         return "SUB:repeat"
-    before = ref.subscribers_of(state, p)
+    before = ref_strawman.subscribers_of(state, p)
     if not before:
         return "SUB:first"
     if len(before) == 1:
-        return "SUB:second-to-broker" if before <= ref.broker_neighbors(state) else "SUB:second-to-client"
+        return "SUB:second-to-broker" if before <= ref_strawman.broker_neighbors(state) else "SUB:second-to-client"
     return "SUB:later"
 
 
-def unsub_rule(state: ref.BrokerState, n: int, p: Subscription) -> str:
+def unsub_rule(state: ref_strawman.BrokerState, n: int, p: Subscription) -> str:
     """Which rule of DEF-NET-6 an UNSUB(p) from n fires at this state (a census tag)."""
     if (n, p) not in state.table:
         return "UNSUB:stale"
-    remaining = ref.subscribers_of(state, p) - {n}
+    remaining = ref_strawman.subscribers_of(state, p) - {n}
     if not remaining:
         return "UNSUB:last"
     if len(remaining) == 1:
-        return "UNSUB:single-remaining-broker" if remaining <= ref.broker_neighbors(state) else "UNSUB:single-remaining-client"
+        return "UNSUB:single-remaining-broker" if remaining <= ref_strawman.broker_neighbors(state) else "UNSUB:single-remaining-client"
     return "UNSUB:several-remaining"
 
 
@@ -281,22 +283,22 @@ class CheckedBroker(StrawmanBroker):
 
     def sub_received(self, n, f):
         census.record(sub_rule(model_view(self), n, f))
-        self._compare(f"SUB from {n}", lambda s: ref.on_sub(s, n, f), lambda: super(CheckedBroker, self).sub_received(n, f))
+        self._compare(f"SUB from {n}", lambda s: ref_strawman.on_sub(s, n, f), lambda: super(CheckedBroker, self).sub_received(n, f))
 
     def unsub_received(self, n, f):
         census.record(unsub_rule(model_view(self), n, f))
-        self._compare(f"UNSUB from {n}", lambda s: ref.on_unsub(s, n, f), lambda: super(CheckedBroker, self).unsub_received(n, f))
+        self._compare(f"UNSUB from {n}", lambda s: ref_strawman.on_unsub(s, n, f), lambda: super(CheckedBroker, self).unsub_received(n, f))
 
     def remove_link_to(self, n):
         census.record("REMOVE-LINK:with-entries" if any(m == n for m, _ in self.entries()) else "REMOVE-LINK:no-entries")
-        self._compare(f"removeLinkTo({n})", lambda s: ref.on_remove_link(s, n), lambda: super(CheckedBroker, self).remove_link_to(n))
+        self._compare(f"removeLinkTo({n})", lambda s: ref_strawman.on_remove_link(s, n), lambda: super(CheckedBroker, self).remove_link_to(n))
 
     def add_link_to(self, n):
         census.record("ADD-LINK:client" if n >= CLIENT_BASE else "ADD-LINK:broker")
-        self._compare(f"addLinkTo({n})", lambda s: ref.on_add_link(s, n, n >= CLIENT_BASE), lambda: super(CheckedBroker, self).add_link_to(n))
+        self._compare(f"addLinkTo({n})", lambda s: ref_strawman.on_add_link(s, n, n >= CLIENT_BASE), lambda: super(CheckedBroker, self).add_link_to(n))
 
     def event_received(self, n, publication):
-        want = ref.event_targets(model_view(self), n, publication.event)
+        want = ref_strawman.event_targets(model_view(self), n, publication.event)
         census.record("EVENT:forwarded" if want else "EVENT:dropped")
         net, targets = self.net, set()
         original = net.route_event

@@ -1,6 +1,6 @@
 """Conformance of the optimized reconfiguration protocols
-(subsum.impl.network.protocols) with the model (subsum.model.network):
-claims CLM-RCF-*, spec/06-reconfiguration.md.
+(subsum.impl.network.protocols) with the model (subsum.model.network,
+subsum.model.reconfiguration): claims CLM-RCF-*, spec/06-reconfiguration.md.
 
 - `checked_class(protocol)`: a broker class that runs every protocol step
   beside the model's plain step (CLM-RCF-7), and checks that leaf brokers
@@ -37,6 +37,7 @@ from subsum.impl.network import PROTOCOLS, Network, NetworkError, StrawmanBroker
 from subsum.impl.network.protocols.deferred import TimedBroker
 from subsum.impl.network.protocols.informed import InformedBroker
 from subsum.model import network as ref
+from subsum.model import reconfiguration as ref_reconfiguration
 
 #: Timeouts drawn by the state machine (ms; links take 1-10 ms): 0 is
 #: Strawman, 0.5 fires before any message, 5 in the middle of a wave, 3000
@@ -71,8 +72,8 @@ class ProtocolChecks:
             super().manage_removed_link(n, rid)  # Strawman's removeLinkTo, checked by CheckedBroker
             return
         state = model_view(self)
-        census.record("TIMED:leaf-no-timer" if ref.is_leaf_without(state, n) else "TIMED:deferred")
-        want_state, want_deferred = ref.deferred_removal(state, n)
+        census.record("TIMED:leaf-no-timer" if ref_reconfiguration.is_leaf_without(state, n) else "TIMED:deferred")
+        want_state, want_deferred = ref_reconfiguration.deferred_removal(state, n)
         waiting_before = set(self.waiting.get(rid, ()))
         timers_before = self.net.ledger.timers_started[self.id]
         with captured_sends(self.net, self.id) as sent:
@@ -84,7 +85,7 @@ class ProtocolChecks:
         deferred = set(self.waiting.get(rid, ())) - waiting_before
         require(deferred == set(want_deferred), "CLM-RCF-7",
                 lambda: f"broker {self.id} deferred {sorted(map(repr, deferred))}, the model {sorted(map(repr, want_deferred))}")
-        if ref.is_leaf_without(state, n):
+        if ref_reconfiguration.is_leaf_without(state, n):
             require(self.net.ledger.timers_started[self.id] == timers_before, "CLM-RCF-4",
                     lambda: f"leaf broker {self.id} started a timer when its link to {n} broke")
 
@@ -95,7 +96,7 @@ class ProtocolChecks:
         census.record("TIMED:timer-expired")
         state, want = model_view(self), []
         for n, p in self.waiting.get(rid, ()):
-            state, sent = ref.deferred_unsubscribe(state, n, p)
+            state, sent = ref_reconfiguration.deferred_unsubscribe(state, n, p)
             want += sent
         with captured_sends(self.net, self.id) as sent:
             super().unsub_timer_expired(rid)
@@ -115,7 +116,7 @@ class ProtocolChecks:
             super().flush_received(m, rid)
         require(model_view(self).table == state.table, "CLM-RCF-5",
                 lambda: f"broker {self.id} changed its table on FLUSH({rid}) it holds no task for")
-        want = [(k, "FLUSH", rid) for k in ref.flush_forward(state, m)]
+        want = [(k, "FLUSH", rid) for k in ref_reconfiguration.flush_forward(state, m)]
         require(same_messages(sent, want), "CLM-RCF-5", lambda: f"broker {self.id} passed FLUSH({rid}) from {m} on as {sent}, expected {want}")
 
 
@@ -125,7 +126,7 @@ class InformedChecks(ProtocolChecks):
     def link_removed(self, o, rid=None, replacement=None):
         if rid is not None and replacement is not None:
             state = model_view(self)
-            self._expect = (ref.only_subscribed_by(state, o), ref.announced_to(state, o))
+            self._expect = (ref_reconfiguration.only_subscribed_by(state, o), ref_reconfiguration.announced_to(state, o))
         super().link_removed(o, rid, replacement)
 
     def activate_received(self, m, activation):
@@ -138,7 +139,7 @@ class InformedChecks(ProtocolChecks):
         super().activate_received(m, activation)
 
     def activate(self, rid, held, n):
-        want, want_held = ref.activation(model_view(self), n, held)
+        want, want_held = ref_reconfiguration.activation(model_view(self), n, held)
         census.record("ACTIVATE:holds-back" if want_held else "ACTIVATE:holds-nothing")
         with captured_sends(self.net, self.id) as sent:
             super().activate(rid, held, n)
@@ -154,7 +155,7 @@ class InformedChecks(ProtocolChecks):
             return
         n, tagged = self.tagged[rid]
         census.record("INFORMED:sub-timer-expired")
-        want = ref.released(model_view(self), n, frozenset(tagged))
+        want = ref_reconfiguration.released(model_view(self), n, frozenset(tagged))
         with captured_sends(self.net, self.id) as sent:
             super().sub_timer_expired(rid)
         require(same_messages(sent, want), "CLM-RCF-7",
@@ -441,8 +442,8 @@ def held_back_subscriptions_wait_for_the_timer(sc):
     the tables end ideal."""
     net = quiet_network(sc, "informed")
     (a, b), (c, d) = scenario_swap(net, sc)
-    held = {(c, d): ref.only_subscribed_by(model_view(net.brokers[a]), b),
-            (d, c): ref.only_subscribed_by(model_view(net.brokers[b]), a)}
+    held = {(c, d): ref_reconfiguration.only_subscribed_by(model_view(net.brokers[a]), b),
+            (d, c): ref_reconfiguration.only_subscribed_by(model_view(net.brokers[b]), a)}
     early = []
     original = net.send
     watch = lambda src, dst, kind, payload: (  # noqa: E731

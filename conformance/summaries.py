@@ -1,6 +1,7 @@
 """Conformance of the optimized summaries (subsum.impl.summary) with the
-reference (subsum.model.summaries): properties, z3 proofs, a state machine
-and the worked examples of seed 000 (claims CLM-SUM-*, spec/04-summaries.md)."""
+reference (subsum.model.abstraction, subsum.model.summaries): properties, z3
+proofs, a state machine and the worked examples of seed 000 (claims
+CLM-SUM-*, spec/04-summaries.md)."""
 
 from __future__ import annotations
 
@@ -19,10 +20,12 @@ from subsum.conformance import strategies as gen
 from subsum.conformance.properties import property_check
 from subsum.core.filters import parse_filter
 from subsum.core.types import OPS_BY_TYPE, Attribute, Constraint, Event, Subscription
-from subsum.impl.summary import IdLayout, OwnerSummary, Summary, wire
+from subsum.impl.summary import IdLayout, OwnerSummary, Summary, summary_file, wire
+from subsum.impl.summary.file_reader import SummaryFileError
 from subsum.impl.summary.normalize import abstraction as impl_abstraction
 from subsum.impl.summary.normalize import pattern_covers
 from subsum.impl.summary.history import Directory, History
+from subsum.model import abstraction as ref_abstraction
 from subsum.model import smt
 from subsum.model import summaries as ref
 from subsum.model.covering import covers_by_rules
@@ -32,8 +35,8 @@ from subsum.model.semantics import matching_ids
 
 def to_model(key, n):
     """An impl normalized constraint as the model's Interval or Constraint."""
-    if key[1] in ref.NUMERIC_TYPES:
-        return ref.Interval(n[0], n[1])
+    if key[1] in ref_abstraction.NUMERIC_TYPES:
+        return ref_abstraction.Interval(n[0], n[1])
     return Constraint(key[0], key[1], n[0], n[1])
 
 
@@ -55,7 +58,7 @@ def constraint_sets(rows: dict) -> dict:
 
 
 def layout_for(subscriptions, brokers: int = 1) -> tuple[IdLayout, tuple]:
-    schema = ref.schema_of(s for _, s in subscriptions)
+    schema = ref_abstraction.schema_of(s for _, s in subscriptions)
     return IdLayout(brokers, max(1, len(subscriptions) + 2), len(schema)), schema
 
 
@@ -79,7 +82,7 @@ def names_matched(summary: Summary, event: Event) -> set[str]:
 def abstraction_agrees_with_model(first, second):
     """CLM-SUM-1: the impl's normalization and covering equal the model's."""
     for subscription in (first, second):
-        want = ref.abstraction(subscription)
+        want = ref_abstraction.abstraction(subscription)
         got = impl_abstraction(subscription)
         if want is None:
             assert got is None, (subscription, got)
@@ -87,7 +90,7 @@ def abstraction_agrees_with_model(first, second):
         assert got is not None and {k: to_model(k, n) for k, n in got.items()} == want, (subscription, got, want)
     a, b = impl_abstraction(first) or {}, impl_abstraction(second) or {}
     for key in set(a) & set(b):
-        if key[1] in ref.NUMERIC_TYPES:
+        if key[1] in ref_abstraction.NUMERIC_TYPES:
             continue
         for g, s in ((a[key], b[key]), (b[key], a[key])):
             assert pattern_covers(g, s) == covers_by_rules(to_model(key, g), to_model(key, s)), (key, g, s)
@@ -131,7 +134,7 @@ def _member_formula(constraints, var, chars):
 
 
 def _row_formula(key, row_constraint, var, chars):
-    if isinstance(row_constraint, ref.Interval):
+    if isinstance(row_constraint, ref_abstraction.Interval):
         parts = []
         for bound, cmp in ((row_constraint.lo, ">="), (row_constraint.hi, "<=")):
             if math.isfinite(bound):
@@ -152,7 +155,7 @@ def rows_cover_members_by_z3(workload, virtual):
         for _, c, ids in rows:
             row_constraint = to_model(key, c)
             for sid in ids:
-                own = [x for x in by_id[summary.names[sid]].constraints if ref.key_of(x) == key]
+                own = [x for x in by_id[summary.names[sid]].constraints if ref_abstraction.key_of(x) == key]
                 chars = smt.CharMap([t for x in own + [row_constraint] if isinstance(x, Constraint) and isinstance(x.value, str) for t in [x.value]])
                 v = smt.variable(key[1], "v")
                 verdict, model = smt.check(z3.And(smt.in_domain(key[1], v), _member_formula(own, v, chars),
@@ -182,7 +185,7 @@ def prove_generalizations() -> str:
         domain = z3.And(*[smt.in_domain(type_, x) for x in (v, w, lo1, hi1, lo2, hi2)])
         le = (lambda a, b: z3.fpLEQ(a, b)) if type_ == "float" else (lambda a, b: a <= b)
         for op in ("=", "<", "<=", ">", ">=", "!=", "any"):
-            interval = ref.constraint_interval(Constraint("v", type_, op, None if op == "any" else (1 if type_ == "int" else 1.0)))
+            interval = ref_abstraction.constraint_interval(Constraint("v", type_, op, None if op == "any" else (1 if type_ == "int" else 1.0)))
             inside = []
             if math.isfinite(interval.lo):
                 inside.append(le(w, v))
@@ -292,7 +295,7 @@ def check_structure(summary: Summary, members: dict[int, dict]) -> None:
     for key, s in summary.structures.items():
         rows = s.rows()
         assert rows, f"{key}: empty structure kept"
-        if key[1] in ref.NUMERIC_TYPES:
+        if key[1] in ref_abstraction.NUMERIC_TYPES:
             for i in range(len(s.los)):
                 assert s.los[i] < s.his[i], f"{key}: range {s.los[i]}..{s.his[i]} is a point or empty"
                 if i:
@@ -312,7 +315,7 @@ def check_structure(summary: Summary, members: dict[int, dict]) -> None:
             for sid in ids:
                 seen[(sid, key)] += 1
                 n = members[sid][key]
-                covered = (c[0] <= n[0] and n[1] <= c[1]) if key[1] in ref.NUMERIC_TYPES else pattern_covers(c, n)
+                covered = (c[0] <= n[0] and n[1] <= c[1]) if key[1] in ref_abstraction.NUMERIC_TYPES else pattern_covers(c, n)
                 assert covered, f"{key}: row {c} does not cover member {sid}'s {n}"
     expected = Counter((sid, key) for sid, a in members.items() for key in a)
     assert seen == expected, f"rows per (subscription, key): {dict(seen - expected)} extra, {dict(expected - seen)} missing"
@@ -337,15 +340,15 @@ def numeric_rows_are_canonical(workload, random):
     shuffled = list(subscriptions)
     random.shuffle(shuffled)
     a = impl_rows(build_owner(subscriptions).export())
-    b = impl_rows(build_owner(shuffled, schema=ref.schema_of(s for _, s in subscriptions)).export())
+    b = impl_rows(build_owner(shuffled, schema=ref_abstraction.schema_of(s for _, s in subscriptions)).export())
     canonical = {}
     for key in a:
-        if key[1] in ref.NUMERIC_TYPES:
-            members = [(sid, ref.abstraction(s)[key]) for sid, s in subscriptions
-                       if ref.abstraction(s) is not None and key in ref.abstraction(s)]
+        if key[1] in ref_abstraction.NUMERIC_TYPES:
+            members = [(sid, ref_abstraction.abstraction(s)[key]) for sid, s in subscriptions
+                       if ref_abstraction.abstraction(s) is not None and key in ref_abstraction.abstraction(s)]
             canonical[key] = sorted(((r.kind, r.constraint, r.ids) for r in ref.numeric_rows(members)), key=repr)
     for key in a:
-        if key[1] in ref.NUMERIC_TYPES:
+        if key[1] in ref_abstraction.NUMERIC_TYPES:
             assert a[key] == b[key] == canonical[key], (key, a[key], b[key], canonical[key])
     assert constraint_sets(a) == constraint_sets(b), (constraint_sets(a), constraint_sets(b))
 
@@ -358,7 +361,7 @@ def insert_then_delete_restores(workload, extra, virtual):
     every row and ID set (through the ACGTs); at a remote history fed by
     deltas, numeric rows are restored exactly and string rows' constraints."""
     subscriptions, _ = workload
-    schema = ref.schema_of([s for _, s in subscriptions] + [extra])
+    schema = ref_abstraction.schema_of([s for _, s in subscriptions] + [extra])
     owner = build_owner(subscriptions, schema=schema, virtual=virtual)
     before = impl_rows(owner.export())
     history = History.of(owner.take_delta().insertions)
@@ -370,7 +373,7 @@ def insert_then_delete_restores(workload, extra, virtual):
     assert impl_rows(owner.export()) == before, (impl_rows(owner.export()), before)
     after = impl_rows(history)
     for key in set(after) | set(remote_before):
-        if key[1] in ref.NUMERIC_TYPES:
+        if key[1] in ref_abstraction.NUMERIC_TYPES:
             assert after.get(key) == remote_before.get(key), (key, after.get(key), remote_before.get(key))
     assert constraint_sets(after) == constraint_sets(remote_before)
     check_structure(history, owner.abstractions)
@@ -379,7 +382,7 @@ def insert_then_delete_restores(workload, extra, virtual):
 # --- CLM-SUM-8: merge -----------------------------------------------------------------------
 
 def _split_brokers(subscriptions, parts: int):
-    schema = ref.schema_of(s for _, s in subscriptions)
+    schema = ref_abstraction.schema_of(s for _, s in subscriptions)
     layout = IdLayout(parts, max(1, len(subscriptions) + 2), len(schema))
     owners = [OwnerSummary(b, layout, schema) for b in range(parts)]
     for i, (name, subscription) in enumerate(subscriptions):
@@ -407,7 +410,7 @@ def merge_laws(workload):
 
 def _merge_view(summary: Summary) -> tuple:
     rows = impl_rows(summary)
-    return ({k: v for k, v in rows.items() if k[1] in ref.NUMERIC_TYPES}, constraint_sets(rows), summary.member_ids())
+    return ({k: v for k, v in rows.items() if k[1] in ref_abstraction.NUMERIC_TYPES}, constraint_sets(rows), summary.member_ids())
 
 
 def merge_assigns_ids_by_order() -> None:
@@ -429,7 +432,7 @@ def history_plus_delta_equals_scratch(old, new):
     old_subs, _ = old
     new_subs = [(f"n{i}", s) for i, (_, s) in enumerate(new[0])]
     everything = old_subs + new_subs
-    schema = ref.schema_of(s for _, s in everything)
+    schema = ref_abstraction.schema_of(s for _, s in everything)
     owner = OwnerSummary(0, IdLayout(1, len(everything) + 2, len(schema)), schema)
     for name, s in old_subs:
         owner.add(name, s)
@@ -440,7 +443,7 @@ def history_plus_delta_equals_scratch(old, new):
     scratch = impl_rows(owner.export())
     got = impl_rows(history)
     for key in set(scratch) | set(got):
-        if key[1] in ref.NUMERIC_TYPES:
+        if key[1] in ref_abstraction.NUMERIC_TYPES:
             assert got.get(key) == scratch.get(key), (key, got.get(key), scratch.get(key))
     assert constraint_sets(got) == constraint_sets(scratch)
 
@@ -543,7 +546,7 @@ class SummariesUnderChurn(RuleBasedStateMachine):
             got = impl_rows(owner.export())
             want = model_rows(ref.reference_summary(mine))
             for key in set(got) | set(want):
-                if key[1] in ref.NUMERIC_TYPES:
+                if key[1] in ref_abstraction.NUMERIC_TYPES:
                     assert got.get(key) == want.get(key), (owner.broker, key, got.get(key), want.get(key))
             assert constraint_sets(got) == constraint_sets(want), (owner.broker, got, want)
             check_structure(owner.export(), owner.abstractions)
@@ -567,12 +570,12 @@ def summary_formats_round_trip(workload, virtual, broker):
     a file with a row out of canonical form is rejected."""
     subscriptions, _ = workload
     summary = build_owner(subscriptions, broker=broker, brokers=3, virtual=virtual).export()
-    doc = json.loads(json.dumps(wire.to_json(summary)))
-    for back in (wire.from_json(doc), wire.from_bytes(wire.to_bytes(summary))):
+    doc = json.loads(json.dumps(summary_file.to_json(summary)))
+    for back in (summary_file.from_json(doc), wire.from_bytes(wire.to_bytes(summary))):
         assert back.rows() == summary.rows(), (back.rows(), summary.rows())
         assert back.unconditional == summary.unconditional and back.merged_brokers == summary.merged_brokers
         assert back.virtual == summary.virtual and back.schema == summary.schema
-    assert wire.from_json(doc).names == summary.names
+    assert summary_file.from_json(doc).names == summary.names
     for i, entry in enumerate(doc["attributes"]):
         broken = json.loads(json.dumps(doc))
         target = broken["attributes"][i]
@@ -584,8 +587,8 @@ def summary_formats_round_trip(workload, virtual, broker):
         else:
             target["ranges"].append({"lo": None, "hi": None, "ids": some_id})  # overlaps every range
         try:
-            wire.from_json(broken, "broken.json")
-        except wire.SummaryFileError as exc:
+            summary_file.from_json(broken, "broken.json")
+        except SummaryFileError as exc:
             assert "broken.json" in str(exc) and "attributes" in str(exc), str(exc)
         else:
             raise AssertionError(f"a non-canonical attribute {target} was accepted")
@@ -601,11 +604,11 @@ def symbol(op: str, value: str) -> Constraint:
 
 
 def equality_row(v: float) -> tuple:
-    return ("equality", ref.Interval(v, v))
+    return ("equality", ref_abstraction.Interval(v, v))
 
 
 def range_row(lo: float, hi: float) -> tuple:
-    return ("range", ref.Interval(lo, hi))
+    return ("range", ref_abstraction.Interval(lo, hi))
 
 
 def expected_rows(**by_key) -> dict:
@@ -653,8 +656,8 @@ def seed000_example_4_1() -> None:
     rows = _as_sets(impl_rows(summary))
     assert rows[PRICE] == {(*range_row(8.30, 8.70), frozenset({"S1"})), (*equality_row(8.20), frozenset({"S2"}))}, rows[PRICE]
     assert rows[SYMBOL] == {("constraint", symbol("prefix", "OT"), frozenset({"S1", "S2"}))}, rows[SYMBOL]
-    assert rows[("volume", "int")] == {("range", ref.Interval(130000, math.inf), frozenset({"S2"}))}
-    assert rows[("low", "float")] == {("range", ref.Interval(-math.inf, 8.05), frozenset({"S2"}))}
+    assert rows[("volume", "int")] == {("range", ref_abstraction.Interval(130000, math.inf), frozenset({"S2"}))}
+    assert rows[("low", "float")] == {("range", ref_abstraction.Interval(-math.inf, 8.05), frozenset({"S2"}))}
     assert rows[("exchange", "string")] == {("constraint", Constraint("exchange", "string", "wildcard", "N*SE"), frozenset({"S1"}))}
 
 

@@ -32,8 +32,8 @@ from subsum.core.types import INT_MAX, INT_MIN, OPS_BY_TYPE, TYPES, Attribute, C
 from subsum.impl.network.messages import Publication
 from subsum.model import caching as model_caching
 from subsum.model import covering as model_covering
-from subsum.model import network as model_network
 from subsum.model import semantics
+from subsum.model import strawman as model_strawman
 from subsum.model import summaries as model_summaries
 
 #: The version of spec/ the vectors speak for (spec/README.md states it; tests/test_vectors.py checks both agree).
@@ -209,7 +209,7 @@ def summary_cases(rng: random.Random) -> Iterator[dict]:
                                 "exact": semantics.matching_ids(subs, event)}}
 
 
-def _state_json(state: model_network.BrokerState) -> dict:
+def _state_json(state: model_strawman.BrokerState) -> dict:
     return {"id": state.id, "neighbors": sorted(state.neighbors), "clients": sorted(state.clients),
             "table": sorted(([n, filter_json(f)] for n, f in state.table), key=json.dumps)}
 
@@ -225,22 +225,22 @@ def strawman_cases(rng: random.Random) -> Iterator[dict]:
         clients = set(rng.sample([CLIENT_BASE, CLIENT_BASE + 1], rng.randint(0, 2)))
         neighbors = brokers | clients
         table = frozenset((n, f) for n in neighbors for f in pool if rng.random() < 0.3)
-        state = model_network.BrokerState(0, frozenset(neighbors), frozenset(clients), table)
+        state = model_strawman.BrokerState(0, frozenset(neighbors), frozenset(clients), table)
         kind = rng.choice(["SUB", "SUB", "UNSUB", "UNSUB", "REMOVE-LINK", "ADD-LINK", "EVENT"])
         n = rng.choice(sorted(neighbors) + [4]) if kind != "ADD-LINK" else rng.choice([4, 5, CLIENT_BASE + 2])
         if kind in ("SUB", "UNSUB"):
             f = rng.choice(pool)
-            after, sent = (model_network.on_sub if kind == "SUB" else model_network.on_unsub)(state, n, f)
+            after, sent = (model_strawman.on_sub if kind == "SUB" else model_strawman.on_unsub)(state, n, f)
             message = {"kind": kind, "from": n, "filter": filter_json(f)}
         elif kind == "REMOVE-LINK":
-            after, sent = model_network.on_remove_link(state, n)
+            after, sent = model_strawman.on_remove_link(state, n)
             message = {"kind": kind, "neighbor": n}
         elif kind == "ADD-LINK":
-            after, sent = model_network.on_add_link(state, n, n >= CLIENT_BASE)
+            after, sent = model_strawman.on_add_link(state, n, n >= CLIENT_BASE)
             message = {"kind": kind, "neighbor": n, "client": n >= CLIENT_BASE}
         else:
             event = draw_event(rng, pool)
-            targets = model_network.event_targets(state, n, event)
+            targets = model_strawman.event_targets(state, n, event)
             yield {"claim": "CLM-NET-6", "input": {"state": _state_json(state), "message": {"kind": kind, "from": n,
                                                                                             "event": event_json("e", event)}},
                    "expected": {"targets": sorted(targets)}}
@@ -398,7 +398,7 @@ def impl_strawman(case: dict) -> dict:
         else:
             broker.event_received(message["from"], Publication(0, read_event(message["event"])))
             return {"targets": sorted(targets)}
-    after = model_network.BrokerState(state["id"], frozenset(broker.neighbors), frozenset(n for n in broker.neighbors if n >= CLIENT_BASE),
+    after = model_strawman.BrokerState(state["id"], frozenset(broker.neighbors), frozenset(n for n in broker.neighbors if n >= CLIENT_BASE),
                                       frozenset(broker.entries()))
     return {"state": _state_json(after), "messages": _messages_json(sent)}
 

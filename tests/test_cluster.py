@@ -184,7 +184,7 @@ def test_trace_check_exit_codes_and_violations_are_the_reference_checkers(cluste
     """1 violations (exactly model.trace's), 2 bad input (0 clean: tests/test_spark.py, the same code path)."""
     import random
 
-    from subsum.conformance.spark import _mutated, model_trace_violations, simulated_trace
+    from subsum.conformance.spark_traces import _mutated, model_trace_violations, simulated_trace
 
     _, lines = simulated_trace(5)
     dirty = _mutated(lines, random.Random(5))

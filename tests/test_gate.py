@@ -18,7 +18,7 @@ from subsum.conformance.violations import ClaimViolation, claim_of
 from subsum.core.types import Attribute, Constraint, Subscription
 from subsum.impl.network import CLIENT_BASE, StrawmanBroker
 from subsum.impl.network.sim import Network
-from subsum.model import network as ref
+from subsum.model import strawman as ref
 
 
 def string_check() -> claims.Check:

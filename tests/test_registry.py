@@ -183,12 +183,15 @@ def test_traceability_names_resolve():
 
 
 def test_model_functions_cite_spec_ids():
+    import subsum.model.abstraction as abstraction
     import subsum.model.covering as covering
     import subsum.model.semantics as semantics
     import subsum.model.network as network
+    import subsum.model.reconfiguration as reconfiguration
+    import subsum.model.strawman as strawman
     import subsum.model.summaries as summaries
 
-    for module in (semantics, covering, summaries, network):
+    for module in (semantics, covering, abstraction, summaries, network, strawman, reconfiguration):
         for name, fn in vars(module).items():
             if callable(fn) and getattr(fn, "__module__", "") == module.__name__ and not name.startswith("_"):
                 assert re.search(r"DEF-[A-Z]+-\d", fn.__doc__ or ""), f"{module.__name__}.{name} cites no spec ID"

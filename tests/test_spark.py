@@ -1,6 +1,6 @@
 """The Spark pipeline through the CLI: `subsum match --engine spark`,
 `subsum trace-check`, and the session factory's errors. The claims' checks
-(conformance/spark.py) run in test_claims.py; these cover what a user types.
+(conformance/spark*.py) run in test_claims.py; these cover what a user types.
 All tests share the process's one SparkSession."""
 
 import json
@@ -155,13 +155,14 @@ def test_master_and_conf_resolution(monkeypatch):
 
 def test_streamed_jsonl_equals_the_written_one(tmp_path):
     """A cluster's local JSONL target is streamed to the driver; same bytes, no staging left behind."""
-    from subsum.conformance import spark as cs
+    from subsum.conformance.spark import session, write_lines
+    from subsum.conformance.spark_readers import SEED000_EVENTS, SEED000_SUBSCRIPTIONS
     from subsum.impl.spark import io as sio
     from subsum.impl.spark.match import match
 
-    spark = cs.session()
-    subs = cs._write(tmp_path, "s.jsonl", cs.SEED000_SUBSCRIPTIONS)
-    events = cs._write(tmp_path, "e.jsonl", cs.SEED000_EVENTS)
+    spark = session()
+    subs = write_lines(tmp_path, "s.jsonl", SEED000_SUBSCRIPTIONS)
+    events = write_lines(tmp_path, "e.jsonl", SEED000_EVENTS)
     results = match(sio.read_subscriptions(spark, str(subs)), sio.read_events(spark, str(events)))
     sio.write_results(results, str(tmp_path / "a.jsonl"))
     sio.write_results(results, str(tmp_path / "b.jsonl"), stream_to_driver=True)

@@ -174,7 +174,7 @@ def test_a_byte_order_mark_at_the_start_of_a_summary_file_is_dropped(tmp_path):
 def test_the_binary_encoding_round_trips_strings_of_64_kib_and_more():
     """The 2-byte string length escapes to 4 bytes at 65,535 (issue 21: `summary stats`
     crashed on a summary `summary build` wrote)."""
-    from subsum.impl.summary import wire
+    from subsum.impl.summary import summary_file, wire
 
     sizes = {}
     for size in (65_534, 65_535, 70_000):
@@ -182,8 +182,8 @@ def test_the_binary_encoding_round_trips_strings_of_64_kib_and_more():
         doc = {"format": "subsum-summary", "version": 1, "layout": {"brokers": 1, "max_subscriptions": 1, "attributes": 1},
                "schema": [{"name": "s", "type": "string"}], "virtual": "none", "merged_brokers": [0],
                "attributes": [{"name": "s", "type": "string", "rows": [{"op": "prefix", "value": value, "ids": [1]}]}]}
-        data = wire.to_bytes(wire.from_json(doc))
-        assert wire.to_json(wire.from_bytes(data))["attributes"] == doc["attributes"]
+        data = wire.to_bytes(summary_file.from_json(doc))
+        assert summary_file.to_json(wire.from_bytes(data))["attributes"] == doc["attributes"]
         sizes[size] = len(data)
     assert sizes[65_535] - sizes[65_534] == 1 + 4  # one byte more, and the 4-byte length after the escape
     assert sizes[70_000] - sizes[65_535] == 70_000 - 65_535

@@ -42,6 +42,7 @@ from typing import Any, Mapping
 import attrs
 
 from subsum.core.types import Event, Subscription
+from subsum.impl.summary import Delta
 
 
 @attrs.frozen
@@ -69,7 +70,7 @@ class SummaryDelta:
     round `round`, and the Merged_Brokers list that travels with it."""
 
     round: int
-    delta: Any  # subsum.impl.summary.Delta
+    delta: Delta
     merged: frozenset[int]
 
 

@@ -4,7 +4,9 @@ event logs and trace conformance checking, on PySpark.
 - `session`: the session factory (`local[*]` by default, `--master` /
   `SPARK_MASTER` and `--conf` for clusters) and the Java 17+ check.
 - `io`: reading subscriptions, events and traces (JSONL or Parquet) into
-  DataFrames, validated, with errors naming the file, line and field.
+  DataFrames, validated, with errors naming the file, line and field;
+  `jsonl` decodes JSONL lines natively; `frames` holds the frames' columns
+  and builds frames from rows the driver holds.
 - `match`: the counting plan over distinct attributes (seed 001's redundant
   attributes): native column expressions only, no Python UDF on the hot path.
 - `trace`: the operational correctness check of a simulator trace

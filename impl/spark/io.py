@@ -11,13 +11,8 @@ Two input formats, told apart by the path's suffix:
   validated with column expressions.
 Subscriptions, in either format, are read on the driver by the in-process
 reader (they are few next to the events, and filter texts need subsum's
-parser), then sent to the cluster as Arrow data.
-
-The frames every later step uses:
-- events: `ord` (long, input order), `id`, `attributes`
-  (array<struct<name, type, int, float, string, bool>>, one value field set);
-- subscriptions: `ord`, `id`, `constraints`
-  (array<struct<name, type, op, int, float, string, bool>>, no value for `any`).
+parser), then sent to the cluster as Arrow data. The frames they give, the
+ones every later step uses, are described in `frames`.
 
 Bad input raises `InputError` naming the file, the line (JSONL) or row
 (Parquet), and the field, before anything is written.
@@ -31,72 +26,15 @@ import os
 import shutil
 import tempfile
 from pathlib import Path
-from typing import Iterable, Sequence
 
 from subsum.core.errors import InputError
 from subsum.core.jsonio import RecordError, loads_json, parse_event_line, read_subscription_lines, subscription_from_json
 from subsum.core.jsonio import read_subscriptions as read_subscriptions_jsonl
-from subsum.core.types import Event, Subscription
+from subsum.core.types import Subscription
 from subsum.impl.spark import jsonl
+from subsum.impl.spark.frames import ATTRIBUTE_DDL, EVENTS_DDL, VALUE_FIELDS, attribute_rows, subscriptions_frame
 from subsum.impl.spark.inputs import is_uri, is_parquet, spark_path
 from subsum.impl.spark.session import describe_failure
-
-VALUE_FIELDS = ("int", "float", "string", "bool")
-ATTRIBUTE_DDL = "struct<name: string, type: string, int: bigint, float: double, string: string, bool: boolean>"
-CONSTRAINT_DDL = ("struct<name: string, type: string, op: string, int: bigint, float: double, string: string, "
-                  "bool: boolean>")
-EVENTS_DDL = f"ord bigint, id string, attributes array<{ATTRIBUTE_DDL}>"
-SUBSCRIPTIONS_DDL = f"ord bigint, id string, constraints array<{CONSTRAINT_DDL}>"
-ATTRIBUTE_KEYS = ("name", "type", *VALUE_FIELDS)
-CONSTRAINT_KEYS = ("name", "type", "op", *VALUE_FIELDS)
-
-
-# --- frames built on the driver ---------------------------------------------------------
-
-def _value_slots(type_: str, value) -> tuple:
-    slots = [None, None, None, None]
-    if value is not None:
-        slots[VALUE_FIELDS.index(type_)] = value
-    return tuple(slots)
-
-
-def attribute_rows(event: Event) -> list[dict]:
-    return [dict(zip(ATTRIBUTE_KEYS, (a.name, a.type, *_value_slots(a.type, a.value)))) for a in event.attributes]
-
-
-def constraint_rows(subscription: Subscription) -> list[dict]:
-    return [dict(zip(CONSTRAINT_KEYS, (c.name, c.type, c.op, *_value_slots(c.type, c.value))))
-            for c in subscription.constraints]
-
-
-def arrow_schema(ddl: str):
-    """The Arrow schema of a Spark DDL string (e.g. EVENTS_DDL)."""
-    from pyspark.sql.pandas.types import to_arrow_schema
-    from pyspark.sql.types import StructType
-
-    return to_arrow_schema(StructType.fromDDL(ddl))
-
-
-def local_frame(spark, ddl: str, rows: Sequence[tuple]):
-    """A frame of rows the driver holds, built through Arrow, so that no
-    Python worker ever runs (a list of tuples would be pickled and
-    unpickled by one)."""
-    import pyarrow as pa
-
-    schema = arrow_schema(ddl)
-    return spark.createDataFrame(pa.Table.from_pylist([dict(zip(schema.names, row)) for row in rows], schema=schema))
-
-
-def events_frame(spark, events: Sequence[Event], ids: Sequence[str] | None = None):
-    """A frame of in-memory events (tests and benchmarks); ids default to e0, e1, ..."""
-    ids = ids if ids is not None else [f"e{i}" for i in range(len(events))]
-    return local_frame(spark, EVENTS_DDL, [(i, ident, attribute_rows(e)) for i, (ident, e) in enumerate(zip(ids, events))])
-
-
-def subscriptions_frame(spark, subscriptions: Iterable[tuple[str, Subscription]]):
-    """A frame of in-memory (id, subscription) pairs."""
-    return local_frame(spark, SUBSCRIPTIONS_DDL,
-                       [(i, sid, constraint_rows(s)) for i, (sid, s) in enumerate(subscriptions)])
 
 
 # --- reading ---------------------------------------------------------------------------

@@ -34,6 +34,7 @@ from pyspark.sql import functions as F
 
 from subsum.core.errors import InputError
 from subsum.core.jsonio import RecordError
+from subsum.impl.spark.frames import local_frame
 
 TYPES = ("int", "float", "string", "bool")
 
@@ -193,8 +194,6 @@ def settle(spark, decoded: DataFrame, numbered: DataFrame, path: str, *, columns
                 recovered.append((row["ord"], *decided))
     frame = plain
     if recovered:  # as Arrow data: a list of tuples would be unpickled by Python workers
-        from subsum.impl.spark.io import local_frame  # io imports this module
-
         frame = plain.unionByName(local_frame(spark, f"ord bigint, {ddl}", recovered))
     if recovered or stats["repeat"]:
         repeat = first_repeat(frame, key)

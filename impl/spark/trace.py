@@ -20,15 +20,16 @@ from pyspark.sql import functions as F
 
 from subsum.core.jsonio import RecordError
 from subsum.core.tracefile import FIELDS, duplicate_publication, filter_of, parse_trace_line
+from subsum.impl.spark import frames
 from subsum.impl.spark import io as sio
 from subsum.impl.spark import jsonl
 from subsum.impl.spark.match import all_matching_pairs
 
 CAUSES = ("duplicate", "spurious", "missed")
 RECORD_DDL = (f"time double, kind string, client bigint, broker bigint, event bigint, filter string, "
-              f"constraints array<{sio.CONSTRAINT_DDL}>, attributes array<{sio.ATTRIBUTE_DDL}>, published bigint")
+              f"constraints array<{frames.CONSTRAINT_DDL}>, attributes array<{frames.ATTRIBUTE_DDL}>, published bigint")
 RECORD_COLUMNS = ("time", "kind", "client", "broker", "event", "filter", "constraints", "attributes", "published")
-FILTERS_DDL = f"filter_raw string, filter string, constraints array<{sio.CONSTRAINT_DDL}>"
+FILTERS_DDL = f"filter_raw string, filter string, constraints array<{frames.CONSTRAINT_DDL}>"
 
 
 def record_columns(top: Column, dashed: Column) -> tuple[list[Column], Column]:
@@ -61,8 +62,8 @@ def _record_row(line: bytes) -> tuple | None:
     if record is None:
         return None
     return (record.time, record.kind, record.client, record.broker, record.event, record.filter_text,
-            None if record.filter is None else sio.constraint_rows(record.filter),
-            None if record.attributes is None else sio.attribute_rows(record.attributes),
+            None if record.filter is None else frames.constraint_rows(record.filter),
+            None if record.attributes is None else frames.attribute_rows(record.attributes),
             record.event if record.kind == "publish" else None)
 
 
@@ -75,8 +76,8 @@ def _filters(spark, texts) -> DataFrame:
             subscription, normal = filter_of(text)
         except RecordError:
             continue  # its lines are suspects: the driver describes the first
-        rows.append((text, normal, sio.constraint_rows(subscription)))
-    return sio.local_frame(spark, FILTERS_DDL, rows)
+        rows.append((text, normal, frames.constraint_rows(subscription)))
+    return frames.local_frame(spark, FILTERS_DDL, rows)
 
 
 def read_trace(spark, path: str) -> DataFrame:

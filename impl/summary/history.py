@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from subsum.impl.summary.summary import OwnerSummary, Summary, SummaryError
+from subsum.impl.summary.owner import OwnerSummary
+from subsum.impl.summary.summary import Summary, SummaryError
 
 
 class Directory:

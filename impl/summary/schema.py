@@ -4,7 +4,8 @@
 required and unknown keys, and the bounds (at most 2^32 - 1 brokers and
 4096 attributes; `names` keys in decimal without a leading zero). What a
 schema cannot state (canonical rows, IDs of listed brokers, names of IDs
-that occur) `wire.from_json` checks next, with the same `file: field` form.
+that occur) `summary_file.from_json` checks next, in the same form
+(`file: field`).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import jsonschema
 
 from subsum.core.schema import first_error
 from subsum.core.types import TYPES
+from subsum.impl.summary.file_reader import SummaryFileError
 
 MAX_ATTRIBUTES = 4096
 _ID = {"type": "integer", "minimum": 0, "maximum": 2**64 - 1}
@@ -57,8 +59,6 @@ _VALIDATOR = jsonschema.Draft202012Validator(SCHEMA)
 
 def check(doc: object, path: str) -> None:
     """Raise SummaryFileError at the first field the schema refuses."""
-    from subsum.impl.summary.wire import SummaryFileError
-
     found = first_error(_VALIDATOR, doc)
     if found is not None:
         raise SummaryFileError(path, *found)

@@ -1,12 +1,14 @@
-"""A broker's subscription summary (seed 000 §4.2–§4.3.4, spec/04-summaries.md).
+"""The summary that brokers ship and match against (seed 000 §4.2–§4.3.4,
+spec/04-summaries.md).
 
-- `Summary`: what brokers ship and match against: one AACS or SACS per
-  attribute key, rows holding packed IDs (DEF-SUM-7). It matches events by
-  Algorithm 4-1 (DEF-SUM-8), merges with other brokers' summaries
-  (DEF-SUM-13) and applies deltas (DEF-SUM-14).
-- `OwnerSummary`: the owning broker's side: the exact subscriptions, their
-  IDs, the ACGT of every row (DEF-SUM-12), the pending delta, and the exact
-  re-check that removes false positives before delivery (DEF-SUM-10).
+- `Summary`: one AACS or SACS per attribute key, rows holding packed IDs
+  (DEF-SUM-7). It matches events by Algorithm 4-1 (DEF-SUM-8), merges with
+  other brokers' summaries (DEF-SUM-13) and applies deltas (DEF-SUM-14),
+  rebuilding a row from its owners' answers when its most general
+  constraint is deleted (method 1).
+- `Delta`: what a broker ships between propagations (DEF-SUM-14).
+
+The owning broker's side, which builds both, is `owner.OwnerSummary`.
 """
 
 from __future__ import annotations
@@ -17,11 +19,9 @@ from typing import Callable, Iterable, Mapping
 import attrs
 
 from subsum.core.errors import SubsumError
-from subsum.core.types import Event, Subscription
-from subsum.impl.matching.ops import HOLDS
-from subsum.impl.summary.acgt import ConstraintForest, IntervalForest
+from subsum.core.types import Event
 from subsum.impl.summary.ids import IdLayout
-from subsum.impl.summary.normalize import NUMERIC, abstraction, row_order
+from subsum.impl.summary.normalize import NUMERIC, row_order
 from subsum.impl.summary.structures import AACS, SACS
 
 VIRTUAL_POLICIES = ("none", "contains")
@@ -59,6 +59,8 @@ class Summary:
 
     # --- building -----------------------------------------------------------
     def structure(self, key) -> AACS | SACS:
+        """The AACS (numeric key) or SACS (string or bool key) of `key`,
+        created empty on first use; a key outside the schema is refused."""
         s = self.structures.get(key)
         if s is None:
             if key not in self.index:
@@ -110,14 +112,17 @@ class Summary:
 
     # --- merging and deltas -----------------------------------------------------
     def _check_compatible(self, other: "Summary") -> None:
+        """Refuse to combine summaries of different ID layouts or schemas."""
         if other.layout != self.layout:
             raise SummaryError(f"cannot merge summaries with different ID layouts: {self.layout} and {other.layout}")
         if other.schema != self.schema:
             raise SummaryError("cannot merge summaries over different attribute schemas")
 
     def merge_in(self, other: "Summary") -> "Summary":
-        """DEF-SUM-13: merge another broker's summary into this one: the rows (`union_rows`) and the
-        Merged_Brokers lists. Refused when the lists overlap: their IDs would collide (CLM-SR-7). Returns self."""
+        """DEF-SUM-13: merge another broker's summary into this one: the rows
+        (`union_rows`) and the Merged_Brokers lists. Refused when the lists
+        overlap: the two would hold IDs of one broker number, which collide
+        (DEF-SR-4, CLM-SR-7). Returns self."""
         self._check_compatible(other)
         shared = self.merged_brokers & other.merged_brokers
         if shared:
@@ -139,13 +144,16 @@ class Summary:
         return self
 
     def copy(self) -> "Summary":
+        """An independent summary with the same rows, names and Merged_Brokers."""
         out = Summary(self.layout, self.schema, self.virtual)
         out.merged_brokers = set(self.merged_brokers)
         return out.union_rows(self)
 
     def _member_row(self, sid: int, key, n):
-        """Where `sid` (constraint n on `key`) sits: (row handle, ID set, whether n may hold the row
-        together: a numeric non-point interval, the row's own string constraint, or half a virtual pair)."""
+        """Where `sid`, with normalized constraint n on `key`, sits: (the
+        row's handle, its ID set, whether n may hold the row together, a
+        numeric interval that is not a point, or a string constraint equal
+        to the row's, or one of the pair behind a virtual `contains` row)."""
         s = self.structures.get(key)
         if s is None:
             raise SummaryError(f"subscription {sid} is not in the summary (no rows for {key[0]}:{key[1]})")
@@ -199,6 +207,9 @@ class Summary:
         self.names.pop(sid, None)
 
     def _rebuild(self, key, ids: set[int], resolve: Resolver | None) -> None:
+        """DEF-SUM-14, method 1: re-insert the members `ids` of a deleted row
+        of `key` from their owners' answers (`resolve`), in canonical order.
+        IDs the owners no longer hold are retired until their deletion comes."""
         if resolve is None:
             raise SummaryError(f"deleting the most general constraint of a {key[0]}:{key[1]} row needs its owners' answers")
         self.resolution_requests += len({self.layout.broker_of(sid) for sid in ids})
@@ -226,12 +237,15 @@ class Summary:
                 for key in sorted(self.structures)}
 
     def row_count(self) -> int:
+        """The number of rows over all keys."""
         return sum(len(s) for s in self.structures.values())
 
     def id_entries(self) -> int:
+        """The number of IDs the rows and the unconditional list hold, with repeats."""
         return sum(len(ids) for s in self.structures.values() for _, _, ids in s.rows()) + len(self.unconditional)
 
     def member_ids(self) -> set[int]:
+        """Every ID the summary holds, in some row or unconditional."""
         out = set(self.unconditional)
         for s in self.structures.values():
             for _, _, ids in s.rows():
@@ -247,154 +261,3 @@ class Delta:
     broker: int
     insertions: Summary
     deletions: list = attrs.field(factory=list)
-
-
-class OwnerSummary:
-    """The owning broker's summary: exact subscriptions, IDs, ACGTs, deltas."""
-
-    def __init__(self, broker: int, layout: IdLayout, schema: Iterable[tuple], virtual: str = "none") -> None:
-        self.broker = broker
-        self.layout = layout
-        self.schema = tuple(schema)
-        self.virtual = virtual
-        Summary(layout, self.schema, virtual)  # validates the layout, schema and policy
-        if not 0 <= broker < layout.brokers:
-            raise SummaryError(f"broker {broker} is outside 0 .. {layout.brokers - 1}")
-        self.index = {key: i for i, key in enumerate(self.schema)}
-        self.by_name: dict[str, int] = {}
-        self.subscriptions: dict[int, Subscription] = {}
-        self.abstractions: dict[int, dict] = {}
-        self.names: dict[int, str] = {}
-        self.excluded: dict[str, Subscription] = {}
-        self.forests: dict[tuple, IntervalForest | ConstraintForest] = {}
-        self._next_slot = 0
-        self._free_slots: list[int] = []
-        self._released: list[int] = []  # slots whose deletion is not shipped yet
-        self._pending_add: list[int] = []
-        self._pending_delete: list[tuple[int, dict]] = []
-
-    def _slot(self) -> int:
-        if self._free_slots:
-            return self._free_slots.pop()
-        if self._next_slot >= self.layout.max_subscriptions:
-            raise SummaryError(f"broker {self.broker} already holds {self.layout.max_subscriptions} subscriptions, the most its c2 field allows")
-        self._next_slot += 1
-        return self._next_slot - 1
-
-    def add(self, name: str, subscription: Subscription) -> int | None:
-        """Add a subscription; return its packed ID, or None if its
-        abstraction is empty (it can never match and is not summarized)."""
-        if name in self.by_name or name in self.excluded:
-            raise SummaryError(f"subscription {name!r} is already held by broker {self.broker}")
-        for c in subscription.constraints:
-            if (c.name, c.type) not in self.index:
-                raise SummaryError(f"subscription {name!r} constrains {c.name}:{c.type}, which is not in the schema")
-        abstract = abstraction(subscription)
-        if abstract is None:
-            self.excluded[name] = subscription
-            return None
-        sid = self.layout.encode(self.broker, self._slot(), self.layout.bitmap(self.index[k] for k in abstract))
-        self.by_name[name] = sid
-        self.subscriptions[sid] = subscription
-        self.abstractions[sid] = abstract
-        self.names[sid] = name
-        for key, n in abstract.items():
-            forest = self.forests.get(key)
-            if forest is None:
-                forest = IntervalForest() if key[1] in NUMERIC else ConstraintForest(self.virtual)
-                self.forests[key] = forest
-            forest.insert(n, sid)
-        self._pending_add.append(sid)
-        return sid
-
-    def remove(self, name: str) -> int | None:
-        """Delete a subscription by name; return its ID (None if it was excluded)."""
-        if name in self.excluded:
-            del self.excluded[name]
-            return None
-        if name not in self.by_name:
-            raise SummaryError(f"broker {self.broker} holds no subscription {name!r}")
-        sid = self.by_name.pop(name)
-        abstract = self.abstractions.pop(sid)
-        for key, n in abstract.items():
-            forest = self.forests[key]
-            removed = forest.remove(n, sid)
-            assert removed, (key, n, sid)
-            if not forest.roots:
-                del self.forests[key]
-        del self.subscriptions[sid]
-        del self.names[sid]
-        slot = self.layout.decode(sid)[1]
-        if sid in self._pending_add:  # never shipped: nobody else knows the ID
-            self._pending_add.remove(sid)
-            self._free_slots.append(slot)
-        else:  # reusable once the deletion has been shipped (take_delta)
-            self._pending_delete.append((sid, abstract))
-            self._released.append(slot)
-        return sid
-
-    def export(self) -> Summary:
-        """The summary rows: one per ACGT, (root constraint, all IDs of the tree)."""
-        out = Summary(self.layout, self.schema, self.virtual)
-        for key in sorted(self.forests):
-            for c, ids in self.forests[key].rows():
-                out.insert(key, c, ids)
-        out.unconditional = {sid for sid, a in self.abstractions.items() if not a}
-        out.names = dict(self.names)
-        out.merged_brokers = {self.broker}
-        return out
-
-    def has_pending(self) -> bool:
-        """Whether the next delta would carry anything."""
-        return bool(self._pending_add or self._pending_delete)
-
-    def take_delta(self) -> Delta:
-        """The delta since the last call: insertions and deletions."""
-        inserted = Summary(self.layout, self.schema, self.virtual)
-        for sid in self._pending_add:
-            inserted.add_member(sid, self.abstractions[sid])
-            inserted.names[sid] = self.names[sid]
-        inserted.merged_brokers = {self.broker}
-        delta = Delta(self.broker, inserted, list(self._pending_delete))
-        self._pending_add, self._pending_delete = [], []
-        self._free_slots += self._released
-        self._released = []
-        return delta
-
-    def members_of(self, key, ids) -> list[tuple[int, object]]:
-        """The owner's answer to a remote rebuild request (method 1): each
-        ID's normalized constraint on `key`, for the IDs it still holds and
-        has shipped. IDs it deleted (their deletion may still be on the way)
-        or has not shipped yet are left out of the answer."""
-        out = []
-        pending = set(self._pending_add)
-        for sid in sorted(ids):
-            if sid not in self.abstractions or sid in pending:
-                continue
-            if key not in self.abstractions[sid]:
-                raise SummaryError(f"broker {self.broker}'s subscription {sid} does not constrain {key[0]}:{key[1]}")
-            out.append((sid, self.abstractions[sid][key]))
-        return out
-
-    def recheck(self, event: Event, candidates: Iterable[int]) -> set[int]:
-        """DEF-SUM-10: the candidates whose exact subscription matches the
-        event (IDs this broker does not hold are dropped)."""
-        return recheck(self.subscriptions, event, candidates)
-
-
-def recheck(subscriptions: Mapping, event: Event, candidates: Iterable) -> set:
-    """DEF-SUM-10: the candidates whose exact subscription (looked up in
-    `subscriptions`) matches the event; unknown candidates are dropped."""
-    values = {a.name: a for a in event.attributes}
-    out = set()
-    for sid in candidates:
-        subscription = subscriptions.get(sid)
-        if subscription is None:
-            continue
-        for c in subscription.constraints:
-            a = values.get(c.name)
-            if a is None or a.type != c.type or not HOLDS[c.op](a.value, c.value):
-                break
-        else:
-            out.add(sid)
-    return out

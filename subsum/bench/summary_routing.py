@@ -48,8 +48,8 @@ from subsum.impl.network import topology as topo
 from subsum.impl.network.protocols.summaries.plan import Plan, distances, next_broker, plan
 from subsum.impl.summary import IdLayout, Summary, wire
 from subsum.impl.summary.normalize import abstraction
+from subsum.impl.summary.recheck import recheck
 from subsum.impl.summary.stats import formula_size
-from subsum.impl.summary.summary import recheck
 
 CWIX = Path(__file__).resolve().parents[2] / "examples" / "seed002" / "cwix-us-24.edgelist"
 BROKERS = 24

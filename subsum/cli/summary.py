@@ -37,7 +37,7 @@ def summary_build(subs_path, broker, brokers, max_subscriptions, virtual, output
     constrains. Subscriptions that can never match (e.g. x < 1 and x > 2)
     are left out and listed on standard error.
     """
-    from subsum.impl.summary import IdLayout, OwnerSummary, wire
+    from subsum.impl.summary import IdLayout, OwnerSummary, summary_file
 
     distinct_files({"subscriptions": subs_path}, {"output": output_path})
     subscriptions = read_subscriptions(subs_path)
@@ -52,9 +52,9 @@ def summary_build(subs_path, broker, brokers, max_subscriptions, virtual, output
     left_out = [s.id for s in subscriptions if owner.add(s.id, s.subscription) is None]
     built = owner.export()
     if output_path:
-        wire.write_json(built, output_path)
+        summary_file.write_json(built, output_path)
     else:
-        click.echo(json.dumps(wire.to_json(built), indent=1, ensure_ascii=False))
+        click.echo(json.dumps(summary_file.to_json(built), indent=1, ensure_ascii=False))
     layout = built.layout
     say(f"broker {broker}: {len(subscriptions) - len(left_out)} subscriptions -> {built.row_count()} rows over "
         f"{len(built.structures)} attributes; IDs of {layout.bits} bits (c1 {layout.c1_bits}, c2 {layout.c2_bits}, "
@@ -76,8 +76,8 @@ def summary_match(summary_path, events_path, subs_path, output_path) -> None:
     false positives but never miss a match. With it, the owners' re-check
     removes the false positives, and their number is reported.
     """
-    from subsum.impl.summary.summary import recheck
-    from subsum.impl.summary.wire import read_json
+    from subsum.impl.summary.recheck import recheck
+    from subsum.impl.summary.summary_file import read_json
 
     distinct_files({"summary": summary_path, "events": events_path, "subscriptions": subs_path}, {"output": output_path})
     built = read_json(summary_path)
@@ -117,7 +117,7 @@ def summary_stats(summary_path, fmt) -> None:
     """Rows and ID lists per attribute; size by the thesis's formula (seed 000
     §5.1, Table 5-2 sizes) and measured (binary encoding, and the file)."""
     from subsum.impl.summary.stats import statistics
-    from subsum.impl.summary.wire import read_json
+    from subsum.impl.summary.summary_file import read_json
 
     stats = statistics(read_json(summary_path), os.path.getsize(summary_path))
     if fmt == "json":
@@ -144,17 +144,17 @@ def summary_stats(summary_path, fmt) -> None:
 def summary_merge(output_path, summaries) -> None:
     """Merge brokers' summaries into one (DEF-SUM-13); Merged_Brokers is the union.
     They must share one ID layout (the same --brokers when built)."""
-    from subsum.impl.summary import wire
+    from subsum.impl.summary import summary_file
     from subsum.impl.summary.summary import SummaryError
 
-    loaded = [wire.read_json(p) for p in summaries]
+    loaded = [summary_file.read_json(p) for p in summaries]
     merged = loaded[0].copy()
     for path, other in zip(summaries[1:], loaded[1:]):
         try:
             merged.merge_in(other)
         except SummaryError as exc:
             raise SubsumError(f"{path}: {exc}") from None
-    wire.write_json(merged, output_path)
+    summary_file.write_json(merged, output_path)
     say(f"merged {len(loaded)} summaries (brokers {sorted(merged.merged_brokers)}) -> {merged.row_count()} rows -> {output_path}")
 
 

@@ -24,7 +24,7 @@ from subsum.impl.network.messages import Publication
 from subsum.impl.network.protocol import Broker, handles, register
 from subsum.impl.network.protocols.summaries.plan import distances
 from subsum.impl.network.transport import CLIENT_BASE
-from subsum.impl.summary.summary import recheck
+from subsum.impl.summary.recheck import recheck
 
 
 class LocalClients(Broker):

@@ -1,0 +1,21 @@
+"""The names the layers share, each list written once (spec/09, spec/10,
+spec/11): the model, the implementation, the checks, the benchmarks and
+the command line import them from here.
+
+>>> CACHE_POLICIES
+('fifo', 'regdeg', 'lfu', 'lru')
+"""
+
+from __future__ import annotations
+
+#: DEF-CACHE-2 … 5: the cache replacement policies (FIFO, regeneration/degradation, rate-LFU, LRU).
+CACHE_POLICIES = ("fifo", "regdeg", "lfu", "lru")
+
+#: DEF-CACHE-6: which brokers store a passing publication.
+PLACEMENTS = ("candidate", "leaf", "all", "single")
+
+#: DEF-CACHE-6, leaf placement: (i) a local subscriber; (ii) and no interested broker downstream.
+LEAF_READINGS = ("i", "ii")
+
+#: DEF-CS-2: the client-server request policies (Server, Server-Cache, Server-One-Hop-Away, Server-Subscription).
+REQUEST_POLICIES = ("server", "sc", "soha", "ss")
