@@ -9,6 +9,7 @@ import pytest
 
 from subsum.bench import summary_routing as sr
 from subsum.bench import summary_routing_report as report
+from subsum.model.routing import brocli_route
 
 FILES = ("propagation.csv", "hops.csv", "routing.csv", "storage.csv", "false_positives.csv", "fig5-2-propagation-bandwidth.png",
          "fig5-3-propagation-hops.png", "fig5-4-routing-hops.png", "fig5-5-storage.png", "summary.json")
@@ -106,8 +107,7 @@ def test_example_4_3_routing():
     """CLM-SR-3's event, numbered from 0: from broker 0, matches at 3, 7 and 12."""
     edges = [(0, 1), (1, 4), (2, 4), (3, 4), (5, 4), (4, 6), (6, 7), (7, 8), (7, 9), (9, 10), (10, 11), (10, 12)]
     t = sr.make_topology("example-4-3", 13, edges, "seed note §5.2")
-    reported = {4: {3: ()}, 7: {7: ()}, 10: {12: ()}}
-    route = sr.route_event(t, 0, lambda b: reported.get(b, {}))
+    route = brocli_route(t.graph, t.routing_plan, {4: {3}, 7: {7}, 10: {12}}, 0)
     assert [(a, b) for _, a, b in route.messages] == [(0, 4), (4, 3), (4, 7), (7, 10), (10, 12)]
     shape = sr.route_shape(t, 0, "a")
     assert shape.routes == 3 and shape.remote[3] == 1 and shape.remote[7] == 0

@@ -41,15 +41,17 @@ from pathlib import Path
 from typing import Callable, Iterable, Mapping
 
 import attrs
+import networkx as nx
 import numpy as np
 
 from subsum.bench import summaries as bs
 from subsum.impl.network import topology as topo
-from subsum.impl.network.summary_plan import Plan, distances, next_broker, plan
+from subsum.impl.network.summary_plan import Plan, distances, plan
 from subsum.impl.summary import IdLayout, Summary, wire
 from subsum.impl.summary.normalize import abstraction
 from subsum.impl.summary.stats import formula_size
 from subsum.impl.summary.summary import recheck
+from subsum.model.routing import PropagationPlan, Route, brocli_route, propagation_plan
 
 CWIX = Path(__file__).resolve().parents[2] / "examples" / "seed002" / "cwix-us-24.edgelist"
 BROKERS = 24
@@ -79,40 +81,33 @@ class Tree:
     """A breadth-first spanning tree rooted at `root` (neighbours in id order)."""
 
     root: int
+    edges: tuple[tuple[int, int], ...]  # (parent, child), in breadth-first order
     parent: Mapping[int, int]
     children: Mapping[int, tuple[int, ...]]
 
 
-def bfs_tree(adjacency: Mapping[int, Iterable[int]], root: int) -> Tree:
+def siena_tree(graph: nx.Graph, root: int) -> Tree:
     """Seed note §6.5: Siena's per-broker spanning tree (unit weights, so a
-    breadth-first tree is a minimum spanning tree; its paths are shortest)."""
-    parent: dict[int, int] = {}
-    children: dict[int, list[int]] = {b: [] for b in adjacency}
-    seen, frontier = {root}, [root]
-    while frontier:
-        nxt = []
-        for u in frontier:
-            for v in sorted(adjacency[u]):
-                if v not in seen:
-                    seen.add(v)
-                    parent[v] = u
-                    children[u].append(v)
-                    nxt.append(v)
-        frontier = nxt
-    return Tree(root, parent, {b: tuple(cs) for b, cs in children.items()})
+    breadth-first tree is a minimum spanning tree; its paths are shortest):
+    networkx's breadth-first search from `root`, neighbours in id order."""
+    edges = tuple(nx.bfs_edges(graph, root, sort_neighbors=sorted))
+    children = {b: tuple(child for parent, child in edges if parent == b) for b in graph}
+    return Tree(root, edges, {child: parent for parent, child in edges}, children)
 
 
 @attrs.frozen
 class Topology:
-    """An overlay with everything the cost models need: the DEF-SR-1 plan,
-    all-pairs distances and one breadth-first tree per broker."""
+    """An overlay with everything the cost models need: the DEF-SR-1 plan
+    (the implementation's, for propagation; the model's, for BROCLI
+    routing), all-pairs distances and one breadth-first tree per broker."""
 
     name: str
     n: int
     edges: tuple[tuple[int, int], ...]
     note: str
-    adjacency: Mapping[int, tuple[int, ...]]
+    graph: nx.Graph
     plan: Plan
+    routing_plan: PropagationPlan
     distance: Mapping[int, Mapping[int, int]]
     trees: Mapping[int, Tree]
 
@@ -137,7 +132,11 @@ def make_topology(name: str, n: int, links: Iterable[tuple[int, int]], note: str
     dist = {b: distances(adjacency, b) for b in adjacency}
     if any(len(d) != n for d in dist.values()):
         raise ValueError(f"topology {name} is not connected")
-    return Topology(name, n, edges, note, adjacency, plan(adjacency), dist, {b: bfs_tree(adjacency, b) for b in adjacency})
+    graph = nx.Graph()
+    graph.add_nodes_from(range(n))
+    graph.add_edges_from(edges)
+    return Topology(name, n, edges, note, graph, plan(adjacency), propagation_plan(graph), dist,
+                    {b: siena_tree(graph, b) for b in graph})
 
 
 def topologies(seed: int, trees: int) -> list[Topology]:
@@ -294,18 +293,10 @@ def siena_expected_messages(t: Topology, p_max: float) -> float:
     total = 0.0
     for tree in t.trees.values():
         reach = {tree.root: 1.0}
-        for u in bfs_order(tree):
-            for c in tree.children[u]:
-                total += reach[u]
-                reach[c] = reach[u] * (1 - cover[c])
+        for u, c in tree.edges:
+            total += reach[u]
+            reach[c] = reach[u] * (1 - cover[c])
     return total
-
-
-def bfs_order(tree: Tree) -> list[int]:
-    order = [tree.root]
-    for u in order:
-        order.extend(tree.children[u])
-    return order
 
 
 # -- baseline (i) ------------------------------------------------------------------
@@ -331,39 +322,6 @@ def baseline_walked_links(t: Topology) -> int:
 # -- routing (DEF-SR-2, DEF-SR-5) -------------------------------------------------
 
 @attrs.frozen
-class Route:
-    messages: tuple[tuple[str, int, int], ...]  # (ROUTE or DELIVER, from, to)
-    checked: tuple[int, ...]  # brokers the event visited, in order
-    delivered: Mapping[int, tuple[int, object]]  # owner -> (the broker that reported it, what it reported)
-
-
-def route_event(t: Topology, publisher: int, report: Callable[[int], Mapping[int, object]], option: str = "a") -> Route:
-    """DEF-SR-2 (Algorithm 4-3) on the plan's Merged_Brokers lists.
-    `report(B)` is what B's history matches: owner -> IDs (or anything).
-    Each owner not yet in BROCLI is handed the event (a DELIVER message
-    unless it is B), BROCLI takes Merged_Brokers(B), and the event goes on
-    (ROUTE) to `next_broker` until BROCLI holds every broker."""
-    messages: list[tuple[str, int, int]] = []
-    checked: list[int] = []
-    delivered: dict[int, tuple[int, object]] = {}
-    brocli: frozenset[int] = frozenset()
-    at: int | None = publisher
-    while at is not None:
-        checked.append(at)
-        for owner, what in sorted(report(at).items()):
-            if owner not in brocli:
-                delivered[owner] = (at, what)
-                if owner != at:
-                    messages.append(("DELIVER", at, owner))
-        brocli |= t.plan.merged[at]
-        nxt = next_broker(t.adjacency, t.plan.degree, at, brocli, option)
-        if nxt is not None:
-            messages.append(("ROUTE", at, nxt))
-        at = nxt
-    return Route(tuple(messages), tuple(checked), delivered)
-
-
-@attrs.frozen
 class RouteShape:
     """With exact summaries an event's ROUTE hops do not depend on who is
     interested (BROCLI grows by Merged_Brokers lists only), and broker X,
@@ -377,9 +335,9 @@ class RouteShape:
 
 
 def route_shape(t: Topology, publisher: int, option: str) -> RouteShape:
-    everyone = route_event(t, publisher, lambda b: {x: () for x in t.plan.merged[b]}, option)
+    everyone = brocli_route(t.graph, t.routing_plan, t.routing_plan.merged_brokers, publisher, option)
     routes = [(a, b) for kind, a, b in everyone.messages if kind == "ROUTE"]
-    reporter = np.array([everyone.delivered[x][0] for x in range(t.n)])
+    reporter = np.array([everyone.delivered[x] for x in range(t.n)])
     remote = (reporter != np.arange(t.n)).astype(np.int64)
     links = np.array([t.distance[int(reporter[x])][x] for x in range(t.n)], dtype=np.int64)
     return RouteShape(len(routes), sum(t.distance[a][b] for a, b in routes), remote, links)
@@ -406,7 +364,7 @@ def routing_rows(t: Topology, events_per_broker: int, seed: int, check_per_point
     every broker. Summaries: ROUTE + DELIVER messages (option a, and b) and
     their overlay links; Siena: the links of the union of reverse paths.
     `check_per_point` events per publisher and k are also routed one by one
-    (`route_event`) to check the shape's prediction."""
+    (`brocli_route`) to check the shape's prediction."""
     rng = np_rng_for(seed, t.name, "interest")
     shapes = {opt: [route_shape(t, b, opt) for b in range(t.n)] for opt in ("a", "b")}
     incidence = [reverse_path_incidence(t, b) for b in range(t.n)]
@@ -436,7 +394,8 @@ def check_routes(t: Topology, publisher: int, interested: np.ndarray, shape: Rou
     problems = []
     for row in interested:
         wanted = {int(x) for x in np.flatnonzero(row)}
-        route = route_event(t, publisher, lambda b: {x: () for x in wanted & t.plan.merged[b]})
+        reported = {b: wanted & merged for b, merged in t.routing_plan.merged_brokers.items()}
+        route = brocli_route(t.graph, t.routing_plan, reported, publisher)
         predicted = shape.routes + int(row @ shape.remote)
         if len(route.messages) != predicted or set(route.delivered) != wanted:
             problems.append(f"{t.name}: event from {publisher} to {sorted(wanted)}: {len(route.messages)} messages, "
@@ -465,8 +424,9 @@ def false_positive_row(t: Topology, w: Brokers, histories: Mapping[int, Summary]
         exact = engine.match_batch(events)
         for event, names in zip(events, exact):
             publisher = publishers.randrange(t.n)
-            route = route_event(t, publisher, lambda at: owners_reported(histories[at], event, w.layout))
-            kept = {o for o, (_, ids) in route.delivered.items() if recheck(w.ids[o], event, ids)}  # type: ignore[arg-type]
+            reports = MatchReports(histories, event, w.layout)
+            route = brocli_route(t.graph, t.routing_plan, reports, publisher)
+            kept = {o for o, at in route.delivered.items() if recheck(w.ids[o], event, reports[at][o])}
             truth = {int(name.split(":")[0]) for name in names}
             if kept != truth:
                 problems.append(f"p={w.p} event of broker {b} at {publisher}: owners after re-check {sorted(kept)}, exact {sorted(truth)}")
@@ -478,20 +438,36 @@ def false_positive_row(t: Topology, w: Brokers, histories: Mapping[int, Summary]
     return row, problems
 
 
-def owners_reported(history: Summary, event, layout: IdLayout) -> dict[int, set[int]]:
-    """Algorithm 4-1 on a broker's history, grouped by owner (c1)."""
-    out: dict[int, set[int]] = {}
-    for sid in history.match(event):
-        out.setdefault(layout.broker_of(sid), set()).add(sid)
-    return out
+class MatchReports(Mapping[int, Mapping[int, set[int]]]):
+    """What each broker's history reports for one event: Algorithm 4-1,
+    grouped by owner (c1). A broker's history is matched when routing
+    first asks for it, so only the brokers the event visits match it."""
+
+    def __init__(self, histories: Mapping[int, Summary], event, layout: IdLayout) -> None:
+        self.histories, self.event, self.layout = histories, event, layout
+        self.reported: dict[int, dict[int, set[int]]] = {}
+
+    def __getitem__(self, broker: int) -> dict[int, set[int]]:
+        if broker not in self.reported:
+            by_owner: dict[int, set[int]] = {}
+            for sid in self.histories[broker].match(self.event):
+                by_owner.setdefault(self.layout.broker_of(sid), set()).add(sid)
+            self.reported[broker] = by_owner
+        return self.reported[broker]
+
+    def __iter__(self):
+        return iter(self.histories)
+
+    def __len__(self) -> int:
+        return len(self.histories)
 
 
 def tally_route(counts: dict, route: Route, kept: set[int]) -> None:
     counts["events"] += 1
     counts["messages"] += len(route.messages)
-    counts["routes"] += sum(kind == "ROUTE" for kind, _, _ in route.messages)
+    counts["routes"] += route.route_hops
     counts["true_owners"] += len(kept)
-    for owner, (at, _) in route.delivered.items():
+    for owner, at in route.delivered.items():
         if owner != at:
             counts["delivers"] += 1
             counts["false_delivers"] += owner not in kept
