@@ -77,10 +77,11 @@ def bench_summaries(out_dir, quick, subscriptions, events, repeat, seed) -> None
     probability. Every candidate set is cross-checked against the engine;
     exits 1 if a cross-check fails."""
     from subsum.bench import summaries as bs
+    from subsum.bench.summaries_report import markdown_table
 
     result = bs.run(Path(out_dir) / "summaries", subscriptions=subscriptions, events=events, repeat=repeat, seed=seed,
                     quick=quick, log=say)
-    out.print(bs.markdown_table(result["rows"]), markup=False, highlight=False, soft_wrap=True)
+    out.print(markdown_table(result["rows"]), markup=False, highlight=False, soft_wrap=True)
     if result["disagreements"]:
         raise CheckFailed("cross-checks failed: " + "; ".join(result["disagreements"]))
 
