@@ -2,7 +2,6 @@
 outputs, its cross-checks and its generator. Nothing here asserts timings."""
 
 import csv
-import json
 
 from subsum.bench import summaries as bs
 from subsum.bench import summaries_workload as workload
@@ -11,16 +10,15 @@ from subsum.bench.summaries_report import markdown_table
 from subsum.impl.summary import IdLayout, OwnerSummary
 
 
-def test_quick_run_writes_every_file_without_disagreements(tmp_path):
-    messages = []
-    result = bs.run(tmp_path, quick=True, log=messages.append)
-    for name in ("summaries.csv", "sizes.png", "false_positives.png", "throughput.png", "summary.json"):
-        assert (tmp_path / name).stat().st_size > 0, name
-    with open(tmp_path / "summaries.csv", newline="") as fh:
+def test_quick_run_writes_every_file_without_disagreements(quick_bench):
+    run = quick_bench("summaries", bs.run)
+    out, result, messages = run
+    saved = run.written(("summaries.csv", "sizes.png", "false_positives.png", "throughput.png", "summary.json"))
+    with open(out / "summaries.csv", newline="") as fh:
         rows = list(csv.DictReader(fh))
     assert [float(r["p"]) for r in rows] == list(workload.PROBABILITIES)
     assert result["disagreements"] == []
-    assert json.loads((tmp_path / "summary.json").read_text())["disagreements"] == []
+    assert saved["disagreements"] == []
     for r in rows:
         assert int(r["disagreements"]) == 0
         for field in ("summary_formula_bytes", "summary_binary_bytes", "raw_formula_bytes", "raw_jsonl_bytes",

@@ -3,7 +3,6 @@ outputs, the cost models' sanity relations, and the routing it counts.
 Nothing here asserts timings."""
 
 import csv
-import json
 import random
 
 import pytest
@@ -25,11 +24,8 @@ FILES = ("propagation.csv", "hops.csv", "routing.csv", "storage.csv", "false_pos
 
 
 @pytest.fixture(scope="module")
-def quick(tmp_path_factory):
-    out = tmp_path_factory.mktemp("summary-routing")
-    messages: list[str] = []
-    result = sr.run(out, quick=True, log=messages.append)
-    return out, result, messages
+def quick(quick_bench):
+    return quick_bench("summary-routing", sr.run)
 
 
 def rows(out, name):
@@ -38,11 +34,9 @@ def rows(out, name):
 
 
 def test_quick_run_writes_every_file_and_no_disagreement(quick):
-    out, result, messages = quick
-    for name in FILES:
-        assert (out / name).stat().st_size > 0, name
+    _, result, messages = quick
+    saved = quick.written(FILES)
     assert result["disagreements"] == []
-    saved = json.loads((out / "summary.json").read_text())
     assert saved["thesis"] == report.THESIS and saved["differences"] and saved["comparison"]
     assert [v["figure"][:3] for v in saved["verdicts"]] == ["5-2", "5-2", "5-3", "5-4", "5-5"]
     assert all(v["direction_agrees"] for v in saved["verdicts"] if v["figure"].startswith(("5-2", "5-3")))

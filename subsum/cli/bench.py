@@ -130,7 +130,9 @@ def bench_caching(out_dir, quick, seed) -> None:
 @bench.command("client-server")
 @bench_out_dir_option("client-server", "client_server.csv, series1.png, series2.png and summary.json")
 @click.option("--quick", is_flag=True, help="Two points per parameter, one seed, 500 steps (a few seconds).")
-def bench_client_server(out_dir, quick) -> None:
+@click.option("--seed", type=int, default=1, show_default=True,
+              help="Seed of each point's first run; the full run's other two use the next two seeds.")
+def bench_client_server(out_dir, quick, seed) -> None:
     """Seed 003's two experiment series on the client-server driver (spec/10):
     series 1 (LFU; Server, SC, SOHA, SS) against brokers, cache slots, λ
     and μ; series 2 (SC; FIFO, Regenerate, LFU, LRU) against brokers and
@@ -138,7 +140,7 @@ def bench_client_server(out_dir, quick) -> None:
     numbers beside ours, and a verdict on each."""
     from subsum.bench import client_server as bcs
 
-    result = bcs.run(Path(out_dir) / "client-server", quick=quick, log=say)
+    result = bcs.run(Path(out_dir) / "client-server", quick=quick, seed=seed, log=say)
     out.print(bcs.markdown_table(result), markup=False, highlight=False, soft_wrap=True)
 
 
