@@ -92,11 +92,6 @@ class _Attr(ABC):
         self.eq_values.append(v)
         return [Constraint(self.key[0], self.type, "=", v)], ("eq", v, region)
 
-    def distinct_equality(self, v) -> tuple[list[Constraint], tuple]:
-        """An uncovered constraint: `= v`, v distinct from the attribute's other uncovered values."""
-        self.used.add(v)
-        return self.equality(v, None)
-
     def constraint(self, rnd, covered: bool) -> tuple[list[Constraint], tuple]:
         """The constraints on this attribute and a spec for planting."""
         return self.covered(rnd) if covered else self.uncovered(rnd)
@@ -105,9 +100,18 @@ class _Attr(ABC):
     def covered(self, rnd) -> tuple[list[Constraint], tuple]:
         """A constraint inside one of the base ranges or patterns, and its spec."""
 
-    @abstractmethod
     def uncovered(self, rnd) -> tuple[list[Constraint], tuple]:
-        """A constraint outside every base range or pattern, and its spec."""
+        """A constraint outside every base range or pattern, and its spec:
+        `=` a value no other uncovered constraint on the attribute states."""
+        while True:
+            v = self.outside(rnd)
+            if v not in self.used:
+                self.used.add(v)
+                return self.equality(v, None)
+
+    @abstractmethod
+    def outside(self, rnd):
+        """A value in no base range, or under no base pattern."""
 
     @abstractmethod
     def in_region(self, rnd, region: int):
@@ -183,12 +187,6 @@ class _NumericAttr(_Attr):
             lo, hi = a, b
         return [Constraint(name, type_, ">=", lo), Constraint(name, type_, "<=", hi)], ("range", lo, hi, region)
 
-    def uncovered(self, rnd) -> tuple[list[Constraint], tuple]:
-        while True:
-            v = self.outside(rnd)
-            if v not in self.used:
-                return self.distinct_equality(v)
-
     def satisfying(self, rnd, spec):
         return self.inside(rnd, spec[1], spec[2])
 
@@ -230,11 +228,11 @@ class _StringAttr(_Attr):
             w = self.under(rnd, op, w, rnd.randint(3, 5))
         return [Constraint(name, type_, op, w)], (op, w, region)
 
-    def uncovered(self, rnd) -> tuple[list[Constraint], tuple]:
+    def outside(self, rnd):
         while True:
             v = _word(rnd, STRING_LEN)
-            if self.plain(v) and v not in self.used:
-                return self.distinct_equality(v)
+            if self.plain(v):
+                return v
 
     def satisfying(self, rnd, spec):
         return self.under(rnd, spec[0], spec[1])
