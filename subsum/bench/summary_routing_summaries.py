@@ -31,7 +31,7 @@ class Brokers:
 
 def broker_workloads(p: float, n: int, subscriptions: int, events: int, seed: int) -> Brokers:
     """Table 5-2 at covering probability p for each of n brokers (seeds
-    seed*1000 + b, as `summaries.measure_merged`). IDs: c1 = the broker,
+    seed*1000 + b, as `summaries_measure.measure_merged`). IDs: c1 = the broker,
     c2 = the arrival slot, c3 = the attribute bitmap (DEF-SUM-11)."""
     layout = IdLayout(n, subscriptions, len(SCHEMA))
     index = {key: i for i, key in enumerate(SCHEMA)}
