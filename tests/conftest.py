@@ -1,6 +1,37 @@
+import json
 import os
+from pathlib import Path
+from typing import Callable, NamedTuple
+
+import pytest
 
 from subsum.conformance import profiles
 
 # The `ci` profile is the default under pytest; HYPOTHESIS_PROFILE=thorough selects the other.
 profiles.load(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+class QuickRun(NamedTuple):
+    """One benchmark run with `quick=True`: its folder, its result, and the lines it logged."""
+
+    out: Path
+    result: dict
+    messages: list[str]
+
+    def written(self, names) -> dict:
+        """Check that each file of `names` was written and is not empty; summary.json as read back."""
+        for name in names:
+            assert (self.out / name).stat().st_size > 0, name
+        return json.loads((self.out / "summary.json").read_text())
+
+
+@pytest.fixture(scope="module")
+def quick_bench(tmp_path_factory):
+    """A function running a benchmark's `run(out, quick=True, log=...)` into a fresh folder named after it."""
+
+    def run_quick(name: str, run: Callable[..., dict]) -> QuickRun:
+        out = tmp_path_factory.mktemp(name)
+        messages: list[str] = []
+        return QuickRun(out, run(out, quick=True, log=messages.append), messages)
+
+    return run_quick

@@ -3,7 +3,6 @@ relations its numbers must keep whatever the timings. Nothing here asserts
 a timing."""
 
 import csv
-import json
 
 import pytest
 
@@ -15,18 +14,14 @@ FILES = ("caching.csv", "cache_ops.csv", "tradeoff.png", "policies.png", "cache_
 
 
 @pytest.fixture(scope="module")
-def quick(tmp_path_factory):
-    out = tmp_path_factory.mktemp("caching")
-    messages: list[str] = []
-    return out, bc.run(out, quick=True, log=messages.append), messages
+def quick(quick_bench):
+    return quick_bench("caching", bc.run)
 
 
 def test_quick_run_writes_every_file_and_no_disagreement(quick):
-    out, result, messages = quick
-    for name in FILES:
-        assert (out / name).stat().st_size > 0, name
+    _, result, messages = quick
+    saved = quick.written(FILES)
     assert result["disagreements"] == []
-    saved = json.loads((out / "summary.json").read_text())
     assert saved["hypothesis_holds"] and saved["unbounded_hypothesis_holds"]
     assert len(saved["points"]) == 1 and len(saved["unbounded_points"]) == 1
     assert any(m.startswith("[1/") for m in messages)  # progress lines

@@ -3,7 +3,6 @@ the thesis's numbers beside ours, and relations its numbers must keep.
 Nothing here asserts a timing."""
 
 import csv
-import json
 
 import pytest
 
@@ -11,17 +10,13 @@ from subsum.bench import client_server as bcs
 
 
 @pytest.fixture(scope="module")
-def quick(tmp_path_factory):
-    out = tmp_path_factory.mktemp("client-server")
-    messages: list[str] = []
-    return out, bcs.run(out, quick=True, log=messages.append), messages
+def quick(quick_bench):
+    return quick_bench("client-server", bcs.run)
 
 
 def test_quick_run_writes_every_file_and_every_verdict(quick):
-    out, result, messages = quick
-    for name in ("client_server.csv", "series1.png", "series2.png", "summary.json"):
-        assert (out / name).stat().st_size > 0, name
-    saved = json.loads((out / "summary.json").read_text())
+    _, result, messages = quick
+    saved = quick.written(("client_server.csv", "series1.png", "series2.png", "summary.json"))
     assert [v["claim"] for v in saved["thesis"]] == [claim for _, claim, _ in bcs.THESIS]
     assert all(v["verdict"] for v in saved["thesis"])
     assert bcs.markdown_table(saved).count("\n") == len(bcs.THESIS) + 1
@@ -49,3 +44,9 @@ def test_mean_ci():
     assert bcs.mean_ci([2.0]) == (2.0, 0.0)
     mean, half = bcs.mean_ci([1.0, 3.0])
     assert mean == 2.0 and round(half, 4) == round(1.96 * 2 ** 0.5 / 2 ** 0.5, 4)
+
+
+def test_seeds_start_at_the_seed_given():
+    """`--seed S` runs each point with S, S + 1, S + 2 (one with --quick); 1 is the default."""
+    assert bcs.FULL.seeds(1) == (1, 2, 3) and bcs.QUICK.seeds(1) == (1,)
+    assert bcs.FULL.seeds(7) == (7, 8, 9) and bcs.QUICK.seeds(7) == (7,)

@@ -1,23 +1,24 @@
-"""The subscription-summaries benchmark (subsum/bench/summaries.py): its
+"""The subscription-summaries benchmark (subsum/bench/summaries*.py): its
 outputs, its cross-checks and its generator. Nothing here asserts timings."""
 
 import csv
-import json
 
 from subsum.bench import summaries as bs
+from subsum.bench import summaries_workload as workload
+from subsum.bench.summaries_measure import BROKERS, covering_share
+from subsum.bench.summaries_report import markdown_table
 from subsum.impl.summary import IdLayout, OwnerSummary
 
 
-def test_quick_run_writes_every_file_without_disagreements(tmp_path):
-    messages = []
-    result = bs.run(tmp_path, quick=True, log=messages.append)
-    for name in ("summaries.csv", "sizes.png", "false_positives.png", "throughput.png", "summary.json"):
-        assert (tmp_path / name).stat().st_size > 0, name
-    with open(tmp_path / "summaries.csv", newline="") as fh:
+def test_quick_run_writes_every_file_without_disagreements(quick_bench):
+    run = quick_bench("summaries", bs.run)
+    out, result, messages = run
+    saved = run.written(("summaries.csv", "sizes.png", "false_positives.png", "throughput.png", "summary.json"))
+    with open(out / "summaries.csv", newline="") as fh:
         rows = list(csv.DictReader(fh))
-    assert [float(r["p"]) for r in rows] == list(bs.PROBABILITIES)
+    assert [float(r["p"]) for r in rows] == list(workload.PROBABILITIES)
     assert result["disagreements"] == []
-    assert json.loads((tmp_path / "summary.json").read_text())["disagreements"] == []
+    assert saved["disagreements"] == []
     for r in rows:
         assert int(r["disagreements"]) == 0
         for field in ("summary_formula_bytes", "summary_binary_bytes", "raw_formula_bytes", "raw_jsonl_bytes",
@@ -26,20 +27,20 @@ def test_quick_run_writes_every_file_without_disagreements(tmp_path):
         # The summary reports at least every true match (no false negatives).
         assert int(r["reported_pairs"]) >= int(r["true_pairs"]) > 0
     assert messages and any("p=0.9" in m for m in messages)
-    table = bs.markdown_table(result["rows"])
-    assert table.count("\n") == len(bs.PROBABILITIES) + 1
+    table = markdown_table(result["rows"])
+    assert table.count("\n") == len(workload.PROBABILITIES) + 1
 
 
 def test_generator_is_deterministic_for_a_seed():
-    a = bs.generate(0.5, 100, 50, seed=7)
-    b = bs.generate(0.5, 100, 50, seed=7)
-    c = bs.generate(0.5, 100, 50, seed=8)
+    a = workload.generate(0.5, 100, 50, seed=7)
+    b = workload.generate(0.5, 100, 50, seed=7)
+    c = workload.generate(0.5, 100, 50, seed=8)
     assert a.subscriptions == b.subscriptions and a.events == b.events
     assert a.subscriptions != c.subscriptions
 
 
 def test_generator_shape_follows_table_5_2():
-    w = bs.generate(0.5, 50, 50, seed=3)
+    w = workload.generate(0.5, 50, 50, seed=3)
     for _, sub in w.subscriptions:
         keys = {(c.name, c.type) for c in sub.constraints}
         assert len(keys) == 5 and sum(k[1] in ("int", "float") for k in keys) == 2
@@ -48,18 +49,18 @@ def test_generator_shape_follows_table_5_2():
 
 
 def _realized(p, subscriptions=200, seed=1):
-    w = bs.generate(p, subscriptions, 0, seed)
-    owner = OwnerSummary(0, IdLayout(bs.BROKERS, subscriptions, len(bs.SCHEMA)), bs.SCHEMA)
+    w = workload.generate(p, subscriptions, 0, seed)
+    owner = OwnerSummary(0, IdLayout(BROKERS, subscriptions, len(workload.SCHEMA)), workload.SCHEMA)
     for name, sub in w.subscriptions:
         assert owner.add(name, sub) is not None
-    return w.covered_drawn, bs.covering_share(owner.export())
+    return w.covered_drawn, covering_share(owner.export())
 
 
 def test_realized_covering_share_increases_with_p():
-    shares = [_realized(p) for p in bs.PROBABILITIES]
+    shares = [_realized(p) for p in workload.PROBABILITIES]
     drawn = [d for d, _ in shares]
     realized = [r for _, r in shares]
     assert drawn == sorted(drawn) and realized == sorted(realized)
     assert realized[0] < 0.2 < 0.8 < realized[-1]
-    for p, (d, r) in zip(bs.PROBABILITIES, shares):
+    for p, (d, r) in zip(workload.PROBABILITIES, shares):
         assert abs(d - p) < 0.05 and r <= d

@@ -1,25 +1,31 @@
-"""The summary routing benchmark (subsum/bench/summary_routing.py): its
+"""The summary routing benchmark (subsum/bench/summary_routing*.py): its
 outputs, the cost models' sanity relations, and the routing it counts.
 Nothing here asserts timings."""
 
 import csv
-import json
+import random
 
 import pytest
 
 from subsum.bench import summary_routing as sr
 from subsum.bench import summary_routing_report as report
+from subsum.bench.summaries_workload import SCHEMA
+from subsum.bench.summary_routing_events import route_shape, routing_rows
+from subsum.bench.summary_routing_overlays import make_topology, rng_for, topologies
+from subsum.bench.summary_routing_siena import reverse_path_incidence, siena_expected_messages, siena_period
+from subsum.bench.summary_routing_summaries import GrowingDeltas, broker_workloads, propagate, summary_propagation
+from subsum.impl.network import build
+from subsum.impl.network.protocols.summaries.plan import plan
+from subsum.impl.network.topology import random_tree
+from subsum.model.routing import brocli_route
 
 FILES = ("propagation.csv", "hops.csv", "routing.csv", "storage.csv", "false_positives.csv", "fig5-2-propagation-bandwidth.png",
          "fig5-3-propagation-hops.png", "fig5-4-routing-hops.png", "fig5-5-storage.png", "summary.json")
 
 
 @pytest.fixture(scope="module")
-def quick(tmp_path_factory):
-    out = tmp_path_factory.mktemp("summary-routing")
-    messages: list[str] = []
-    result = sr.run(out, quick=True, log=messages.append)
-    return out, result, messages
+def quick(quick_bench):
+    return quick_bench("summary-routing", sr.run)
 
 
 def rows(out, name):
@@ -28,11 +34,9 @@ def rows(out, name):
 
 
 def test_quick_run_writes_every_file_and_no_disagreement(quick):
-    out, result, messages = quick
-    for name in FILES:
-        assert (out / name).stat().st_size > 0, name
+    _, result, messages = quick
+    saved = quick.written(FILES)
     assert result["disagreements"] == []
-    saved = json.loads((out / "summary.json").read_text())
     assert saved["thesis"] == report.THESIS and saved["differences"] and saved["comparison"]
     assert [v["figure"][:3] for v in saved["verdicts"]] == ["5-2", "5-2", "5-3", "5-4", "5-5"]
     assert all(v["direction_agrees"] for v in saved["verdicts"] if v["figure"].startswith(("5-2", "5-3")))
@@ -42,7 +46,7 @@ def test_quick_run_writes_every_file_and_no_disagreement(quick):
 
 def test_summaries_propagation_sends_are_n_minus_sinks_of_the_plan(quick):
     out, result, _ = quick
-    tops = {t.name: t for t in sr.topologies(1, result["parameters"]["random_trees"])}
+    tops = {t.name: t for t in topologies(1, result["parameters"]["random_trees"])}
     assert set(tops) == {r["topology"] for r in rows(out, "propagation.csv")}
     for r in rows(out, "propagation.csv") + rows(out, "hops.csv"):
         t = tops[r["topology"]]
@@ -50,7 +54,7 @@ def test_summaries_propagation_sends_are_n_minus_sinks_of_the_plan(quick):
 
 
 def test_cwix_is_the_full_graph():
-    t = sr.topologies(1, 0)[0]
+    t = topologies(1, 0)[0]
     assert (t.name, t.n, len(t.edges)) == ("cwix", 24, 29)
     assert sum(t.plan.degree.values()) == 2 * 29
 
@@ -105,56 +109,48 @@ def test_false_positives_are_counted(quick):
 def test_example_4_3_routing():
     """CLM-SR-3's event, numbered from 0: from broker 0, matches at 3, 7 and 12."""
     edges = [(0, 1), (1, 4), (2, 4), (3, 4), (5, 4), (4, 6), (6, 7), (7, 8), (7, 9), (9, 10), (10, 11), (10, 12)]
-    t = sr.make_topology("example-4-3", 13, edges, "seed note §5.2")
-    reported = {4: {3: ()}, 7: {7: ()}, 10: {12: ()}}
-    route = sr.route_event(t, 0, lambda b: reported.get(b, {}))
+    t = make_topology("example-4-3", 13, edges, "seed note §5.2")
+    route = brocli_route(t.graph, t.routing_plan, {4: {3}, 7: {7}, 10: {12}}, 0)
     assert [(a, b) for _, a, b in route.messages] == [(0, 4), (4, 3), (4, 7), (7, 10), (10, 12)]
-    shape = sr.route_shape(t, 0, "a")
+    shape = route_shape(t, 0, "a")
     assert shape.routes == 3 and shape.remote[3] == 1 and shape.remote[7] == 0
 
 
 def test_siena_simulation_follows_its_expectation():
-    t = sr.topologies(1, 0)[0]
+    t = topologies(1, 0)[0]
     sigma = 2000
-    simulated = sr.siena_period(t, 0.5, sigma, sr.rng_for(1, "test"))["siena_messages"]
-    expected = sr.siena_expected_messages(t, 0.5) * sigma
+    simulated = siena_period(t, 0.5, sigma, rng_for(1, "test"))["siena_messages"]
+    expected = siena_expected_messages(t, 0.5) * sigma
     assert abs(simulated - expected) / expected < 0.02
 
 
 def test_siena_reverse_paths_on_a_tree_cover_it():
-    t = sr.topologies(1, 1)[1]
+    t = topologies(1, 1)[1]
     for publisher in (0, 5, 23):
-        used = sr.reverse_path_incidence(t, publisher).sum(axis=0)
+        used = reverse_path_incidence(t, publisher).sum(axis=0)
         assert (used > 0).sum() == t.n - 1
 
 
 def test_routing_rows_are_deterministic():
-    t = sr.topologies(3, 1)[1]
-    assert sr.routing_rows(t, 5, 3, 1) == sr.routing_rows(t, 5, 3, 1)
-    assert sr.routing_rows(t, 5, 3, 1) != sr.routing_rows(t, 5, 4, 1)
+    t = topologies(3, 1)[1]
+    assert routing_rows(t, 5, 3, 1) == routing_rows(t, 5, 3, 1)
+    assert routing_rows(t, 5, 3, 1) != routing_rows(t, 5, 4, 1)
 
 
 def test_benchmark_bytes_equal_the_simulated_protocol():
     """The benchmark sizes a period's propagation from the plan and real
     summaries; the summaries protocol on the simulator, fed the same
     subscriptions, must put exactly those bytes on the wire (DEF-SR-5)."""
-    import random
-
-    from subsum.bench import summaries as bs
-    from subsum.impl.network import build
-    from subsum.impl.network.protocols.summaries.plan import plan
-    from subsum.impl.network.topology import random_tree
-
     n, per_broker = 8, 30
     links = random_tree(n, random.Random(3))
-    workload = sr.broker_workloads(0.5, n, per_broker, 0, seed=1)
+    workload = broker_workloads(0.5, n, per_broker, 0, seed=1)
     adjacency: dict[int, set[int]] = {b: set() for b in range(n)}
     for a, b in links:
         adjacency[a].add(b)
         adjacency[b].add(a)
     the_plan = plan(adjacency)
-    expected = sr.summary_propagation(the_plan, sr.propagate(the_plan, sr.GrowingDeltas(workload).grow_to(per_broker)))
-    net = build(links, n, seed=0, protocol="summaries", options={"schema": bs.SCHEMA, "brokers": n, "max_subscriptions": per_broker})
+    expected = summary_propagation(the_plan, propagate(the_plan, GrowingDeltas(workload).grow_to(per_broker)))
+    net = build(links, n, seed=0, protocol="summaries", options={"schema": SCHEMA, "brokers": n, "max_subscriptions": per_broker})
     for b in range(n):
         client = net.add_client(b)
         for _, subscription in workload.subscriptions[b]:

@@ -20,6 +20,8 @@ from typing import Callable
 
 import numpy as np
 
+from subsum.bench.output import pyplot, save_figure
+from subsum.conformance.caching import PEERS
 from subsum.impl.caching import make_cache
 from subsum.model import caching as ref
 
@@ -81,8 +83,6 @@ def run_reference(policy: str, capacity: int, ops) -> tuple[list[str], int]:
 
 
 def run_cachetools(policy: str, capacity: int, ops) -> tuple[list[str], int]:
-    from subsum.conformance.caching import PEERS
-
     cache = PEERS[policy](capacity)
     hits = 0
     for kind, m, _t in ops:
@@ -146,11 +146,7 @@ def ratios(rows: list[dict]) -> list[dict]:
 
 
 def plot(rows: list[dict], path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     capacities = sorted({r["capacity"] for r in rows})
     implementations = ("subsum.impl", "subsum.model (reference)", "cachetools")
     fig, axes = plt.subplots(1, len(capacities), figsize=(5 * len(capacities), 4), squeeze=False)
@@ -168,6 +164,4 @@ def plot(rows: list[dict], path) -> None:
         ax.set_title(f"K = {capacity} slots")
         ax.legend(fontsize=7)
     fig.suptitle("Cache operations per second: implementation, reference, cachetools (no bar: no peer)")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    save_figure(fig, path)

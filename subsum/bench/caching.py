@@ -29,7 +29,6 @@ implementation policy beside its reference and cachetools.
 
 from __future__ import annotations
 
-import csv
 import json
 import time
 from pathlib import Path
@@ -38,6 +37,8 @@ from typing import Callable
 import attrs
 
 from subsum.bench import cache_ops
+from subsum.bench.output import pyplot, save_figure, write_csv
+from subsum.impl.network.workloads.caching import run_caching
 
 PLACEMENTS = ("all", "candidate", "leaf", "single")
 POLICIES = ("fifo", "regdeg", "lfu", "lru")
@@ -66,8 +67,6 @@ QUICK = Sweep((20,), (0.8,), (0.05,), 300, (10, 100), 20_000)
 def one_run(brokers: int, placement: str, policy: str, cache_share: float | None, alpha: float, messages: int, seed: int) -> dict:
     """One seeded simulation of the caching protocol; its report (DEF-CACHE-8).
     `cache_share` None: unbounded caches."""
-    from subsum.impl.network.workloads.caching import run_caching
-
     capacity = None if cache_share is None else max(1, round(cache_share * messages))
     started = time.perf_counter()
     _, report = run_caching(brokers=brokers, placement=placement, policy=policy, capacity=capacity, alpha=alpha, messages=messages,
@@ -142,14 +141,8 @@ def run(out_dir, *, quick: bool = False, seed: int = 1, log: Callable[[str], Non
 
     op_rows, disagreements = cache_ops.measure(sweep.capacities, 5000, 0.8, sweep.operations, min(sweep.operations, 5000), seed, log)
 
-    with open(out / "caching.csv", "w", newline="") as fh:
-        writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows(rows)
-    with open(out / "cache_ops.csv", "w", newline="") as fh:
-        writer = csv.DictWriter(fh, fieldnames=list(op_rows[0]))
-        writer.writeheader()
-        writer.writerows(op_rows)
+    write_csv(out / "caching.csv", rows)
+    write_csv(out / "cache_ops.csv", op_rows)
     placement_rows = [r for r in rows if r["series"] == "placement"]
     found = findings(placement_rows)
     unbounded = findings([r for r in rows if r["series"] == "unbounded"])
@@ -188,11 +181,7 @@ MARKERS = {"all": "s", "candidate": "o", "leaf": "^", "single": "x"}
 
 
 def plot_tradeoff(rows: list[dict], path: Path) -> Path:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     sizes = sorted({r["brokers"] for r in rows})
     fig, axes = plt.subplots(2, len(sizes), figsize=(5 * len(sizes), 8), squeeze=False)
     for column, brokers in enumerate(sizes):
@@ -210,18 +199,11 @@ def plot_tradeoff(rows: list[dict], path: Path) -> Path:
                 ax.set_title(f"{brokers} brokers, LRU, caches of 5%")
                 ax.legend(fontsize=7)
     fig.suptitle("Placement trade-off (no published numbers: seed 004's results are lost)")
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
-    return path
+    return save_figure(fig, path, dpi=100)
 
 
 def plot_policies(rows: list[dict], path: Path) -> Path:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     alphas = sorted({r["alpha"] for r in rows})
     fig, axes = plt.subplots(1, len(alphas), figsize=(4.5 * len(alphas), 4), squeeze=False)
     for ax, alpha in zip(axes[0], alphas):
@@ -232,10 +214,7 @@ def plot_policies(rows: list[dict], path: Path) -> Path:
         ax.set_ylabel("survivability")
         ax.set_title(f"Zipf α = {alpha}, candidate placement")
         ax.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
-    return path
+    return save_figure(fig, path, dpi=100)
 
 
 def markdown_table(summary: dict) -> str:

@@ -12,6 +12,9 @@ repeated over seeds, reported as a mean with a 95% confidence interval
 - **series 2**, Server-Cache requests, the four replacement policies,
   against N = 5 … 50 and K = 10 … 80.
 
+A point's runs use the seeds `seed`, `seed + 1`, … (three in the full
+run, one with --quick; `seed` is 1 unless given).
+
 The thesis's numbers (quoted in its text; its plots are lost) go beside
 ours in the plots and in summary.json, each with a sentence on whether the
 claim holds here.
@@ -19,7 +22,6 @@ claim holds here.
 
 from __future__ import annotations
 
-import csv
 import json
 import math
 import statistics
@@ -28,6 +30,9 @@ from pathlib import Path
 from typing import Callable
 
 import attrs
+
+from subsum.bench.output import pyplot, save_figure, write_csv
+from subsum.impl.network.workloads.client_server import run_client_server
 
 REQUEST_POLICIES = ("server", "sc", "soha", "ss")
 CACHE_POLICIES = ("fifo", "regdeg", "lfu", "lru")
@@ -39,15 +44,19 @@ LABELS = {"brokers": "brokers N", "slots": "cache slots K", "lam": "request rate
 class Sweep:
     series1: dict[str, tuple]
     series2: dict[str, tuple]
-    seeds: tuple[int, ...]
+    runs: int  # seeds per point
     steps: int
+
+    def seeds(self, first: int) -> tuple[int, ...]:
+        """The seeds of a point's runs: `first` and the `runs` − 1 after it."""
+        return tuple(range(first, first + self.runs))
 
 
 FULL = Sweep({"brokers": (5, 10, 20, 30, 40, 50), "slots": (5, 10, 20, 30, 40, 50), "lam": (0.05, 0.25, 0.5, 1.0, 1.5),
               "mu": (0.05, 0.1, 0.2, 0.3, 0.4, 0.5)},
-             {"brokers": (5, 10, 20, 30, 40, 50), "slots": (10, 20, 30, 40, 50, 60, 70, 80)}, (1, 2, 3), 5000)
+             {"brokers": (5, 10, 20, 30, 40, 50), "slots": (10, 20, 30, 40, 50, 60, 70, 80)}, 3, 5000)
 QUICK = Sweep({"brokers": (5, 20), "slots": (5, 20), "lam": (0.05, 0.5), "mu": (0.05, 0.4)},
-              {"brokers": (5, 20), "slots": (10, 40)}, (1,), 500)
+              {"brokers": (5, 20), "slots": (10, 40)}, 1, 500)
 
 #: what the thesis's text says (seed note 003 §3.3), and how we read it
 THESIS = (
@@ -72,11 +81,11 @@ def mean_ci(values: list[float]) -> tuple[float, float]:
     return mean, half
 
 
-def run(out_dir, *, quick: bool = False, log: Callable[[str], None] = print) -> dict:
-    """Both series; writes client_server.csv, series1.png, series2.png and summary.json into out_dir."""
-    from subsum.impl.network.workloads.client_server import run_client_server
-
+def run(out_dir, *, quick: bool = False, seed: int = 1, log: Callable[[str], None] = print) -> dict:
+    """Both series, each point run with the seeds `seed`, `seed` + 1, …;
+    writes client_server.csv, series1.png, series2.png and summary.json into out_dir."""
     sweep = QUICK if quick else FULL
+    seeds = sweep.seeds(seed)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
@@ -87,25 +96,22 @@ def run(out_dir, *, quick: bool = False, log: Callable[[str], None] = print) -> 
     for k, (series, knob, value, policy, cache) in enumerate(jobs, 1):
         settings = {**DEFAULTS, knob: value}
         runs = [run_client_server(policy=policy, cache_policy=cache, brokers=settings["brokers"], slots=settings["slots"], lam=settings["lam"],
-                                  mu=settings["mu"], steps=sweep.steps, seed=seed)[1] for seed in sweep.seeds]
+                                  mu=settings["mu"], steps=sweep.steps, seed=s)[1] for s in seeds]
         row = {"series": series, "varied": knob, "value": value, "policy": policy, "cache_policy": cache, **settings,
-               "steps": sweep.steps, "seeds": len(sweep.seeds), "requests": round(statistics.fmean(r["requests"] for r in runs))}
+               "steps": sweep.steps, "seeds": len(seeds), "requests": round(statistics.fmean(r["requests"] for r in runs))}
         for metric in ("delay", "overhead", "hit"):
             row[metric], row[f"{metric}_ci95"] = (round(x, 4) for x in mean_ci([r[metric] for r in runs]))
         rows.append(row)
         log(f"[{k}/{len(jobs)}] series {series}, {knob} = {value}, {policy}/{cache}: delay {row['delay']} ± {row['delay_ci95']}, "
             f"overhead {row['overhead']}, hit {row['hit']}")
-    with open(out / "client_server.csv", "w", newline="") as fh:
-        writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows(rows)
+    write_csv(out / "client_server.csv", rows)
     verdicts = compare(rows)
     plots = [plot_series(rows, "1", REQUEST_POLICIES, "policy", sweep.series1, out / "series1.png", verdicts),
              plot_series(rows, "2", CACHE_POLICIES, "cache_policy", sweep.series2, out / "series2.png", verdicts)]
     files = [str(out / "client_server.csv"), *map(str, plots), str(out / "summary.json")]
     seconds = round(time.perf_counter() - started, 1)
     summary = {"seconds": seconds, "parameters": {"defaults": DEFAULTS, "series1": sweep.series1, "series2": sweep.series2,
-                                                  "seeds": list(sweep.seeds), "steps": sweep.steps, "quick": quick},
+                                                  "seeds": list(seeds), "steps": sweep.steps, "quick": quick},
                "thesis": verdicts, "files": files}
     (out / "summary.json").write_text(json.dumps(summary, indent=2, ensure_ascii=False) + "\n")
     log(f"wrote {', '.join(files)} in {seconds}s")
@@ -169,11 +175,7 @@ def compare(rows: list[dict]) -> list[dict]:
 
 
 def plot_series(rows, series, lines, key, knobs, path, verdicts) -> Path:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     metrics = ("delay", "overhead", "hit") if series == "1" else ("delay", "hit")
     fig, axes = plt.subplots(len(metrics), len(knobs), figsize=(4.2 * len(knobs), 3.2 * len(metrics)), squeeze=False)
     for c, knob in enumerate(knobs):
@@ -192,10 +194,7 @@ def plot_series(rows, series, lines, key, knobs, path, verdicts) -> Path:
     fig.suptitle(f"Seed 003 series {series} ({'LFU, four request policies' if series == '1' else 'Server-Cache, four replacement policies'}); "
                  "means over seeds, 95% intervals", fontsize=9)
     fig.text(0.01, 0.005, thesis_text, fontsize=6, va="bottom")
-    fig.tight_layout(rect=(0, 0.04 + 0.012 * thesis_text.count("\n"), 1, 0.97))
-    fig.savefig(path, dpi=90)
-    plt.close(fig)
-    return path
+    return save_figure(fig, path, dpi=90, rect=(0, 0.04 + 0.012 * thesis_text.count("\n"), 1, 0.97))
 
 
 def markdown_table(summary: dict) -> str:

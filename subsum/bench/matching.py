@@ -1,41 +1,32 @@
 """`subsum bench matching`: seed 001's five experiment groups, a scaling run,
 side by side in one run (benchmarks/README.md).
 
-Every measurement runs in a forked child process, so its peak resident
-memory is its own (it includes the interpreter and the workload, which the
-child inherits). The parent generates each workload once (seeded), then
-forks one child per engine. Each child builds its engine (timed apart),
-matches the batch `repeat` times and reports the times and a digest of the
-matching (event, subscription) pairs; the parent checks that every engine's
-digest agrees, and that the model agrees on the events it was run on.
-
-What is timed: `match_batch(events)` for the object engines (the events
-already built), `match_columns(batch)` for the vectorized engine, and the
-SQL query plus fetching its result for DuckDB (tables already loaded).
-Building indexes and loading tables is reported as build time. The
-distinct-attribute statistic is computed once per workload, outside every
-timed path.
+Every measurement runs in a forked child process (`matching_measure`).
+The parent generates each workload once (seeded), then forks one child
+per engine, and checks that every engine's digest of the matching (event,
+subscription) pairs agrees, and that the model agrees on the events it
+was run on. The distinct-attribute statistic is computed once per
+workload, outside every timed path. The plots and the assessment of seed
+001's claims are in `matching_report`.
 """
 
 from __future__ import annotations
 
-import csv
-import hashlib
 import json
-import multiprocessing
-import resource
 import time
 from pathlib import Path
 from typing import Callable
 
 import attrs
-import numpy as np
 
-from subsum.impl.matching.workload import Params, Workload, generate
+from subsum.bench.matching_measure import digest, measure, measure_model, pairs_from_sets
+from subsum.bench.matching_report import assess, plot_groups, plot_scaling
+from subsum.bench.output import write_csv
+from subsum.impl.matching import make_engine
+from subsum.impl.matching.workload import Params, generate
 
 ENGINES = ("brute", "counting", "indexed", "rab", "vectorized", "duckdb")
 OBJECT_ENGINES = ("brute", "counting", "indexed", "rab")
-RANKED = ("brute", "counting", "indexed", "rab")  # seed 001's claimed order, slowest first
 
 
 @attrs.frozen
@@ -70,92 +61,6 @@ CSV_FIELDS = (
     "events_per_s", "peak_rss_mib", "matches", "distinct_share", "index_lookups", "counter_increments",
     "agrees", "note",
 )
-
-
-def _digest(ev: np.ndarray, slot: np.ndarray, n_subs: int) -> str:
-    keys = np.sort(ev.astype(np.int64) * max(n_subs, 1) + slot.astype(np.int64))
-    return hashlib.sha256(keys.tobytes()).hexdigest()[:16]
-
-
-def _pairs_from_sets(results: list[set[str]], slot_of: dict[str, int]) -> tuple[np.ndarray, np.ndarray]:
-    ev = [i for i, ids in enumerate(results) for _ in ids]
-    slot = [slot_of[s] for ids in results for s in ids]
-    return np.array(ev, np.int64), np.array(slot, np.int64)
-
-
-def _child(workload: Workload, events, engine: str, repeat: int, conn) -> None:
-    """Build one engine, match `repeat` times, send the figures back."""
-    try:
-        n_subs = len(workload.subscriptions)
-        start = time.perf_counter()
-        if engine == "duckdb":
-            from subsum.bench.peer import DuckDBPeer
-
-            peer = DuckDBPeer(workload.subscriptions)
-            peer.load_events(workload.batch)
-            run = peer.match
-            stats = None
-        else:
-            from subsum.impl.matching import make_engine
-
-            matcher = make_engine(engine, workload.subscriptions, count_distinct=False)
-            matcher.prepare()
-            stats = matcher.stats
-            if engine == "vectorized":
-                run = lambda: matcher.match_columns(workload.batch)  # noqa: E731
-            else:
-                slot_of = {sid: j for j, (sid, _) in enumerate(workload.subscriptions)}
-                run = lambda: _pairs_from_sets(matcher.match_batch(events), slot_of)  # noqa: E731
-        build = time.perf_counter() - start
-        times = []
-        for _ in range(repeat):
-            t0 = time.perf_counter()
-            ev, slot = run()
-            times.append(time.perf_counter() - t0)
-        conn.send({
-            "build_s": build, "times": times, "matches": int(len(ev)), "digest": _digest(ev, slot, n_subs),
-            "peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
-            "index_lookups": stats.index_lookups // repeat if stats else "",
-            "counter_increments": stats.counter_increments // repeat if stats else "",
-        })
-    except BaseException as exc:  # report, never hang the parent
-        conn.send({"error": f"{type(exc).__name__}: {exc}"})
-    finally:
-        conn.close()
-
-
-def run_in_child(start_method: str, target, args: tuple) -> dict:
-    """Run target(*args, conn) in a child process and return the one dict it sends
-    on conn, or {"error": ...} when the child dies first (out of memory, usually)."""
-    ctx = multiprocessing.get_context(start_method)
-    parent, child = ctx.Pipe(duplex=False)
-    process = ctx.Process(target=target, args=(*args, child))
-    process.start()
-    child.close()
-    try:
-        result = parent.recv()
-    except EOFError:
-        result = {"error": f"the child process died (exit code {process.exitcode}); out of memory?"}
-    process.join()
-    return result
-
-
-def measure(workload: Workload, events, engine: str, repeat: int) -> dict:
-    return run_in_child("fork", _child, (workload, events, engine, repeat))
-
-
-def measure_model(workload: Workload, events, n: int) -> dict:
-    """The reference model on the first n events (it is far too slow for all)."""
-    from subsum.model.semantics import match_batch
-
-    slot_of = {sid: j for j, (sid, _) in enumerate(workload.subscriptions)}
-    subset = events[:n]
-    t0 = time.perf_counter()
-    results = match_batch(workload.subscriptions, subset)
-    elapsed = time.perf_counter() - t0
-    ev, slot = _pairs_from_sets(results, slot_of)
-    return {"seconds": elapsed, "events": len(subset), "digest": _digest(ev, slot, len(workload.subscriptions)),
-            "matches": int(len(ev))}
 
 
 def _row(group, variant, symbol, x, engine, p: Params, repeat, result, distinct_share, agrees, note=""):
@@ -228,24 +133,17 @@ class Runner:
         return results
 
     def _model_agrees(self, workload, events, model) -> bool:
-        from subsum.impl.matching import make_engine
-
         n = model["events"]
         matcher = make_engine("rab", workload.subscriptions, count_distinct=False)
         slot_of = {sid: j for j, (sid, _) in enumerate(workload.subscriptions)}
-        ev, slot = _pairs_from_sets(matcher.match_batch(events[:n]), slot_of)
-        ok = _digest(ev, slot, len(workload.subscriptions)) == model["digest"]
+        ev, slot = pairs_from_sets(matcher.match_batch(events[:n]), slot_of)
+        ok = digest(ev, slot, len(workload.subscriptions)) == model["digest"]
         if not ok:
             self.disagreements.append(f"model disagrees with rab on the first {n} events of {workload.params}")
         return ok
 
     def write_csv(self, name: str) -> Path:
-        path = self.out / name
-        with open(path, "w", newline="") as f:
-            writer = csv.DictWriter(f, fieldnames=CSV_FIELDS)
-            writer.writeheader()
-            writer.writerows(self.rows)
-        return path
+        return write_csv(self.out / name, self.rows, CSV_FIELDS)
 
 
 def run_groups(runner: Runner, groups, quick: bool, engines) -> None:
@@ -278,132 +176,6 @@ def run_scaling(runner: Runner, quick: bool) -> None:
         for engine, result in results.items():
             if "times" in result:
                 last[engine] = (min(result["times"]) + result["build_s"], subs * events)
-
-
-# -- the report ------------------------------------------------------------
-
-def _times(rows, **where) -> dict:
-    """engine -> {x: mean match seconds} for the rows matching `where`."""
-    table: dict[str, dict] = {}
-    for r in rows:
-        if all(str(r[k]) == str(v) for k, v in where.items()) and r["repeat"]:
-            table.setdefault(r["engine"], {})[r["x"]] = float(r["match_s_mean"])
-    return table
-
-
-def plot_groups(rows, out: Path, groups) -> list[Path]:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    paths = []
-    for group in groups:
-        fig, axes = plt.subplots(1, 2, figsize=(11, 4.2), sharey=True)
-        for ax, variant in zip(axes, ("literal", "planted")):
-            for engine, series in sorted(_times(rows, group=group.number, variant=variant).items()):
-                xs = sorted(series)
-                ax.plot(xs, [series[x] * 1000 for x in xs], marker="o", label=engine)
-            ax.set_yscale("log")
-            ax.set_xlabel(f"{group.title} ({group.symbol})")
-            ax.set_title(f"{variant}" + (" (planted matches)" if variant == "planted" else " generator"))
-            ax.grid(True, which="both", alpha=0.3)
-        axes[0].set_ylabel("match time per batch (ms, log)")
-        axes[1].legend(fontsize=8)
-        fig.suptitle(f"seed 001 group {group.number}: {group.title}")
-        fig.tight_layout()
-        path = out / f"group{group.number}-{group.symbol.lower().replace('_', '')}.png"
-        fig.savefig(path, dpi=110)
-        plt.close(fig)
-        paths.append(path)
-    return paths
-
-
-def plot_scaling(rows, out: Path) -> Path | None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    series = _times(rows, group="scaling")
-    if not series:
-        return None
-    labels = list(dict.fromkeys(r["x"] for r in rows if r["group"] == "scaling"))
-    fig, ax = plt.subplots(figsize=(7, 4.2))
-    for engine, values in sorted(series.items()):
-        xs = [i for i, label in enumerate(labels) if label in values]
-        ax.plot(xs, [values[labels[i]] for i in xs], marker="o", label=engine)
-    ax.set_xticks(range(len(labels)), labels)
-    ax.set_yscale("log")
-    ax.set_xlabel("subscriptions x events")
-    ax.set_ylabel("match time (s, log)")
-    ax.set_title("scaling, planted matches")
-    ax.grid(True, which="both", alpha=0.3)
-    ax.legend()
-    fig.tight_layout()
-    path = out / "scaling.png"
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
-
-
-def assess(rows, groups) -> list[dict]:
-    """Seed 001's qualitative claims and the performance targets: holds or not, with the figures."""
-    findings = []
-    # 1. brute < counting < indexed < rab (slowest first) at every point.
-    points = {(r["group"], r["variant"], r["x"]) for r in rows if r["group"] not in ("default", "scaling")}
-    ordered = 0
-    for g, v, x in sorted(points, key=str):
-        t = {e: s[x] for e, s in _times(rows, group=g, variant=v).items() if x in s}
-        if all(e in t for e in RANKED) and all(t[a] > t[b] for a, b in zip(RANKED, RANKED[1:])):
-            ordered += 1
-    findings.append({"claim": "speed ranks brute < counting < indexed < rab (slowest first)",
-                     "holds": bool(points) and ordered == len(points), "detail": f"order holds at {ordered} of {len(points)} points"})
-    # 2. rab degrades slowest as E, a, S, c grow.
-    for group in groups:
-        if group.number == 3:
-            continue
-        for variant in ("literal", "planted"):
-            t = _times(rows, group=group.number, variant=variant)
-            growth = {e: s[max(s)] / s[min(s)] for e, s in t.items() if e in RANKED and len(s) > 1}
-            if len(growth) == len(RANKED):
-                slowest = min(growth, key=growth.get)
-                findings.append({"claim": f"rab degrades slowest as {group.symbol} grows ({variant})",
-                                 "holds": slowest == "rab",
-                                 "detail": ", ".join(f"{e} x{g:.2f}" for e, g in sorted(growth.items(), key=lambda kv: kv[1]))})
-    # 3. indexed and rab get faster as A_n grows.
-    for variant in ("literal", "planted"):
-        t = _times(rows, group=3, variant=variant)
-        for engine in ("indexed", "rab"):
-            s = t.get(engine, {})
-            if len(s) > 1:
-                first, last = s[min(s)], s[max(s)]
-                findings.append({"claim": f"{engine} gets faster as A_n grows ({variant})", "holds": last < first,
-                                 "detail": f"A_n={min(s)}: {first * 1000:.1f} ms, A_n={max(s)}: {last * 1000:.1f} ms"})
-    # Targets at the default point with planted matches.
-    d = {r["engine"]: r for r in rows if r["group"] == "default"}
-    fast = {e: float(r["match_s_mean"]) for e, r in d.items() if e not in ("duckdb", "model") and r["repeat"]}
-    if fast and "duckdb" in d:
-        best = min(fast, key=fast.get)
-        ratio = float(d["duckdb"]["match_s_mean"]) / fast[best]
-        findings.append({"claim": "target: fastest engine >= 5x faster than DuckDB at the default point (planted)",
-                         "holds": ratio >= 5,
-                         "detail": f"{best} {fast[best] * 1000:.1f} ms vs duckdb {float(d['duckdb']['match_s_mean']) * 1000:.1f} ms: {ratio:.2f}x"})
-        if "model" in d:
-            best_rate = float(d[best]["events_per_s"])
-            model_rate = float(d["model"]["events_per_s"])
-            findings.append({"claim": "target: fastest engine >= 100x faster than the model (events/s, default point)",
-                             "holds": best_rate / model_rate >= 100,
-                             "detail": f"{best} {best_rate:,.0f} events/s vs model {model_rate:,.0f} events/s: {best_rate / model_rate:.0f}x"})
-    big = [r for r in rows if r["group"] == "scaling" and r["x"] == "100000x100000" and r["repeat"]]
-    if big:
-        best = min(big, key=lambda r: float(r["match_s_mean"]) + float(r["build_s"]))
-        total = float(best["match_s_mean"]) + float(best["build_s"])
-        findings.append({"claim": "target: S=100,000, E=100,000 in < 60 s and < 4 GiB peak",
-                         "holds": total < 60 and float(best["peak_rss_mib"]) < 4096,
-                         "detail": (f"{best['engine']}: build {float(best['build_s']):.1f} s + match {float(best['match_s_mean']):.1f} s, "
-                                    f"peak {float(best['peak_rss_mib']):.0f} MiB")})
-    return findings
 
 
 def run(out: Path, *, groups=(1, 2, 3, 4, 5), quick: bool = False, repeat: int = 3, planted_rate: float = 0.1, seed: int = 1,

@@ -7,13 +7,18 @@ against the model's ideal delivery at the moment of publication (DEF-NET-4).
 from __future__ import annotations
 
 import heapq
+import json
 import random
+import tempfile
 import time
 from collections import Counter
+from pathlib import Path
 from typing import Callable
 
 import attrs
 
+from subsum.bench.output import pyplot, save_figure, write_csv
+from subsum.conformance.fuzz import fuzz
 from subsum.impl.network import build
 from subsum.impl.network.topology import overlay_links
 from subsum.impl.network.workloads.routing import populate, random_event
@@ -137,35 +142,24 @@ CSV_FIELDS = ("section", "name", "brokers", "subscriptions", "work", "work_unit"
               "ratio_to_baseline")
 
 
-def run(out_dir, *, quick: bool = False, brokers: int = 1000, subscriptions: int = 10_000, events: int = 5000,
-        swap_brokers: int = 200, swap_subscriptions: int = 1000, swaps: int = 1000, fuzz_budget: float = 30.0,
-        seed: int = 1, log: Callable[[str], None] = print) -> dict:
-    """The whole network benchmark (benchmarks/README.md): simulator
-    throughput beside a bare heapq loop, Strawman link swaps, fuzz
-    throughput. Writes network.csv, throughput.png, swaps.png and
-    summary.json into out_dir; returns the summary dict."""
-    import csv
-    import json
-    import tempfile
-    from pathlib import Path
+@attrs.define
+class Table:
+    """network.csv: one row per measurement, its work over its time as a rate."""
 
-    from subsum.conformance.fuzz import fuzz
+    rows: list[dict] = attrs.field(factory=list)
 
-    if quick:
-        brokers, subscriptions, events = min(brokers, 200), min(subscriptions, 2000), min(events, 500)
-        swaps, fuzz_budget = min(swaps, 100), min(fuzz_budget, 5.0)
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    started = time.perf_counter()
-    rows: list[dict] = []
-
-    def row(section, name, b, s, work, work_unit, seconds, rate_unit, baseline=None):
+    def add(self, section, name, b, s, work, work_unit, seconds, rate_unit, baseline=None) -> float:
+        """Append a row; returns its rate (work / seconds; 0 without time), against `baseline` if given."""
         rate = work / seconds if seconds else 0.0
-        rows.append({"section": section, "name": name, "brokers": b, "subscriptions": s, "work": work,
-                     "work_unit": work_unit, "seconds": round(seconds, 3), "rate": float(f"{rate:.6g}"),
-                     "rate_unit": rate_unit, "ratio_to_baseline": round(rate / baseline, 3) if baseline else ""})
+        self.rows.append({"section": section, "name": name, "brokers": b, "subscriptions": s, "work": work,
+                          "work_unit": work_unit, "seconds": round(seconds, 3), "rate": float(f"{rate:.6g}"),
+                          "rate_unit": rate_unit, "ratio_to_baseline": round(rate / baseline, 3) if baseline else ""})
         return rate
 
+
+def measure_throughput(table: Table, brokers: int, subscriptions: int, events: int, seed: int,
+                       log: Callable[[str], None]) -> dict:
+    """Handled messages per second, burst and paced, beside the bare heapq loop: the summary's "throughput"."""
     log(f"throughput: {brokers} brokers, {subscriptions} subscriptions, {events} events (burst, then paced 1 ms apart)")
     burst = throughput(brokers, subscriptions, events, seed)
     paced = throughput(brokers, subscriptions, events, seed, interval=1.0)
@@ -173,50 +167,81 @@ def run(out_dir, *, quick: bool = False, brokers: int = 1000, subscriptions: int
     baseline = heapq_baseline(min(base_messages, 3_000_000), seed=seed)
     log(f"  heapq baseline {baseline:,.0f}/s; subscriptions {burst['subscription_msgs_per_s']:,}/s; "
         f"events burst {burst['event_msgs_per_s']:,}/s, paced {paced['event_msgs_per_s']:,}/s")
-    row("throughput", "heapq baseline", "", "", min(base_messages, 3_000_000), "push+pop",
-        min(base_messages, 3_000_000) / baseline, "messages/s", baseline)
-    row("throughput", "subscription propagation", brokers, subscriptions, burst["subscription_messages"], "messages",
-        burst["subscription_seconds"], "messages/s", baseline)
-    row("throughput", "events, burst", brokers, subscriptions, burst["event_messages"], "messages",
-        burst["event_seconds"], "messages/s", baseline)
-    row("throughput", "events, paced 1 ms", brokers, subscriptions, paced["event_messages"], "messages",
-        paced["event_seconds"], "messages/s", baseline)
+    table.add("throughput", "heapq baseline", "", "", min(base_messages, 3_000_000), "push+pop",
+              min(base_messages, 3_000_000) / baseline, "messages/s", baseline)
+    table.add("throughput", "subscription propagation", brokers, subscriptions, burst["subscription_messages"], "messages",
+              burst["subscription_seconds"], "messages/s", baseline)
+    table.add("throughput", "events, burst", brokers, subscriptions, burst["event_messages"], "messages",
+              burst["event_seconds"], "messages/s", baseline)
+    table.add("throughput", "events, paced 1 ms", brokers, subscriptions, paced["event_messages"], "messages",
+              paced["event_seconds"], "messages/s", baseline)
+    return {"heapq_baseline_per_s": round(baseline), "burst": burst, "paced": paced,
+            "target_per_s": 100_000, "target_met": max(burst["event_msgs_per_s"], paced["event_msgs_per_s"]) >= 100_000}
 
+
+def measure_swap_costs(table: Table, swap_brokers: int, swap_subscriptions: int, swaps: int, seed: int,
+                       log: Callable[[str], None]) -> SwapStats:
+    """Strawman link swaps: SUB/UNSUB per swap, deliveries lost and duplicated."""
     log(f"swaps: {swaps} Strawman link swaps on a {swap_brokers}-broker random tree, {swap_subscriptions} subscriptions")
     stats = measure_swaps(swap_brokers, swap_subscriptions, swaps, seed=seed)
     log(f"  {stats.control['SUB'] / stats.swaps:.1f} SUB + {stats.control['UNSUB'] / stats.swaps:.1f} UNSUB per swap; "
         f"lost {stats.lost}/{stats.expected} deliveries; {stats.duplicates} duplicates ({stats.seconds:.1f}s)")
-    row("swaps", "SUB per swap", swap_brokers, swap_subscriptions, stats.control["SUB"], "messages", stats.swaps, "per swap")
-    row("swaps", "UNSUB per swap", swap_brokers, swap_subscriptions, stats.control["UNSUB"], "messages", stats.swaps, "per swap")
-    row("swaps", "deliveries lost", swap_brokers, swap_subscriptions, stats.lost, "deliveries", stats.expected or 1,
-        "share of ideal")
-    row("swaps", "duplicate deliveries", swap_brokers, swap_subscriptions, stats.duplicates, "deliveries",
-        stats.expected or 1, "share of ideal")
+    table.add("swaps", "SUB per swap", swap_brokers, swap_subscriptions, stats.control["SUB"], "messages", stats.swaps, "per swap")
+    table.add("swaps", "UNSUB per swap", swap_brokers, swap_subscriptions, stats.control["UNSUB"], "messages", stats.swaps,
+              "per swap")
+    table.add("swaps", "deliveries lost", swap_brokers, swap_subscriptions, stats.lost, "deliveries", stats.expected or 1,
+              "share of ideal")
+    table.add("swaps", "duplicate deliveries", swap_brokers, swap_subscriptions, stats.duplicates, "deliveries",
+              stats.expected or 1, "share of ideal")
+    return stats
 
+
+def swap_summary(stats: SwapStats) -> dict:
+    """The summary's "swaps": per-swap means and the totals."""
+    return {"swaps": stats.swaps, "sub_per_swap": round(stats.control["SUB"] / stats.swaps, 1),
+            "unsub_per_swap": round(stats.control["UNSUB"] / stats.swaps, 1), "events": stats.events,
+            "ideal_deliveries": stats.expected, "lost": stats.lost, "duplicates": stats.duplicates,
+            "dropped_in_flight": dict(stats.dropped), "seconds": round(stats.seconds, 1)}
+
+
+def measure_fuzz(table: Table, fuzz_budget: float, seed: int, log: Callable[[str], None]) -> list[dict]:
+    """`subsum fuzz reconfig` for `fuzz_budget` seconds at 6 and at 20 brokers: schedules per minute, violations."""
     fuzz_rates = []
     with tempfile.TemporaryDirectory() as replays:
         for label, b, s in (("fuzz, 6 brokers", 6, 8), ("fuzz, 20 brokers", 20, 40)):
             result = fuzz(brokers=b, subscriptions=s, seed=seed, budget=fuzz_budget, replay_dir=Path(replays))
-            rate = row("fuzz", label, b, s, result.schedules, "schedules", result.seconds / 60, "schedules/min")
+            rate = table.add("fuzz", label, b, s, result.schedules, "schedules", result.seconds / 60, "schedules/min")
             fuzz_rates.append({"name": label, "schedules_per_min": round(rate), "violations": len(result.violations)})
             log(f"  {label}: {rate:,.0f} schedules/min, {len(result.violations)} violations")
+    return fuzz_rates
 
-    with open(out / "network.csv", "w", newline="") as fh:
-        writer = csv.DictWriter(fh, fieldnames=CSV_FIELDS)
-        writer.writeheader()
-        writer.writerows(rows)
-    plots = _plots(rows, stats, out)
+
+def run(out_dir, *, quick: bool = False, brokers: int = 1000, subscriptions: int = 10_000, events: int = 5000,
+        swap_brokers: int = 200, swap_subscriptions: int = 1000, swaps: int = 1000, fuzz_budget: float = 30.0,
+        seed: int = 1, log: Callable[[str], None] = print) -> dict:
+    """The whole network benchmark (benchmarks/README.md): simulator
+    throughput beside a bare heapq loop, Strawman link swaps, fuzz
+    throughput. Writes network.csv, throughput.png, swaps.png and
+    summary.json into out_dir; returns the summary dict."""
+    if quick:
+        brokers, subscriptions, events = min(brokers, 200), min(subscriptions, 2000), min(events, 500)
+        swaps, fuzz_budget = min(swaps, 100), min(fuzz_budget, 5.0)
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    started = time.perf_counter()
+    table = Table()
+    measured = measure_throughput(table, brokers, subscriptions, events, seed, log)
+    stats = measure_swap_costs(table, swap_brokers, swap_subscriptions, swaps, seed, log)
+    fuzz_rates = measure_fuzz(table, fuzz_budget, seed, log)
+    write_csv(out / "network.csv", table.rows, CSV_FIELDS)
+    plots = _plots(table.rows, stats, out)
     summary = {
         "seconds": round(time.perf_counter() - started, 1),
         "parameters": {"brokers": brokers, "subscriptions": subscriptions, "events": events, "swap_brokers": swap_brokers,
                        "swap_subscriptions": swap_subscriptions, "swaps": swaps, "fuzz_budget": fuzz_budget,
                        "seed": seed, "quick": quick},
-        "throughput": {"heapq_baseline_per_s": round(baseline), "burst": burst, "paced": paced,
-                       "target_per_s": 100_000, "target_met": max(burst["event_msgs_per_s"], paced["event_msgs_per_s"]) >= 100_000},
-        "swaps": {"swaps": stats.swaps, "sub_per_swap": round(stats.control["SUB"] / stats.swaps, 1),
-                  "unsub_per_swap": round(stats.control["UNSUB"] / stats.swaps, 1), "events": stats.events,
-                  "ideal_deliveries": stats.expected, "lost": stats.lost, "duplicates": stats.duplicates,
-                  "dropped_in_flight": dict(stats.dropped), "seconds": round(stats.seconds, 1)},
+        "throughput": measured,
+        "swaps": swap_summary(stats),
         "fuzz": fuzz_rates,
         "files": [str(out / "network.csv"), *map(str, plots), str(out / "summary.json")],
     }
@@ -226,11 +251,7 @@ def run(out_dir, *, quick: bool = False, brokers: int = 1000, subscriptions: int
 
 
 def _plots(rows: list[dict], stats: SwapStats, out) -> list:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     tput = [r for r in rows if r["section"] == "throughput"]
     fig, ax = plt.subplots(figsize=(7, 4))
     bars = ax.bar([r["name"] for r in tput], [r["rate"] for r in tput],
@@ -243,10 +264,7 @@ def _plots(rows: list[dict], stats: SwapStats, out) -> list:
     ax.set_title(f"simulator throughput, {tput[1]['brokers']} brokers, {tput[1]['subscriptions']} subscriptions")
     ax.legend()
     plt.setp(ax.get_xticklabels(), rotation=12)
-    fig.tight_layout()
-    first = out / "throughput.png"
-    fig.savefig(first, dpi=120)
-    plt.close(fig)
+    first = save_figure(fig, out / "throughput.png", dpi=120)
 
     fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4))
     control = [s + u for s, u, _ in stats.per_swap]
@@ -258,10 +276,7 @@ def _plots(rows: list[dict], stats: SwapStats, out) -> list:
     right.hist(lost, bins=40, color="tab:orange")
     right.set_xlabel("deliveries lost during one swap")
     right.set_title(f"lost {stats.lost} of {stats.expected} ideal deliveries")
-    fig.tight_layout()
-    second = out / "swaps.png"
-    fig.savefig(second, dpi=120)
-    plt.close(fig)
+    second = save_figure(fig, out / "swaps.png", dpi=120)
     return [first, second]
 
 

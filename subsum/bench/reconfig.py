@@ -23,7 +23,6 @@ Measured per reconfiguration:
 
 from __future__ import annotations
 
-import csv
 import json
 import random
 import time
@@ -33,6 +32,7 @@ from typing import Callable
 
 import networkx as nx
 
+from subsum.bench.output import pyplot, save_figure, write_csv
 from subsum.impl.network import Network, build, forwarding_protocols, generate
 from subsum.impl.network.workloads.routing import populate, random_event
 from subsum.model import network as ref
@@ -251,10 +251,7 @@ def run(out_dir, *, quick: bool = False, seed: int = 1, protocols=PROTOCOLS, con
             rows.append(row)
         line = ", ".join(f"{r['protocol']} {r['sub_unsub_per_reconf']:.0f}" for r in rows[-len(protocols):])
         log(f"[{i}/{len(configs)}] {tree} n={n} density={density} {kind}: SUB+UNSUB per reconfiguration {line}")
-    with open(out / "reconfig.csv", "w", newline="") as fh:
-        writer = csv.DictWriter(fh, fieldnames=CSV_FIELDS)
-        writer.writeheader()
-        writer.writerows(rows)
+    write_csv(out / "reconfig.csv", rows, CSV_FIELDS)
     plots = _plots(rows, out, protocols)
     summary = {"seconds": round(time.perf_counter() - started, 1), "quick": quick, "seed": seed,
                "event_offsets_ms": list(EVENT_OFFSETS), "gap_ms": GAP, "defer_timeout_ms": defer_timeout, "sub_timeout_ms": sub_timeout,
@@ -309,11 +306,7 @@ def markdown_table(summary: dict) -> str:
 
 
 def _plots(rows: list[dict], out: Path, protocols) -> list[Path]:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     files = []
     colours = dict(zip(PROTOCOLS, ("tab:grey", "tab:blue", "tab:orange", "tab:green")))
     for metric, label, name in (("control_per_reconf", "control messages per reconfiguration (SUB+UNSUB+FLUSH+ACTIVATE)", "control.png"),
@@ -339,9 +332,5 @@ def _plots(rows: list[dict], out: Path, protocols) -> list[Path]:
                 ax.set_yscale("log")
         axes[0].legend(fontsize=8)
         fig.suptitle(f"{label}; bars: tree, brokers, subscriptions per broker")
-        fig.tight_layout()
-        path = out / name
-        fig.savefig(path, dpi=110)
-        plt.close(fig)
-        files.append(path)
+        files.append(save_figure(fig, out / name))
     return files

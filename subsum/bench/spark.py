@@ -22,7 +22,6 @@ the comparison favours them.
 
 from __future__ import annotations
 
-import csv
 import json
 import os
 import shutil
@@ -33,7 +32,12 @@ from typing import Callable
 
 import numpy as np
 
+from subsum.bench.matching_measure import measure, run_in_child
+from subsum.bench.output import pyplot, save_figure, write_csv
+from subsum.core.filters import format_filter
 from subsum.core.types import Constraint, Subscription
+from subsum.impl.matching.columnar import Column, ColumnarBatch
+from subsum.impl.matching.workload import Params, Workload
 
 N_NAMES = 20
 NAME_TYPES = ["int"] * 12 + ["float"] * 4 + ["string"] * 4
@@ -52,8 +56,6 @@ def _words(rng: np.random.Generator) -> list[str]:
 
 def generate(events: int, subscriptions: int, seed: int = 1):
     """(subscriptions as (id, Subscription), ColumnarBatch, words)."""
-    from subsum.impl.matching.columnar import Column, ColumnarBatch
-
     rng = np.random.default_rng(seed)
     words = _words(rng)
     subs = []
@@ -98,8 +100,6 @@ def write_parquet(subs, batch, directory: Path) -> tuple[Path, Path]:
     """DEF-PIPE-1's Parquet files: events (id, attributes list<struct>) and subscriptions (id, filter)."""
     import pyarrow as pa
     import pyarrow.parquet as pq
-
-    from subsum.core.filters import format_filter
 
     n = batch.n_events
     parts = []
@@ -186,8 +186,6 @@ def _spark_child(master: str, conf: dict, events_path: str, subs_path: str, out_
 
 
 def measure_spark(master: str, partitions: int, events_path: Path, subs_path: Path, memory: str = "8g") -> dict:
-    from subsum.bench.matching import run_in_child
-
     out = Path(tempfile.mkdtemp(prefix="subsum-bench-spark-")) / "results.parquet"
     conf = {"spark.driver.memory": memory, "spark.sql.shuffle.partitions": str(partitions)}
     try:  # spawned, not forked: a fresh interpreter for the JVM gateway
@@ -197,9 +195,6 @@ def measure_spark(master: str, partitions: int, events_path: Path, subs_path: Pa
 
 
 def measure_in_process(engine: str, subs, batch) -> dict:
-    from subsum.bench.matching import measure
-    from subsum.impl.matching.workload import Params, Workload
-
     workload = Workload(Params(events=0, subscriptions=0), subs, batch, 0)
     return measure(workload, None, engine, 1)
 
@@ -263,7 +258,7 @@ def run(out_dir, *, quick: bool = False, seed: int = 1, max_events: int = 10_000
                 log(f"    spark {master}: {r['seconds']:.1f}s, {n_events / r['seconds']:,.0f} events/s, "
                     f"{r['matches']:,} matches, JVM peak {r['jvm_peak_mib'] or 0:,.0f} MiB, "
                     f"session start {r['session_s']:.1f}s (not timed); {agree}")
-            _write_csv(out / "spark.csv", rows)
+            write_csv(out / "spark.csv", rows, FIELDS)
     summary = {"rows": rows, "seconds": round(time.perf_counter() - started, 1), "cores": cores, "quick": quick,
                "crossover": crossover(rows)}
     (out / "summary.json").write_text(json.dumps(summary, indent=2))
@@ -280,13 +275,6 @@ def _row(series, engine, master, partitions, n_events, n_subs, seconds, matches,
             "peak_mib": round(peak) if peak else "", "jvm_peak_mib": round(jvm_peak) if jvm_peak else "",
             "ratio_to_vectorized": round(rate / baseline, 3) if rate and baseline else "",
             "session_s": round(session_s, 1) if session_s is not None else "", "note": note}
-
-
-def _write_csv(path: Path, rows: list[dict]) -> None:
-    with open(path, "w", newline="") as handle:
-        writer = csv.DictWriter(handle, fieldnames=FIELDS)
-        writer.writeheader()
-        writer.writerows(rows)
 
 
 def crossover(rows: list[dict]) -> str:
@@ -312,11 +300,7 @@ def crossover(rows: list[dict]) -> str:
 
 
 def plot(rows: list[dict], path: Path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     cores = os.cpu_count() or 1
     fig, axes = plt.subplots(1, 2, figsize=(11, 4.2))
     for ax, series, x in ((axes[0], "events", "events"), (axes[1], "subscriptions", "subscriptions")):
@@ -335,9 +319,7 @@ def plot(rows: list[dict], path: Path) -> None:
     axes[0].set_title(f"events series (S = {', '.join(f'{s:,}' for s in sorted(fixed))})")
     fixed = {r["events"] for r in rows if r["series"] == "subscriptions"}
     axes[1].set_title(f"subscriptions series (E = {', '.join(f'{e:,}' for e in sorted(fixed))})")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    save_figure(fig, path)
 
 
 def markdown_table(rows: list[dict]) -> str:

@@ -1,14 +1,12 @@
 """The summary routing benchmark's report (`summary_routing`): the thesis's
 numbers (seed 000 ch. 5, quoted in the text only: the figures hold no
-data; seed note §6.6), ours beside them, the differences, and one PNG per
-figure (Figs 5-2 to 5-5) with the thesis's numbers marked."""
+data; seed note §6.6), ours beside them, the differences, a verdict per
+figure and the headline table. The figures themselves are drawn by
+`summary_routing_plots`."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 CWIX = "cwix"
-MAIN_P = 0.5  # the covering probability of Fig. 5-2's left panel (the thesis does not say which it plotted)
 
 THESIS = {
     "fig5_2_propagation_bandwidth": {
@@ -64,7 +62,8 @@ DIFFERENCES = [
 
 # -- comparison -----------------------------------------------------------------------
 
-def _on(rows: list[dict], topology: str) -> list[dict]:
+def on_topology(rows: list[dict], topology: str) -> list[dict]:
+    """The rows of one topology."""
     return [r for r in rows if r["topology"] == topology]
 
 
@@ -83,7 +82,7 @@ def fewer_hops(rows: list[dict], better: str, worse: str) -> list[list[float]]:
 
 
 def bandwidth_comparison(results) -> dict:
-    cwix = _on(results.propagation, CWIX)
+    cwix = on_topology(results.propagation, CWIX)
     out: dict = {"topology": CWIX, "siena_over_summaries_formula": {}, "siena_over_summaries_wire": {}}
     for p in sorted({r["p"] for r in cwix}):
         at = [r for r in cwix if r["p"] == p]
@@ -105,8 +104,8 @@ def hops_comparison(results) -> dict:
     siena0 = {r["topology"]: r["siena_batch_expected"] for r in results.hops if r["p"] == 0.0}
     return {"summary_sends": sends, "summaries_below_24": all(s < 24 for s in sends.values()),
             "siena_batch_expected_at_0": siena0,
-            "siena_batch_expected_cwix": {str(r["p"]): r["siena_batch_expected"] for r in _on(results.hops, CWIX)},
-            "siena_link_batches_large_sigma_cwix": {str(r["p"]): r["siena_link_batches_large"] for r in _on(results.hops, CWIX)}}
+            "siena_batch_expected_cwix": {str(r["p"]): r["siena_batch_expected"] for r in on_topology(results.hops, CWIX)},
+            "siena_link_batches_large_sigma_cwix": {str(r["p"]): r["siena_link_batches_large"] for r in on_topology(results.hops, CWIX)}}
 
 
 def routing_comparison(results) -> dict:
@@ -114,19 +113,19 @@ def routing_comparison(results) -> dict:
     out: dict = {}
     for label, field in (("messages_option_a", "summary_a_messages"), ("messages_option_b", "summary_b_messages"),
                          ("overlay_links_option_a", "summary_a_links")):
-        out[f"summaries_fewer_hops_{label}"] = {t: fewer_hops(_on(results.routing, t), field, "siena_hops") for t in names}
-        out[f"siena_fewer_hops_than_{label}"] = {t: fewer_hops(_on(results.routing, t), "siena_hops", field) for t in names}
-    out["hops_at_popularity_0"] = {t: {k: _on(results.routing, t)[0][k] for k in ("summary_a_messages", "siena_hops")} for t in names}
-    out["hops_at_popularity_0_75"] = {t: {k: min(_on(results.routing, t), key=lambda r: abs(r["popularity"] - 0.75))[k]
+        out[f"summaries_fewer_hops_{label}"] = {t: fewer_hops(on_topology(results.routing, t), field, "siena_hops") for t in names}
+        out[f"siena_fewer_hops_than_{label}"] = {t: fewer_hops(on_topology(results.routing, t), "siena_hops", field) for t in names}
+    out["hops_at_popularity_0"] = {t: {k: on_topology(results.routing, t)[0][k] for k in ("summary_a_messages", "siena_hops")} for t in names}
+    out["hops_at_popularity_0_75"] = {t: {k: min(on_topology(results.routing, t), key=lambda r: abs(r["popularity"] - 0.75))[k]
                                           for k in ("summary_a_messages", "summary_a_links", "siena_hops")} for t in names}
-    out["hops_at_popularity_1"] = {t: {k: _on(results.routing, t)[-1][k] for k in ("summary_a_messages", "siena_hops")} for t in names}
+    out["hops_at_popularity_1"] = {t: {k: on_topology(results.routing, t)[-1][k] for k in ("summary_a_messages", "siena_hops")} for t in names}
     return out
 
 
 def storage_comparison(results) -> dict:
     out = {}
     for t in sorted({r["topology"] for r in results.storage}):
-        out[t] = {str(r["p"]): {"formula": r["siena_over_summary"], "wire": r["siena_over_summary_wire"]} for r in _on(results.storage, t)}
+        out[t] = {str(r["p"]): {"formula": r["siena_over_summary"], "wire": r["siena_over_summary_wire"]} for r in on_topology(results.storage, t)}
     return {"siena_over_summaries": out}
 
 
@@ -178,146 +177,6 @@ def verdicts(c: dict) -> list[dict]:
         {"figure": "5-5 storage", "direction_agrees": bool(low and high and low > high > 1),
          "magnitude_agrees": bool(low and high and 4 <= low <= 6 and 1.5 <= high <= 3), "why": WHY["fig5_5"]},
     ]
-
-
-# -- plots ----------------------------------------------------------------------------------
-
-def _pyplot():
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
-
-
-def _finish(axis, xlabel: str, ylabel: str, title: str, log_y: bool = True, **legend) -> None:
-    if log_y:
-        axis.set_yscale("log")
-    axis.set_xlabel(xlabel)
-    axis.set_ylabel(ylabel)
-    axis.set_title(title, fontsize=10)
-    axis.grid(True, which="both", alpha=0.25)
-    axis.legend(fontsize=7, **legend)
-
-
-def _save(fig, path: Path) -> Path:
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    return path
-
-
-def _colour(plt, p: float):
-    return plt.cm.viridis(0.1 + 0.8 * p)
-
-
-def plot_bandwidth(plt, results, out: Path) -> Path:
-    """Fig. 5-2: bytes per period against σ (CWIX, p = 0.5); ratios for every p."""
-    fig, (ax, bx) = plt.subplots(1, 2, figsize=(12, 4.6))
-    rows = [r for r in _on(results.propagation, CWIX) if r["p"] == MAIN_P]
-    sig = [r["sigma"] for r in rows]
-    for field, label, style in (("baseline_formula_bytes", "baseline (i), formula (N−1)·h̄·N·σ·50", "s-"),
-                                ("baseline_walked_bytes", "baseline (i), walked shortest paths", "x"),
-                                ("siena_bytes", "Siena, probabilistic covering, ×50 B", "^-"),
-                                ("summary_wire_bytes", "summaries, measured binary (wire.to_bytes)", "o--"),
-                                ("summary_formula_bytes", "summaries, DEF-SUM-15 formula", "o-")):
-        ax.plot(sig, [r[field] for r in rows], style, label=label)
-    ax.set_xscale("log")
-    _finish(ax, "σ new subscriptions per broker per period", "bytes per period (all brokers)", f"Fig. 5-2: propagation bandwidth, CWIX, p = {MAIN_P}")
-    for p in sorted({r["p"] for r in results.propagation}):
-        at = [r for r in _on(results.propagation, CWIX) if r["p"] == p]
-        bx.plot([r["sigma"] for r in at], [r["siena_over_summary"] for r in at], "^-", color=_colour(plt, p), label=f"p = {p}")
-        bx.plot([r["sigma"] for r in at], [r["baseline_over_summary"] for r in at], "s:", color=_colour(plt, p))
-    bx.plot([], [], "k^-", label="Siena / summaries")
-    bx.plot([], [], "ks:", label="baseline (i) / summaries")
-    bx.axhspan(4, 8, color="tab:red", alpha=0.15, label="thesis: Siena 4–8× summaries")
-    bx.axhline(1000, color="tab:red", ls="--", lw=1, label="thesis: baseline up to 1000× summaries")
-    bx.set_xscale("log")
-    _finish(bx, "σ", "ratio to summaries (formula bytes)", "how many times more bytes than summaries (CWIX)")
-    bx.legend(fontsize=7, ncol=2)
-    path = _save(fig, out / "fig5-2-propagation-bandwidth.png")
-    plt.close(fig)
-    return path
-
-
-def plot_hops(plt, results, topologies: list[dict], out: Path) -> Path:
-    """Fig. 5-3: propagation messages per period against covering probability."""
-    fig, ax = plt.subplots(figsize=(11, 4.8))
-    rows = _on(results.hops, CWIX)
-    ps = [r["p"] for r in rows]
-    ax.plot(ps, [r["baseline_links"] for r in rows], "s-", label="baseline (i): every subscription to every broker, links")
-    ax.plot(ps, [r["siena_link_batches_large"] for r in rows], "^:", label=f"Siena, per-subscription covering, σ = {rows[0]['sigma_large']}")
-    ax.plot(ps, [r["siena_link_batches_small"] for r in rows], "^--", label=f"Siena, per-subscription covering, σ = {rows[0]['sigma_small']}")
-    ax.plot(ps, [r["siena_batch_expected"] for r in rows], "^-", label="Siena, a period's batch covered as one (expected)")
-    ax.plot(ps, [r["summary_sends"] for r in rows], "o-", lw=2, label="summaries: N − #sinks sends (CWIX)")
-    for t in topologies[1:]:
-        ax.plot(ps, [t["propagation_sends"]] * len(ps), "-", color="dimgray", lw=1.2)
-    ax.plot([], [], "-", color="dimgray", lw=1.2, label="summaries on the random trees")
-    ax.plot([0], [552], "*", color="tab:red", ms=14, label="thesis: Siena 24×23 = 552 at 0% covering")
-    ax.axhline(24, color="tab:red", ls="--", lw=1, label="thesis: summaries < 24 (N)")
-    _finish(ax, "covering probability (max over brokers)", "messages (hops) per period", "Fig. 5-3: propagation hops per period, CWIX",
-            loc="center left", bbox_to_anchor=(1.01, 0.5))
-    path = _save(fig, out / "fig5-3-propagation-hops.png")
-    plt.close(fig)
-    return path
-
-
-def plot_routing(plt, results, out: Path) -> Path:
-    """Fig. 5-4: hops per event against popularity, CWIX and the random trees' mean."""
-    fig, axes = plt.subplots(1, 2, figsize=(12, 4.6), sharey=True)
-    trees = sorted({r["topology"] for r in results.routing} - {CWIX})
-    for axis, names, title in ((axes[0], [CWIX], "CWIX backbone"), (axes[1], trees, f"mean of {len(trees)} random trees")):
-        series = [_on(results.routing, t) for t in names]
-        if not series or not series[0]:
-            continue
-        x = [100 * r["popularity"] for r in series[0]]
-
-        def mean(field):
-            return [sum(s[i][field] for s in series) / len(series) for i in range(len(x))]
-
-        axis.plot(x, mean("summary_a_messages"), "o-", label="summaries: ROUTE + DELIVER messages (thesis's hops)")
-        axis.plot(x, mean("summary_a_links"), "o--", label="summaries: overlay links of those messages")
-        axis.plot(x, mean("summary_b_messages"), ".:", label="summaries, next broker option (b): messages")
-        axis.plot(x, mean("siena_hops"), "^-", label="Siena: links of the reverse subscription paths")
-        axis.axvline(75, color="tab:red", ls="--", lw=1, label="thesis: summaries fewer hops up to 75%")
-        _finish(axis, "event popularity: share of brokers interested (%)", "hops per event", f"Fig. 5-4: routing hops, {title}", log_y=False)
-    path = _save(fig, out / "fig5-4-routing-hops.png")
-    plt.close(fig)
-    return path
-
-
-def plot_storage(plt, results, out: Path) -> Path:
-    """Fig. 5-5: total storage against covering probability; Siena / summaries."""
-    fig, (ax, bx) = plt.subplots(1, 2, figsize=(12, 5.4))
-    rows = _on(results.storage, CWIX)
-    ps = [r["p"] for r in rows]
-    for field, label, style in (("baseline_bytes", "baseline (i): every broker stores every subscription", "s-"),
-                                ("siena_bytes", "Siena routing tables ×50 B", "^-"),
-                                ("summary_wire_bytes", "summaries (histories), measured binary", "o--"),
-                                ("summary_formula_bytes", "summaries (histories), DEF-SUM-15 formula", "o-"),
-                                ("local_subscription_bytes", "owners' own subscriptions ×50 B (not added)", "k:")):
-        ax.plot(ps, [r[field] for r in rows], style, label=label)
-    _finish(ax, "covering probability", "bytes over all brokers", f"Fig. 5-5: storage, CWIX, S = {rows[0]['subscriptions_per_broker'] if rows else 0}",
-            loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2)
-    for t in sorted({r["topology"] for r in results.storage}):
-        at = _on(results.storage, t)
-        look: dict = dict(color="tab:blue", lw=2) if t == CWIX else dict(color="grey", lw=0.8, alpha=0.7)
-        bx.plot([r["p"] for r in at], [r["siena_over_summary"] for r in at], "o-", label=f"{t}, formula" if t == CWIX else None, **look)
-        if t == CWIX:
-            bx.plot([r["p"] for r in at], [r["siena_over_summary_wire"] for r in at], "o--", color="tab:orange", label=f"{t}, measured binary")
-    bx.plot([], [], "-", color="grey", lw=0.8, label="random trees, formula")
-    bx.plot([0.1, 0.9], [5, 2], "*", color="tab:red", ms=14, label="thesis: 5× at 10%, slightly > 2× at 90%")
-    _finish(bx, "covering probability", "Siena / summaries", "how many times more storage than summaries", log_y=False)
-    bx.set_ylim(bottom=0)
-    path = _save(fig, out / "fig5-5-storage.png")
-    plt.close(fig)
-    return path
-
-
-def plots(results, topologies: list[dict], out: Path) -> list[Path]:
-    plt = _pyplot()
-    return [plot_bandwidth(plt, results, out), plot_hops(plt, results, topologies, out),
-            plot_routing(plt, results, out), plot_storage(plt, results, out)]
 
 
 def _ranges(ranges) -> str:

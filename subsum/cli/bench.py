@@ -77,10 +77,11 @@ def bench_summaries(out_dir, quick, subscriptions, events, repeat, seed) -> None
     probability. Every candidate set is cross-checked against the engine;
     exits 1 if a cross-check fails."""
     from subsum.bench import summaries as bs
+    from subsum.bench.summaries_report import markdown_table
 
     result = bs.run(Path(out_dir) / "summaries", subscriptions=subscriptions, events=events, repeat=repeat, seed=seed,
                     quick=quick, log=say)
-    out.print(bs.markdown_table(result["rows"]), markup=False, highlight=False, soft_wrap=True)
+    out.print(markdown_table(result["rows"]), markup=False, highlight=False, soft_wrap=True)
     if result["disagreements"]:
         raise CheckFailed("cross-checks failed: " + "; ".join(result["disagreements"]))
 
@@ -129,7 +130,9 @@ def bench_caching(out_dir, quick, seed) -> None:
 @bench.command("client-server")
 @bench_out_dir_option("client-server", "client_server.csv, series1.png, series2.png and summary.json")
 @click.option("--quick", is_flag=True, help="Two points per parameter, one seed, 500 steps (a few seconds).")
-def bench_client_server(out_dir, quick) -> None:
+@click.option("--seed", type=int, default=1, show_default=True,
+              help="Seed of each point's first run; the full run's other two use the next two seeds.")
+def bench_client_server(out_dir, quick, seed) -> None:
     """Seed 003's two experiment series on the client-server driver (spec/10):
     series 1 (LFU; Server, SC, SOHA, SS) against brokers, cache slots, λ
     and μ; series 2 (SC; FIFO, Regenerate, LFU, LRU) against brokers and
@@ -137,7 +140,7 @@ def bench_client_server(out_dir, quick) -> None:
     numbers beside ours, and a verdict on each."""
     from subsum.bench import client_server as bcs
 
-    result = bcs.run(Path(out_dir) / "client-server", quick=quick, log=say)
+    result = bcs.run(Path(out_dir) / "client-server", quick=quick, seed=seed, log=say)
     out.print(bcs.markdown_table(result), markup=False, highlight=False, soft_wrap=True)
 
 
