@@ -9,16 +9,14 @@ An operation is a dict in the `subsum cache replay` format (spec/formats.md):
 "time": t}`, `{"op": "unsubscribe", "matching": [...], "time": t}`,
 `{"op": "advance", "time": t}`. When the state machine finds a
 difference, the operations of the (shrunk) failing run are written as a
-replay file in that format, and `subsum cache replay --check` reruns them.
+cache replay (`subsum.conformance.replays`), and `subsum replay FILE`
+reruns them.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
-import re
-from pathlib import Path
 from typing import Iterable
 
 import cachetools
@@ -28,12 +26,13 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, ru
 
 from subsum.conformance import under_test
 from subsum.conformance.properties import property_check
+from subsum.conformance.replays import documents
+from subsum.conformance.replays.writing import cache_replay_name, save_cache
+from subsum.conformance.violations import ClaimViolation
+from subsum.core.plugins import looks_like_path
 from subsum.impl.caching import cache_class, make_cache
 from subsum.impl.caching.replay import apply as apply_to_impl
 from subsum.model import caching as ref
-
-#: where a failing machine run is saved (tests point it elsewhere)
-REPLAY_DIR = Path("fuzz-replays")
 
 MESSAGES = tuple(f"m{i}" for i in range(10))
 #: clock steps: 0 makes equal times (LRU ties, LFU age 0 and equal rates), the rest small and exact
@@ -74,25 +73,6 @@ def first_difference(policy: str, capacity: int | None, ops: Iterable[dict]) -> 
             if impl.metadata(m) != ref.metadata(model, m):
                 return f"operation {i} {json.dumps(op)}: {m}'s metadata is {impl.metadata(m)} in the impl, {ref.metadata(model, m)} in the reference"
     return None
-
-
-def replay_path(policy: str, capacity: int | None, ops: list[dict], folder: Path | None = None) -> Path:
-    """Where `save_replay` writes `ops`: named after the policy, the capacity and the operations' digest."""
-    folder = REPLAY_DIR if folder is None else folder
-    digest = hashlib.sha256(_replay_text(ops).encode()).hexdigest()[:10]
-    return folder / f"cache-{re.sub(r'[^A-Za-z0-9_.-]', '_', policy)}-k{capacity}-{digest}.jsonl"
-
-
-def _replay_text(ops: list[dict]) -> str:
-    return "".join(json.dumps(op) + "\n" for op in ops)
-
-
-def save_replay(policy: str, capacity: int | None, ops: list[dict], folder: Path | None = None) -> Path:
-    """Write `ops` as a `subsum cache replay` file (`replay_path`); returns its path."""
-    path = replay_path(policy, capacity, ops, folder)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(_replay_text(ops))
-    return path
 
 
 #: The failing run the machine saw last, (policy, capacity, ops): while Hypothesis shrinks, every
@@ -140,12 +120,17 @@ class CacheAgainstReference(RuleBasedStateMachine):
                        f"{m}'s metadata: impl {self.impl.metadata(m)}, reference {ref.metadata(self.model, m)}")
         self.check_reference_step(before, op, expected)
 
-    def check(self, holds: bool, what: str) -> None:
+    def check(self, holds: bool, what: str, claim: str = "CLM-CACHE-1") -> None:
         if not holds:
-            path = replay_path(self.implementation, self.capacity, self.ops)
+            path = documents.FUZZ_FOLDER / cache_replay_name(self.implementation, self.capacity, self.ops)
             _last_failure[:] = [(self.implementation, self.capacity, list(self.ops))]
-            raise AssertionError(f"{self.implementation}, capacity {self.capacity}, after {len(self.ops)} operations: {what}. "
-                                 f"Replay: subsum cache replay --policy {self.implementation} --capacity {self.capacity} --check {path}")
+            plugin = f"--policy {self.implementation} " if looks_like_path(self.implementation) else ""  # needed to import it
+            raise ClaimViolation(claim, f"{self.implementation}, capacity {self.capacity}, after {len(self.ops)} operations: {what}. "
+                                        f"Replay: subsum replay {plugin}{path}")
+
+    def check_invariant(self, holds: bool, what: str) -> None:
+        """A check of the reference's own step (CLM-CACHE-2)."""
+        self.check(holds, what, "CLM-CACHE-2")
 
     def check_reference_step(self, before: ref.Cache, op: dict, evicted: str | None) -> None:
         """CLM-CACHE-2: the reference's step keeps the invariants of seed note 004 §6."""
@@ -154,52 +139,52 @@ class CacheAgainstReference(RuleBasedStateMachine):
         if op["op"] == "insert":
             m = op["message"]
             new = m not in held_before
-            self.check(m in held, f"{m} is not cached after its insert")
-            self.check((evicted is not None) == (new and ref.is_full(before)), f"insert {m}: evicted {evicted!r} from {held_before}")
+            self.check_invariant(m in held, f"{m} is not cached after its insert")
+            self.check_invariant((evicted is not None) == (new and ref.is_full(before)), f"insert {m}: evicted {evicted!r} from {held_before}")
             if new:
                 (entry,) = [e for e in after.entries if e.message == m]
-                self.check((entry.count, entry.start, entry.last) == (0, now, now), f"{m} enters with {entry}")
+                self.check_invariant((entry.count, entry.start, entry.last) == (0, now, now), f"{m} enters with {entry}")
             else:
-                self.check(after.entries == before.entries, f"inserting the cached {m} changed the cache")
+                self.check_invariant(after.entries == before.entries, f"inserting the cached {m} changed the cache")
             if evicted is not None:
                 self.check_victim(before, now, evicted)
         elif op["op"] == "hit":
             hits = [m for m in held_before if m in op["matching"]]
             if self.name == "regdeg":
-                self.check(held[:len(hits)] == hits, f"after a hit on {hits} the head is {held}")
+                self.check_invariant(held[:len(hits)] == hits, f"after a hit on {hits} the head is {held}")
             if self.name == "lfu":
                 counts = {e.message: e.count for e in before.entries}
-                self.check(all(e.count == counts[e.message] + (e.message in hits) for e in after.entries),
+                self.check_invariant(all(e.count == counts[e.message] + (e.message in hits) for e in after.entries),
                            f"the hit on {hits} did not add one to exactly their counts")
             if self.name == "lru":
                 untouched = {e.message: e for e in before.entries if e.message not in hits}
-                self.check(all(e.last == now if e.message in hits else e == untouched[e.message] for e in after.entries),
+                self.check_invariant(all(e.last == now if e.message in hits else e == untouched[e.message] for e in after.entries),
                            f"a hit on {hits} must set their last access to {now} and leave the others: {after.entries}")
         elif op["op"] == "unsubscribe":
             gone = [m for m in held_before if m in op["matching"]]
             if self.name == "regdeg":
-                self.check(held[len(held) - len(gone):] == gone, f"after degrading {gone} the tail is {held}")
+                self.check_invariant(held[len(held) - len(gone):] == gone, f"after degrading {gone} the tail is {held}")
             else:
-                self.check(after.entries == before.entries, f"{self.name} changed on an unsubscribe")
-        self.check(len(held) == len(set(held)), f"duplicates in {held}")
-        self.check(self.capacity is None or len(held) <= self.capacity, f"{len(held)} entries, capacity {self.capacity}")
+                self.check_invariant(after.entries == before.entries, f"{self.name} changed on an unsubscribe")
+        self.check_invariant(len(held) == len(set(held)), f"duplicates in {held}")
+        self.check_invariant(self.capacity is None or len(held) <= self.capacity, f"{len(held)} entries, capacity {self.capacity}")
 
     def check_victim(self, before: ref.Cache, now: float, evicted: str) -> None:
         """The victim rule, stated on the cache the victim was taken from."""
         entries = before.entries
         (v,) = [e for e in entries if e.message == evicted]
         if self.name in ("fifo", "regdeg"):
-            self.check(v is entries[-1], f"{evicted} evicted, the tail is {entries[-1].message}")
+            self.check_invariant(v is entries[-1], f"{evicted} evicted, the tail is {entries[-1].message}")
         if self.name == "fifo":
-            self.check(v.inserted == min(e.inserted for e in entries), f"{evicted} is not the earliest inserted")
+            self.check_invariant(v.inserted == min(e.inserted for e in entries), f"{evicted} is not the earliest inserted")
         if self.name == "lfu":
             rates = {e.message: (e.count / (now - e.start) if now > e.start else math.inf) for e in entries}
             lowest = min(rates.values())
-            self.check(rates[evicted] == lowest, f"{evicted} has rate {rates[evicted]}, the lowest is {lowest}")
-            self.check(v.inserted == max(e.inserted for e in entries if rates[e.message] == lowest),
+            self.check_invariant(rates[evicted] == lowest, f"{evicted} has rate {rates[evicted]}, the lowest is {lowest}")
+            self.check_invariant(v.inserted == max(e.inserted for e in entries if rates[e.message] == lowest),
                        f"{evicted} is not the most recently inserted of rate {lowest}")
         if self.name == "lru":
-            self.check(all((v.last, v.access) <= (e.last, e.access) for e in entries), f"{evicted} is not the least recently used")
+            self.check_invariant(all((v.last, v.access) <= (e.last, e.access) for e in entries), f"{evicted} is not the least recently used")
 
     def pool(self, picks: list[int]) -> list[str]:
         """Messages from a pool of capacity + 2, so that hits land and inserts evict."""
@@ -237,7 +222,7 @@ def run_cache_machine(machine: type[CacheAgainstReference] = CacheAgainstReferen
                                                              max_examples=3 * examples()))
     finally:
         if _last_failure:  # one replay file, of the run reported
-            save_replay(*_last_failure.pop())
+            save_cache(*_last_failure.pop())
 
 
 def machine_for(policy: str) -> type[CacheAgainstReference]:

@@ -4,18 +4,14 @@ the golden examples of seed 003 §4 (Figs 1–6) on the reference protocol
 
 from __future__ import annotations
 
-import hashlib
-import json
-from pathlib import Path
 from typing import cast
 
-import jsonschema
 import networkx as nx
 from hypothesis import strategies as st
 
 from subsum.conformance.properties import property_check
-from subsum.core.errors import InputError
-from subsum.core.schema import first_error
+from subsum.conformance.replays.writing import save_client_server
+from subsum.conformance.violations import ClaimViolation
 from subsum.impl.network import build
 from subsum.impl.network.protocols import client_server as impl
 from subsum.model import client_server as ref
@@ -147,30 +143,6 @@ def impl_answers(record: impl.Request) -> list[tuple[int, int, bool, int]]:
     return [(a.responder, a.hops, a.from_path, a.position) for a in record.ranked()]
 
 
-REPLAY_FORMAT = "subsum-client-server-replay"
-#: Bounds on a replay file, far above what the checks write, so that a replay runs in bounded time and memory.
-MAX_REPLAY_CAPACITY = 1_000_000
-MAX_REPLAY_REQUESTS = 100_000
-#: where a failing run of CLM-CS-5 is saved (tests point it elsewhere)
-REPLAY_DIR = Path("fuzz-replays")
-_PAIR_OF_BROKERS = {"type": "array", "items": {"type": "integer", "minimum": 0}, "minItems": 2, "maxItems": 2}
-REPLAY_SCHEMA = {
-    "type": "object", "additionalProperties": False,
-    "required": ["format", "version", "brokers", "links", "servers", "policy", "cache_policy", "capacity", "requests"],
-    "properties": {
-        "format": {"const": REPLAY_FORMAT}, "version": {"type": "integer", "const": 1},
-        "brokers": {"type": "integer", "minimum": 1, "maximum": 10_000},
-        "links": {"type": "array", "items": _PAIR_OF_BROKERS, "maxItems": 9_999},
-        "servers": {"type": "object", "additionalProperties": {"type": "integer", "minimum": 0}, "maxProperties": 100_000},
-        "policy": {"enum": list(ref.POLICIES)}, "cache_policy": {"enum": ["fifo", "regdeg", "lfu", "lru"]},
-        "capacity": {"type": "integer", "minimum": 1, "maximum": MAX_REPLAY_CAPACITY},
-        "requests": {"type": "array", "maxItems": MAX_REPLAY_REQUESTS, "items": {
-            "type": "array", "minItems": 2, "maxItems": 2, "prefixItems": [{"type": "integer", "minimum": 0}, {"type": "string"}]}},
-    },
-}
-_REPLAY_VALIDATOR = jsonschema.Draft202012Validator(REPLAY_SCHEMA)
-
-
 def first_difference(case) -> str | None:
     """Run the requests on the simulator's protocol and on the reference;
     describe the first request after which they differ, or None."""
@@ -203,52 +175,6 @@ def first_difference(case) -> str | None:
     return None
 
 
-def save_replay(case, folder: Path | None = None) -> Path:
-    """Write a case as a replay file (`subsum replay FILE` reruns it)."""
-    n, links, server_of, policy, cache_policy, capacity, requests = case
-    doc = {"format": REPLAY_FORMAT, "version": 1, "brokers": n, "links": [list(link) for link in links], "servers": dict(server_of),
-           "policy": policy, "cache_policy": cache_policy, "capacity": capacity, "requests": [[b, m] for b, m in requests]}
-    text = json.dumps(doc, indent=1) + "\n"
-    folder = REPLAY_DIR if folder is None else folder
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"client-server-{policy}-{hashlib.sha256(text.encode()).hexdigest()[:10]}.json"
-    path.write_text(text)
-    return path
-
-
-def is_replay(doc: object) -> bool:
-    return isinstance(doc, dict) and doc.get("format") == REPLAY_FORMAT
-
-
-def load_replay(path: str | Path, doc: dict):
-    """The case a replay file holds: its structure checked by REPLAY_SCHEMA, then
-    what a schema cannot state (InputError naming the file and the field)."""
-    def bad(field: str | None, why: str) -> InputError:
-        return InputError(str(path), None, field, why)
-
-    if isinstance(doc.get("requests"), list) and len(doc["requests"]) > MAX_REPLAY_REQUESTS:
-        raise bad("requests", f"{len(doc['requests']):,} requests; a replay holds at most {MAX_REPLAY_REQUESTS:,}")
-    found = first_error(_REPLAY_VALIDATOR, doc)
-    if found is not None:
-        raise bad(*found)
-    n, links, servers, requests = doc["brokers"], doc["links"], doc["servers"], doc["requests"]
-    for i, (a, b) in enumerate(links):
-        if not (a < n and b < n):
-            raise bad(f"links[{i}]", f"link ({a}, {b}) names a broker outside 0 … {n - 1}")
-    graph = nx.Graph()
-    graph.add_nodes_from(range(n))
-    graph.add_edges_from(tuple(x) for x in links)
-    if not nx.is_tree(graph):
-        raise bad("links", f"the links must form a tree over the {n} brokers")
-    for message, broker in servers.items():
-        if broker >= n:
-            raise bad(f"servers.{message}", f"broker {broker} is outside 0 … {n - 1}")
-    for i, (broker, message) in enumerate(requests):
-        if broker >= n or message not in servers:
-            raise bad(f"requests[{i}]", f"expected a broker of 0 … {n - 1} and a message of 'servers', got [{broker}, {message!r}]")
-    return n, [tuple(x) for x in links], servers, doc["policy"], doc["cache_policy"], doc["capacity"], [tuple(r) for r in requests]
-
-
 @property_check(request_sequences(), scale=5)  # cheap: milliseconds an example
 def simulator_equals_reference(case) -> None:
     """CLM-CS-5: request after request, the simulator's protocol gets the
@@ -258,4 +184,4 @@ def simulator_equals_reference(case) -> None:
     replay file."""
     difference = first_difference(case)
     if difference is not None:
-        raise AssertionError(f"CLM-CS-5: {difference}. Replay: subsum replay {save_replay(case)}")
+        raise ClaimViolation("CLM-CS-5", f"{difference}. Replay: subsum replay {save_client_server(case)}")

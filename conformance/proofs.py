@@ -84,6 +84,11 @@ def prove_all(rules: Iterable[Rule]) -> list[ProofResult]:
     return [prove_rule(rule) for rule in rules]
 
 
+def rules_to_prove(negative: bool = False) -> list[Rule]:
+    """Every covering rule (`subsum prove`), and with `negative` the wrong ones after them."""
+    return list(RULES) + (list(WRONG_RULES) if negative else [])
+
+
 #: Deliberately wrong rules: the negative test (CLM-PROVER-1). If z3 "proved"
 #: any of them, the prover, or the encoding, would be vacuous.
 WRONG_RULES: tuple[Rule, ...] = (

@@ -18,10 +18,12 @@ from pathlib import Path
 
 from hypothesis import strategies as st
 
-from subsum.core.types import Attribute, Constraint, Event, Subscription
+from subsum.core.types import INT_MAX, INT_MIN, OPS_BY_TYPE, Attribute, Constraint, Event, Subscription
 from subsum.model import semantics
 from subsum.conformance import strategies as gen
 from subsum.conformance.properties import property_check
+from subsum.impl.spark.session import get_session
+from subsum.impl.spark import frames
 
 #: Workloads per Spark job in the batched properties.
 PER_JOB = 25
@@ -30,7 +32,6 @@ PER_JOB = 25
 def session():
     """The process's SparkSession, its cache emptied (the readers cache what
     they validated; a long run of checks would otherwise fill the heap)."""
-    from subsum.impl.spark.session import get_session
 
     spark = get_session()
     spark.catalog.clearCache()
@@ -65,7 +66,6 @@ def union_of(workloads) -> tuple[list[tuple[str, Subscription]], list[Event]]:
 
 
 def spark_match_sets(subs, events) -> list[set[str]]:
-    from subsum.impl.spark import frames
     from subsum.impl.spark.match import match
 
     spark = session()
@@ -94,7 +94,6 @@ def _boundary_cases() -> list[tuple[str, str, object, object]]:
     every type at, just below and just above its boundary."""
     import math
 
-    from subsum.core.types import INT_MAX, INT_MIN, OPS_BY_TYPE
 
     cases = []
     for w in (INT_MIN, -1, 0, 1, INT_MAX):

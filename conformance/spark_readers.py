@@ -20,6 +20,7 @@ from subsum.core.jsonio import read_subscriptions as read_subscriptions_jsonl
 from subsum.core.types import Event
 from subsum.model import semantics
 from subsum.conformance.spark import session, write_lines
+from subsum.impl.spark.frames import EVENTS_DDL, arrow_schema, attribute_rows
 
 SEED000_SUBSCRIPTIONS = [
     '{"id": "S1", "filter": "symbol = \\"OTE\\" and price = 8.50"}',
@@ -50,7 +51,6 @@ def write_events_parquet(path: Path, events: list[tuple[str, Event]]) -> None:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from subsum.impl.spark.frames import EVENTS_DDL, arrow_schema, attribute_rows
 
     schema = arrow_schema(EVENTS_DDL)
     table = pa.table({"id": [i for i, _ in events], "attributes": [attribute_rows(e) for _, e in events]},
@@ -105,7 +105,6 @@ def _parquet_case(d: Path, name: str, rows: list[dict], attributes_type=None):
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from subsum.impl.spark.frames import EVENTS_DDL, arrow_schema
 
     schema = arrow_schema(EVENTS_DDL)
     fields = [schema.field("id"), attributes_type or schema.field("attributes")]

@@ -18,8 +18,15 @@ import re
 from typing import Callable
 
 from subsum.conformance import budget
+from subsum.core.errors import SubsumError
 
 CLAIM_ID = re.compile(r"CLM-[A-Z0-9]+(?:-[A-Z0-9]+)*-[0-9]+")
+
+
+class CannotCheck(SubsumError):
+    """The check could not run at all: a schedule no network can hold, a
+    command under test that cannot start. Bad input or usage (exit 2),
+    never a violation of a claim."""
 
 
 class ClaimViolation(AssertionError):

@@ -21,7 +21,9 @@ from typing import Iterable
 
 import attrs
 
-POLICIES = ("fifo", "regdeg", "lfu", "lru")
+from subsum.core.names import CACHE_POLICIES
+
+POLICIES = CACHE_POLICIES  # DEF-CACHE-2 … 5
 
 
 @attrs.frozen

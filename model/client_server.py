@@ -20,9 +20,10 @@ from typing import Mapping
 import attrs
 import networkx as nx
 
+from subsum.core.names import REQUEST_POLICIES
 from subsum.model.caching import Cache, empty_cache, hit, insert, messages
 
-POLICIES = ("server", "sc", "soha", "ss")
+POLICIES = REQUEST_POLICIES  # DEF-CS-2
 
 __all__ = ["POLICIES", "Outcome", "Response", "System", "at_path", "empty_cache", "holders", "messages", "serve"]
 

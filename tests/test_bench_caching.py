@@ -41,7 +41,7 @@ def test_unbounded_all_recovers_everything_and_caches_nest(quick):
 
 def test_bench_rows_are_the_simulations(quick):
     """A bench row is the report of `run_caching` on the same settings (what
-    `subsum simulate --caching` prints)."""
+    `subsum simulate caching` prints)."""
     out, _, _ = quick
     with open(out / "caching.csv", newline="") as fh:
         row = next(r for r in csv.DictReader(fh) if r["series"] == "placement" and r["placement"] == "candidate")

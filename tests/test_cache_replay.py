@@ -42,11 +42,15 @@ def test_example_gives_the_hand_worked_evictions(policy):
     assert report["final"] == final
 
 
-def test_text_output_and_check():
-    result = CliRunner().invoke(main, ["cache", "replay", "--policy", "lfu", "--capacity", "3", "--check", str(EXAMPLE / "ops.jsonl")])
+def test_text_output_and_the_reference_beside_it():
+    result = CliRunner().invoke(main, ["cache", "replay", "--policy", "lfu", "--capacity", "3", str(EXAMPLE / "ops.jsonl")])
     assert result.exit_code == 0, result.output
     assert "final (head first, next victim last): m6 m4 m1" in result.stdout
-    assert "agree on all 10 operations" in result.stderr
+    checked = CliRunner().invoke(main, ["replay", str(EXAMPLE / "ops.jsonl"), "--policy", "lfu", "--capacity", "3"])
+    assert checked.exit_code == 0 and "agree on all 10 operations" in checked.stdout, checked.output
+    old = CliRunner().invoke(main, ["cache", "replay", "--policy", "lfu", "--capacity", "3", "--check", str(EXAMPLE / "ops.jsonl")])
+    assert old.exit_code == 0 and "agree on all 10 operations" in old.stderr, old.output  # the old spelling, for one release
+    assert "`subsum cache replay --check` is deprecated" in old.stderr
 
 
 @pytest.mark.parametrize("lines, where", [

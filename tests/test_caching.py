@@ -14,6 +14,7 @@ import pytest
 
 from subsum.conformance import caching, profiles
 from subsum.conformance.properties import run_property
+from subsum.conformance.replays import documents
 from subsum.impl.caching import policies
 from subsum.model import caching as ref
 
@@ -69,7 +70,7 @@ def plant(monkeypatch):
 
 @pytest.fixture
 def replays(tmp_path, monkeypatch) -> Path:
-    monkeypatch.setattr(caching, "REPLAY_DIR", tmp_path)
+    monkeypatch.setattr(documents, "FUZZ_FOLDER", tmp_path)
     profiles.load("ci")
     return tmp_path
 
@@ -95,18 +96,16 @@ def subsum_with_plants(*args: str) -> subprocess.CompletedProcess:
     ("lfu", "evicted|order"), ("regdeg", "order|head"), ("lru", "metadata"), ("fifo", "order")])
 def test_machine_catches_planted_bugs_and_the_failure_replays(policy, message, replays, plant):
     """Each planted bug fails the machine; its shrunk run is a replay file on
-    which `--check` exits 1 with the bug (in another process) and 0 without."""
+    which `subsum replay` exits 1 with the bug (in another process) and 0 without."""
     with pytest.raises(AssertionError, match=message) as failure:
         caching.run_cache_machine(caching.machine_for(policy))
-    files = sorted(replays.glob(f"cache-{policy}-k*.jsonl"))
+    files = sorted(replays.glob(f"cache-{policy}-k*.json"))
     assert files, "no replay file was written"
     replay = next(f for f in files if str(f) in str(failure.value))  # the one the failure names: the shrunk run
-    capacity = replay.name.split("-k")[1].split("-")[0]
-    with_bug = subsum_with_plants("cache", "replay", "--policy", policy, "--capacity", capacity, "--check", str(replay))
+    with_bug = subsum_with_plants("replay", str(replay))
     assert with_bug.returncode == 1, with_bug.stdout + with_bug.stderr
     assert "Traceback" not in with_bug.stderr
-    fixed = subprocess.run([sys.executable, "-m", "subsum", "cache", "replay", "--policy", policy, "--capacity", capacity,
-                            "--check", str(replay)], capture_output=True, text=True, timeout=120)
+    fixed = subprocess.run([sys.executable, "-m", "subsum", "replay", str(replay)], capture_output=True, text=True, timeout=120)
     assert fixed.returncode == 0, fixed.stdout + fixed.stderr
 
 

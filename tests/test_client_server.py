@@ -10,6 +10,7 @@ import pytest
 from subsum.conformance import client_server as checks
 from subsum.conformance import profiles
 from subsum.conformance.properties import run_property
+from subsum.conformance.replays import documents
 from subsum.model import client_server as ref
 
 
@@ -89,7 +90,7 @@ def test_a_hit_not_counted_by_the_cache_is_caught(monkeypatch):
         run_property(checks.simulator_equals_reference)
 
 
-# --- the driver and `subsum simulate --client-server` ------------------------------------
+# --- the driver and `subsum simulate client-server` ------------------------------------
 
 def run_cli(*args: str):
     from click.testing import CliRunner
@@ -104,7 +105,8 @@ def test_simulate_client_server_json_is_deterministic_and_sane():
 
     reports = {}
     for policy in ("server", "sc", "soha", "ss"):
-        runs = [run_cli("simulate", "--client-server", policy, "--brokers", "15", "--steps", "800", "--seed", "4", "--format", "json")
+        runs = [run_cli("simulate", "client-server", "--request-policy", policy, "--brokers", "15", "--steps", "800", "--seed", "4",
+                        "--format", "json")
                 for _ in range(2)]
         assert all(r.exit_code == 0 for r in runs), runs[0].output
         first, second = (json.loads(r.stdout) for r in runs)
@@ -120,12 +122,12 @@ def test_simulate_client_server_json_is_deterministic_and_sane():
 
 
 @pytest.mark.parametrize("args, message", [
-    (["--slots", "3"], "--slots only applies to --client-server"),
-    (["--client-server", "sc", "--caching", "all"], "choose one"),
-    (["--client-server", "sc", "--swaps", "2"], "fixed overlay"),
-    (["--format", "json"], "--format json is for --caching and --client-server"),
-    (["--client-server", "sc", "--mu", "2"], "--mu"),
-    (["--client-server", "sc", "--lambda", "nan"], "--lambda"),
+    (["forwarding", "--slots", "3"], "No such option '--slots'"),  # each simulation takes only its own options
+    (["client-server", "--placement", "all"], "No such option '--placement'"),
+    (["client-server", "--swaps", "2"], "No such option '--swaps'"),
+    (["client-server", "--mu", "2"], "--mu"),
+    (["client-server", "--lambda", "nan"], "--lambda"),
+    (["--client-server", "sc"], "`--client-server P` is `simulate client-server --request-policy P`"),
 ])
 def test_simulate_client_server_refuses_what_makes_no_sense(args, message):
     result = run_cli("simulate", *args)
@@ -139,7 +141,7 @@ def test_a_failure_of_the_simulator_check_replays_in_another_process(monkeypatch
     import sys
     import textwrap
 
-    monkeypatch.setattr(checks, "REPLAY_DIR", tmp_path)
+    monkeypatch.setattr(documents, "FUZZ_FOLDER", tmp_path)
     bug = textwrap.dedent("""
         from subsum.impl.network.protocols import client_server as impl
         impl.ClientServerBroker.response_received = (

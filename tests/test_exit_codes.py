@@ -27,7 +27,7 @@ def planted(monkeypatch, exc: BaseException) -> None:
     def fail(*_args, **_kwargs):
         raise exc
 
-    monkeypatch.setattr(match_cli, "match_in_process", fail)
+    monkeypatch.setattr(match_cli, "match_files", fail)
 
 
 def test_the_table():
@@ -49,15 +49,16 @@ def test_1_a_check_found_a_violation(monkeypatch):
 @pytest.mark.parametrize("argv, message", [
     (["match", "--subscriptions", "nowhere.jsonl", "--events", str(EX / "events.jsonl")],
      "error: nowhere.jsonl: cannot read: No such file or directory"),
-    (["simulate", "--topology", "nowhere"], "error: --topology 'nowhere' is neither random-tree, path, star, balanced nor an existing file"),
+    (["simulate", "forwarding", "--topology", "nowhere"],
+     "error: --topology 'nowhere' is neither random-tree, path, star, balanced nor an existing file"),
     (["replay", str(EX / "events.jsonl")], "error: "),
     (["match", "--engine", "nope"], "error: Invalid value for '--engine'"),  # click's usage error, on one line
     ([*MATCH, "--output", "/nonexistent/out.jsonl"], "error: /nonexistent/out.jsonl: cannot write: the folder /nonexistent does not exist"),
     ([*MATCH, "--json", "/nonexistent/stats.json"], "error: /nonexistent/stats.json: cannot write"),
     (["fuzz", "reconfig", "--schedules", "1", "--out-dir", str(EX / "events.jsonl" / "replays")], "is not a folder"),
-    (["simulate", "--topology", str(ROOT / "README.md")], "README.md:"),  # file:line: of the first line that is not an edge
+    (["simulate", "flooding", "--topology", str(ROOT / "README.md")], "README.md:"),  # file:line: of the first line that is not an edge
     (["fuzz", "reconfig", "--budget", "nan"], "'nan' is not a finite number"),  # click's FloatRange lets nan through
-    (["simulate", "--gap", "inf"], "'inf' is not a finite number"),
+    (["simulate", "siena", "--gap", "inf"], "'inf' is not a finite number"),
     ([*MATCH, "--output", str(EX / "events.jsonl")], "is the same file as --events"),  # an input is never overwritten
     (["summary", "build", "--subscriptions", str(EX / "subscriptions.jsonl"), "--brokers", str(2**32)], "4294967295"),
 ])
@@ -77,7 +78,7 @@ def test_outputs_are_checked_before_the_work_starts(monkeypatch):
 def test_emoji_codes_in_a_message_stay_as_written(tmp_path):
     topology = tmp_path / "a:x:b.edgelist"
     topology.write_text("root:x:0\n")
-    result = run("simulate", "--topology", topology)
+    result = run("simulate", "caching", "--topology", topology)
     assert result.exit_code == 2 and "got 'root:x:0'" in result.stderr
 
 

@@ -12,7 +12,7 @@ from hypothesis.stateful import run_state_machine_as_test
 
 from subsum.conformance import census, claims, engines, network
 from subsum.conformance import strategies as gen
-from subsum.conformance.fuzz import violation_of
+from subsum.conformance.schedules import violation_of
 from subsum.conformance.properties import property_check, run_property
 from subsum.conformance.violations import ClaimViolation, claim_of
 from subsum.core.types import Attribute, Constraint, Subscription

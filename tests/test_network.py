@@ -130,21 +130,21 @@ def test_simulate_writes_a_trace(tmp_path):
 
     from subsum.cli import main
 
-    trace, summary = tmp_path / "t.jsonl", tmp_path / "s.json"
-    result = CliRunner().invoke(main, ["simulate", "--brokers", "12", "--subscriptions", "30", "--events", "20", "--swaps", "3",
-                                       "--seed", "4", "--trace", str(trace), "--json", str(summary)])
+    trace = tmp_path / "t.jsonl"
+    result = CliRunner().invoke(main, ["simulate", "forwarding", "--brokers", "12", "--subscriptions", "30", "--events", "20", "--swaps", "3",
+                                       "--seed", "4", "--trace", str(trace), "--format", "json"])
     assert result.exit_code == 0, result.output
     records = [json.loads(line) for line in trace.read_text().splitlines()]
     kinds = {r["kind"] for r in records}
     assert {"link", "subscribe", "publish", "deliver"} <= kinds
     assert [r["time"] for r in records] == sorted(r["time"] for r in records)
-    stats = json.loads(summary.read_text())
+    stats = json.loads(result.stdout)
     assert stats["swaps"] == 3 and stats["deliveries"] == sum(r["kind"] == "deliver" for r in records)
     assert sum(r["kind"] == "publish" for r in records) == 20
     assert sum(r["kind"] == "link" and not r["up"] for r in records) == 3
-    again = CliRunner().invoke(main, ["simulate", "--brokers", "12", "--subscriptions", "30", "--events", "20", "--swaps", "3",
+    again = CliRunner().invoke(main, ["simulate", "forwarding", "--brokers", "12", "--subscriptions", "30", "--events", "20", "--swaps", "3",
                                       "--seed", "4", "--trace", str(tmp_path / "t2.jsonl")])
     assert again.exit_code == 0, again.output
     assert (tmp_path / "t2.jsonl").read_text() == trace.read_text()  # deterministic
-    bad = CliRunner().invoke(main, ["simulate", "--topology", "nowhere"])
+    bad = CliRunner().invoke(main, ["simulate", "forwarding", "--topology", "nowhere"])
     assert bad.exit_code == 2 and "neither random-tree" in bad.stderr

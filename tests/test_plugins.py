@@ -68,6 +68,7 @@ def test_shrinking_keeps_the_failure_and_can_be_switched_off(tmp_path):
     it, each candidate must fail with the same claim: a shrinker that kept any
     failing schedule could end on an empty one, which replays clean."""
     from subsum.conformance import fuzz
+    from subsum.conformance.replays.running import RunOptions, run
 
     sys.path.insert(0, str(PLUGINS))
     try:
@@ -78,13 +79,13 @@ def test_shrinking_keeps_the_failure_and_can_be_switched_off(tmp_path):
             raw_doc, small_doc = json.loads(raw.read_text()), json.loads(small.read_text())
             assert "shrunk_from" not in raw_doc and small_doc["shrunk_from"] == len(raw_doc["schedule"])
             assert 0 < len(small_doc["schedule"]) < len(raw_doc["schedule"])
-            assert fuzz.replay(small, plugin).claim == "CLM-NET-6"
+            assert run(small, RunOptions(protocol=plugin)).violated == "CLM-NET-6"
     finally:
         sys.path.remove(str(PLUGINS))
 
 
 def test_simulate_runs_a_plugin_protocol():
-    result = subsum("simulate", "--protocol", "myplugins.brokers:TidyBroker", "--brokers", "8", "--subscriptions", "20",
+    result = subsum("simulate", "forwarding", "--protocol", "myplugins.brokers:TidyBroker", "--brokers", "8", "--subscriptions", "20",
                     "--events", "30", "--swaps", "3", "--seed", "1")
     assert result.returncode == 0, result.stdout + result.stderr
 
@@ -130,17 +131,18 @@ def test_the_correct_plugin_cache_passes_verify():
 
 
 def test_the_buggy_plugin_cache_is_caught_and_replayed(tmp_path):
-    result = subprocess.run([sys.executable, "-c", "import sys; from subsum.conformance import caching; from pathlib import Path; "
-                             f"caching.REPLAY_DIR = Path({str(tmp_path)!r}); from subsum.cli import main; "
+    result = subprocess.run([sys.executable, "-c", "import sys; from subsum.conformance.replays import documents; from pathlib import Path; "
+                             f"documents.FUZZ_FOLDER = Path({str(tmp_path)!r}); from subsum.cli import main; "
                              "main(sys.argv[1:], prog_name='subsum')", "verify", "--cache", "myplugins.caches:StaleLRU"],
                             cwd=PLUGINS, capture_output=True, text=True, timeout=300)
     assert result.returncode == 1, result.stdout + result.stderr
-    (replay,) = tmp_path.glob("cache-myplugins.caches_StaleLRU-k*.jsonl")  # one file: the shrunk run's
+    (replay,) = tmp_path.glob("cache-myplugins.caches_StaleLRU-k*.json")  # one file: the shrunk run's
     assert str(replay.name) in result.stderr.replace("\n", "")
-    capacity = replay.name.split("-k")[1].split("-")[0]
-    stale = subsum("cache", "replay", "--policy", "myplugins.caches:StaleLRU", "--capacity", capacity, "--check", replay)
+    refused = subsum("replay", replay)  # a replay never imports a module because it names one
+    assert refused.returncode == 2 and "pass --policy myplugins.caches:StaleLRU" in one_error_line(refused)
+    stale = subsum("replay", "--policy", "myplugins.caches:StaleLRU", replay)
     assert stale.returncode == 1, stale.stdout + stale.stderr
-    fine = subsum("cache", "replay", "--policy", "myplugins.caches:ListLRU", "--capacity", capacity, "--check", replay)
+    fine = subsum("replay", "--policy", "myplugins.caches:ListLRU", replay)
     assert fine.returncode == 0, fine.stdout + fine.stderr
 
 
@@ -203,7 +205,7 @@ def test_a_plugin_that_answers_wrongly_is_reported_not_trusted(tmp_path):
         result = subsum("match", "--engine", engine, "--subscriptions", SEED000 / "subscriptions.jsonl", "--events",
                         SEED000 / "events.jsonl", cwd=tmp_path, env=env)
         assert result.returncode == 3 and "expected a set of the subscriptions' ids" in one_error_line(result)
-    checked = subsum("cache", "replay", "--policy", "wrong:Raising", "--capacity", "2", "--check", "ops.jsonl", cwd=tmp_path, env=env)
-    assert checked.returncode == 1 and "the impl raised RuntimeError: disk full" in checked.stderr, checked.stderr
+    checked = subsum("replay", "ops.jsonl", "--policy", "wrong:Raising", "--capacity", "2", cwd=tmp_path, env=env)
+    assert checked.returncode == 1 and "the impl raised RuntimeError: disk full" in checked.stdout, checked.stdout + checked.stderr
     plain = subsum("cache", "replay", "--policy", "wrong:Raising", "--capacity", "2", "ops.jsonl", cwd=tmp_path, env=env)
     assert plain.returncode == 3 and one_error_line(plain) == "error: cache wrong:Raising failed: RuntimeError: disk full"

@@ -81,9 +81,10 @@ def test_missing_file_and_spark_only_options(tmp_path):
 
 def _trace(tmp_path, swaps: int, seed: int = 4) -> Path:
     path = tmp_path / f"trace-{swaps}.jsonl"
-    result = run("simulate", "--brokers", 15, "--subscriptions", 60, "--events", 80, "--swaps", swaps, "--seed", seed,
-                 "--trace", path, "--json", tmp_path / f"sim-{swaps}.json")
+    result = run("simulate", "forwarding", "--brokers", 15, "--subscriptions", 60, "--events", 80, "--swaps", swaps, "--seed", seed,
+                 "--trace", path, "--format", "json")
     assert result.exit_code == 0, result.output
+    (tmp_path / f"sim-{swaps}.json").write_text(result.stdout)
     return path
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from subsum.conformance import vectors
+from subsum.conformance.kit import vector_cases, vectors
 from subsum.impl.caching import policies
 from subsum.impl.network import StrawmanBroker
 
@@ -23,14 +23,14 @@ ROOT = Path(__file__).resolve().parents[1]
 @pytest.fixture(scope="module")
 def folder(tmp_path_factory) -> Path:
     path = tmp_path_factory.mktemp("vectors")
-    vectors.write_vectors(path)
+    vector_cases.write_vectors(path)
     return path
 
 
 def test_every_kind_has_cases_of_every_outcome(folder):
     counts = vectors.count_cases(folder)
-    assert set(counts) == set(vectors.KINDS) and min(counts.values()) >= 80, counts
-    cases = {kind: vectors.load_vectors(folder, kind) for kind in vectors.KINDS}
+    assert set(counts) == set(vector_cases.KINDS) and min(counts.values()) >= 80, counts
+    cases = {kind: vectors.load_vectors(folder, kind) for kind in vector_cases.KINDS}
     assert any(c["expected"].get("error") for c in cases["filters"]) and any("normal_form" in c["expected"] for c in cases["filters"])
     assert {c["expected"]["covers"] for c in cases["covering"]} == {True, False}
     assert any(set(c["expected"]["candidates"]) > set(c["expected"]["exact"]) for c in cases["summaries"])  # false positives
@@ -43,21 +43,27 @@ def test_every_kind_has_cases_of_every_outcome(folder):
 def test_vectors_are_the_same_bytes_in_another_process(folder, tmp_path):
     """Another process, another string-hash seed: the same files."""
     env = {**os.environ, "PYTHONHASHSEED": "12345"}
-    result = subprocess.run([sys.executable, "-m", "subsum", "vectors", "--out-dir", tmp_path], capture_output=True, text=True,
+    result = subprocess.run([sys.executable, "-m", "subsum", "conform", "vectors", "write", "--out-dir", tmp_path], capture_output=True, text=True,
                             env=env, timeout=300)
     assert result.returncode == 0, result.stderr
-    for kind in vectors.KINDS:
+    for kind in vector_cases.KINDS:
         assert (tmp_path / f"{kind}.json").read_bytes() == (folder / f"{kind}.json").read_bytes(), kind
 
 
 def test_our_implementation_passes_the_vectors(folder):
     assert list(vectors.check_vectors(folder)) == []
-    result = subprocess.run([sys.executable, "-m", "subsum", "vectors", "--check", folder], capture_output=True, text=True, timeout=300)
+    result = subprocess.run([sys.executable, "-m", "subsum", "conform", "vectors", "check", folder], capture_output=True, text=True, timeout=300)
     assert result.returncode == 0 and "subsum passes all" in result.stdout, result.stdout + result.stderr
 
 
+def test_the_old_spelling_still_works_for_one_release(folder):
+    result = subprocess.run([sys.executable, "-m", "subsum", "vectors", "--check", folder], capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0 and "subsum passes all" in result.stdout, result.stdout + result.stderr
+    assert "`subsum vectors --check DIR` is deprecated" in result.stderr and "subsum conform vectors check DIR" in result.stderr
+
+
 def test_the_spec_states_the_vectors_version():
-    assert f"Spec version: {vectors.SPEC_VERSION}." in (ROOT / "spec" / "README.md").read_text()
+    assert f"Spec version: {vector_cases.SPEC_VERSION}." in (ROOT / "spec" / "README.md").read_text()
 
 
 def test_a_planted_engine_bug_fails_the_vectors(folder):
@@ -90,17 +96,17 @@ def test_a_planted_cache_bug_fails_the_vectors(folder, monkeypatch):
 
 
 def test_a_wrong_expected_value_is_reported_and_exits_1(folder, tmp_path):
-    for kind in vectors.KINDS:
+    for kind in vector_cases.KINDS:
         (tmp_path / f"{kind}.json").write_bytes((folder / f"{kind}.json").read_bytes())
     doc = json.loads((tmp_path / "caches.json").read_text())
     doc["cases"][0]["expected"]["order"].reverse()
     doc["cases"][0]["expected"]["order"].append("m99")
     (tmp_path / "caches.json").write_text(json.dumps(doc))
-    result = subprocess.run([sys.executable, "-m", "subsum", "vectors", "--check", tmp_path], capture_output=True, text=True, timeout=300)
+    result = subprocess.run([sys.executable, "-m", "subsum", "conform", "vectors", "check", tmp_path], capture_output=True, text=True, timeout=300)
     assert result.returncode == 1 and "caches-0000" in result.stdout, result.stdout + result.stderr
     doc["spec_version"] = 99
     (tmp_path / "caches.json").write_text(json.dumps(doc))
-    result = subprocess.run([sys.executable, "-m", "subsum", "vectors", "--check", tmp_path], capture_output=True, text=True, timeout=300)
+    result = subprocess.run([sys.executable, "-m", "subsum", "conform", "vectors", "check", tmp_path], capture_output=True, text=True, timeout=300)
     assert result.returncode == 2 and "spec version 99" in result.stderr
 
 
@@ -113,17 +119,17 @@ def test_a_wrong_expected_value_is_reported_and_exits_1(folder, tmp_path):
     ("caches", lambda d: d["cases"][0]["input"].__setitem__("capacity", -5), "case caches-0000: cannot be run"),
 ])
 def test_malformed_vectors_are_bad_input(folder, tmp_path, kind, damage, message):
-    for name in vectors.KINDS:
+    for name in vector_cases.KINDS:
         (tmp_path / f"{name}.json").write_bytes((folder / f"{name}.json").read_bytes())
     doc = json.loads((tmp_path / f"{kind}.json").read_text())
     damage(doc)
     (tmp_path / f"{kind}.json").write_text(json.dumps(doc))
-    result = subprocess.run([sys.executable, "-m", "subsum", "vectors", "--check", tmp_path], capture_output=True, text=True, timeout=300)
+    result = subprocess.run([sys.executable, "-m", "subsum", "conform", "vectors", "check", tmp_path], capture_output=True, text=True, timeout=300)
     assert result.returncode == 2 and message in result.stderr and "Traceback" not in result.stderr, result.stderr
 
 
 def test_vectors_are_written_whole_or_not_at_all(tmp_path):
     (tmp_path / "caches.json").mkdir()
-    result = subprocess.run([sys.executable, "-m", "subsum", "vectors", "--out-dir", tmp_path], capture_output=True, text=True, timeout=300)
+    result = subprocess.run([sys.executable, "-m", "subsum", "conform", "vectors", "write", "--out-dir", tmp_path], capture_output=True, text=True, timeout=300)
     assert result.returncode == 2 and "caches.json: is a directory" in result.stderr, result.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["caches.json"]  # no partial output

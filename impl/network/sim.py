@@ -29,12 +29,18 @@ from subsum.impl.network.protocol import Broker, broker_class_for
 from subsum.impl.network.transport import CLIENT_BASE, Transport
 
 
+#: The default timeouts, in simulated ms: deferred unsubscriptions (timed,
+#: notified, informed; DEF-RCF-2) and held-back subscriptions (informed; DEF-RCF-4).
+DEFER_TIMEOUT = 3000.0
+SUB_TIMEOUT = 5000.0
+
+
 class Network:
     """The overlay, the brokers and their protocol, the clients, the transport and the ledger."""
 
     def __init__(self, seed: int = 0, delay: tuple[float, float] = (1.0, 10.0), trace: bool = False,
                  broker_class: type[Broker] | None = None, record_crossings: bool = True, protocol: str = "strawman",
-                 defer_timeout: float = 3000.0, sub_timeout: float = 5000.0, options: Mapping | None = None) -> None:
+                 defer_timeout: float = DEFER_TIMEOUT, sub_timeout: float = SUB_TIMEOUT, options: Mapping | None = None) -> None:
         if not 0 <= delay[0] <= delay[1]:
             raise NetworkError(f"link delay range {delay} must satisfy 0 <= low <= high")
         if not (defer_timeout >= 0 and sub_timeout >= 0):  # also refuses NaN

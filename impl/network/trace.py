@@ -17,7 +17,7 @@ import json
 from pathlib import Path
 
 from subsum.core.filters import format_filter
-from subsum.core.jsonio import write_lines_atomically
+from subsum.core.outputs import write_lines_atomically
 
 
 def record_json(record: dict) -> dict:

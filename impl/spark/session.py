@@ -8,6 +8,7 @@ named by `master` or the `SPARK_MASTER` environment variable; every
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
@@ -15,7 +16,8 @@ import subprocess
 import sys
 import threading
 from importlib import resources
-from typing import Iterable, Mapping
+from pathlib import Path
+from typing import Iterable, Iterator, Mapping
 
 from subsum.core.errors import EngineError, SubsumError
 
@@ -247,3 +249,45 @@ class ResourceWatch:
                               "lists them), or allow longer with --spark-timeout SECONDS")
                 sc.cancelAllJobs()
                 return
+
+
+#: Inputs up to this size (together) start the JVM for a short run (`QUICK_START_JAVA_OPTIONS`).
+QUICK_START_BYTES = 32 * 2**20
+
+
+def input_bytes(path: str) -> float:
+    """The size of a local input (a file, or a folder such as a Parquet
+    dataset); infinite for a URI or a path that is not there."""
+    p = Path(path)
+    if "://" in path or not p.exists():
+        return float("inf")
+    return sum(f.stat().st_size for f in p.rglob("*") if f.is_file()) if p.is_dir() else p.stat().st_size
+
+
+def session_for(master: str | None, conf_items: Iterable[str], inputs: Iterable[str] = (), progress: bool = False):
+    """The session a command's work runs in (`get_session`), its settings
+    given as KEY=VALUE items; when all its `inputs` are local and small the
+    JVM is tuned for a short run (`QUICK_START_BYTES`)."""
+    inputs = [str(p) for p in inputs]
+    small = bool(inputs) and sum(input_bytes(p) for p in inputs) <= QUICK_START_BYTES
+    return get_session(master, parse_conf(conf_items), progress=progress, quick_start=small)
+
+
+@contextlib.contextmanager
+def job_frame(spark, timeout: float) -> Iterator[None]:
+    """The frame of a command's Spark work. A job starved of executors for
+    `timeout` seconds is cancelled and reported as such (`ResourceWatch`,
+    `NoExecutors`). The frames the work cached are dropped at the end: Spark
+    finds a cached frame by its plan, and a plan names the file, not its
+    content, so a later read of the same path in the same session (a second
+    command in one process) would get the old content."""
+    try:
+        with ResourceWatch(spark, timeout) as watch:
+            try:
+                yield
+            except Exception:
+                if watch.fired:
+                    raise NoExecutors(watch.fired) from None
+                raise
+    finally:
+        spark.catalog.clearCache()

@@ -22,6 +22,7 @@ import re
 from pathlib import Path
 
 from subsum.core.inputs import read_input_text
+from subsum.core.outputs import write_lines_atomically
 from subsum.core.types import OPS_BY_TYPE, TYPES, Constraint, InvalidValue
 from subsum.impl.summary import schema as file_schema
 from subsum.impl.summary.file_reader import FieldReader, SummaryFileError
@@ -69,8 +70,6 @@ def to_json(summary: Summary) -> dict:
 
 def write_json(summary: Summary, path) -> None:
     """Write the summary file atomically (a temporary file renamed into place)."""
-    from subsum.core.jsonio import write_lines_atomically
-
     write_lines_atomically(path, [json.dumps(to_json(summary), indent=1, ensure_ascii=False)])
 
 

@@ -22,10 +22,11 @@ import numpy as np
 
 from subsum.bench.output import pyplot, save_figure
 from subsum.conformance.caching import PEERS
+from subsum.core.names import CACHE_POLICIES
 from subsum.impl.caching import make_cache
 from subsum.model import caching as ref
 
-POLICIES = ("fifo", "regdeg", "lfu", "lru")
+POLICIES = CACHE_POLICIES
 
 
 def zipf_ids(messages: int, alpha: float, count: int, rng: random.Random) -> list[str]:

@@ -38,10 +38,11 @@ import attrs
 
 from subsum.bench import cache_ops
 from subsum.bench.output import pyplot, save_figure, write_csv
+from subsum.core import names
 from subsum.impl.network.workloads.caching import run_caching
 
-PLACEMENTS = ("all", "candidate", "leaf", "single")
-POLICIES = ("fifo", "regdeg", "lfu", "lru")
+PLACEMENTS = tuple(sorted(names.PLACEMENTS))  # in the order of the tables and plots
+POLICIES = names.CACHE_POLICIES
 ALPHAS = (0.6, 0.8, 1.0, 1.2)
 SIZES = (20, 50, 100)
 CACHE_SHARES = (0.01, 0.05, 0.10)

@@ -32,10 +32,9 @@ from typing import Callable
 import attrs
 
 from subsum.bench.output import pyplot, save_figure, write_csv
+from subsum.core.names import CACHE_POLICIES, REQUEST_POLICIES
 from subsum.impl.network.workloads.client_server import run_client_server
 
-REQUEST_POLICIES = ("server", "sc", "soha", "ss")
-CACHE_POLICIES = ("fifo", "regdeg", "lfu", "lru")
 DEFAULTS = {"brokers": 10, "slots": 10, "lam": 0.05, "mu": 0.05}
 LABELS = {"brokers": "brokers N", "slots": "cache slots K", "lam": "request rate λ", "mu": "message rate μ"}
 

@@ -38,6 +38,7 @@ from subsum.core.filters import format_filter
 from subsum.core.types import Constraint, Subscription
 from subsum.impl.matching.columnar import Column, ColumnarBatch
 from subsum.impl.matching.workload import Params, Workload
+from subsum.impl.spark.session import get_session
 
 N_NAMES = 20
 NAME_TYPES = ["int"] * 12 + ["float"] * 4 + ["string"] * 4
@@ -165,7 +166,6 @@ def _spark_child(master: str, conf: dict, events_path: str, subs_path: str, out_
 
         from subsum.impl.spark import io as sio
         from subsum.impl.spark.match import match
-        from subsum.impl.spark.session import get_session
 
         t0 = time.perf_counter()
         spark = get_session(master, conf)

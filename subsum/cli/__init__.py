@@ -4,11 +4,18 @@ each parsing arguments and rendering output; the work is done below, in
 
     claims.py    subsum verify | claims | prove
     match.py     subsum match | check-filter
-    summary.py   subsum summary build | match | stats | merge
-    network.py   subsum simulate | fuzz reconfig | replay
+    summary.py   subsum summary build | match | stats | merge | plan
+    simulate.py  subsum simulate forwarding | summaries | siena | broadcast | flooding | caching | client-server
+    fuzz.py      subsum fuzz reconfig
+    replay.py    subsum replay
     cache.py     subsum cache replay
     pipeline.py  subsum trace-check
-    bench.py     subsum bench matching | summaries | network | reconfig | spark
+    bench.py     subsum bench matching | summaries | summary-routing | caching | client-server | network | reconfig | spark
+    conform.py   subsum conform matching | broker | vectors write | vectors check
+
+and `console.py` (what is printed, and how: reports as text or JSON) and
+`options.py` (the options commands share). A command parses, calls one
+function below (subsum.app, .impl, .conformance, .bench) and renders.
 
 Exit codes, enforced here and nowhere else (`guarded`):
 
@@ -27,10 +34,11 @@ from __future__ import annotations
 import click
 from rich.markup import escape
 
-from subsum.cli import bench, cache, claims, conform, match, network, pipeline, summary
-from subsum.cli.common import err
+from subsum.cli import bench, cache, claims, conform, fuzz, match, pipeline, replay, simulate, summary
+from subsum.cli.console import err
 from subsum.core.errors import CheckFailed, SubsumError
 from subsum.core.inputs import DEFAULT_MAX_LINE_BYTES, set_max_line_bytes
+from subsum.impl.spark.session import describe_failure
 
 EXIT_OK, EXIT_VIOLATION, EXIT_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
 
@@ -86,8 +94,6 @@ class Subsum(click.Group):
             if ctx.obj and ctx.obj.get("debug"):
                 raise
             if engine_failure(exc):
-                from subsum.impl.spark.session import describe_failure
-
                 said = f"the Spark engine failed: {describe_failure(exc)}"
             else:
                 first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
@@ -117,7 +123,7 @@ def main(ctx: click.Context, debug: bool, max_line_bytes: int) -> None:
     set_max_line_bytes(max_line_bytes)
 
 
-for module in (claims, match, summary, network, cache, pipeline, bench, conform):
+for module in (claims, match, summary, simulate, fuzz, replay, cache, pipeline, bench, conform):
     for command in module.COMMANDS:
         main.add_command(command)
 

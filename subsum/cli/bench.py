@@ -11,9 +11,21 @@ import click
 from rich.markup import escape
 from rich.table import Table
 
-from subsum.cli.common import FiniteFloat, bench_out_dir_option, out, say, timeout_options
+from subsum.bench import caching as bc
+from subsum.bench import client_server as bcs
+from subsum.bench import matching as bm
+from subsum.bench import network as bn
+from subsum.bench import reconfig as br
+from subsum.bench import spark as bsp
+from subsum.bench import summaries as bs
+from subsum.bench import summary_routing as sr
+from subsum.bench import summary_routing_report
+from subsum.bench.summaries_report import markdown_table as summaries_table
+from subsum.cli.console import emit, out, say
+from subsum.cli.options import FiniteFloat, bench_out_dir_option, format_option, seed_option, timeout_options
 from subsum.core.errors import CheckFailed
 from subsum.impl.network import forwarding_protocols
+from subsum.impl.spark.session import check_java
 
 
 @click.group()
@@ -39,26 +51,20 @@ def _parse_groups(_ctx, _param, value: str) -> list[int]:
 @click.option("--repeat", type=click.IntRange(1, 100), default=3, show_default=True, help="Timed runs per measurement (mean and min reported).")
 @click.option("--planted-rate", type=FiniteFloat(0.0, 1.0), default=0.1, show_default=True,
               help="Share of events built to match a subscription, in the 'planted' variant (the 'literal' variant uses 0).")
-@click.option("--seed", type=int, default=1, show_default=True, help="Seed of the workload generator.")
+@seed_option(1, "Seed of the workload generator.")
 @click.option("--model-events", type=click.IntRange(0), default=100, show_default=True,
               help="Run the reference model on this many events of the default point (0: skip).")
 @click.option("--scaling/--no-scaling", default=True, show_default=True, help="Run the scaling points up to S=E=100,000.")
 @click.option("--budget", type=FiniteFloat(1.0), default=120.0, show_default=True,
               help="Skip a scaling measurement projected to take longer than this many seconds.")
-def bench_matching(out_dir, groups, quick, repeat, planted_rate, seed, model_events, scaling, budget) -> None:
+@format_option
+def bench_matching(out_dir, fmt, groups, quick, repeat, planted_rate, seed, model_events, scaling, budget) -> None:
     """Seed 001's five experiment groups plus a scaling run, every engine and
     DuckDB side by side, cross-checked. Exits 1 if the engines disagree."""
-    from subsum.bench import matching as bm
 
     summary = bm.run(Path(out_dir) / "matching", groups=groups, quick=quick, repeat=repeat, planted_rate=planted_rate,
                      seed=seed, model_events=model_events, scaling=scaling, budget=budget, log=say)
-    table = Table(title="seed 001 claims and targets")
-    for column in ("claim", "holds", "figures"):
-        table.add_column(column, overflow="fold")
-    for f in summary["findings"]:
-        table.add_row(escape(f["claim"]), "[green]yes[/]" if f["holds"] else "[red]no[/]", escape(f["detail"]))
-    out.print(table)
-    out.print("wrote " + ", ".join(escape(p) for p in summary["files"]))
+    emit(summary, fmt, lambda: print_findings(summary))
     if summary["disagreements"]:
         raise CheckFailed("engines disagree: " + "; ".join(summary["disagreements"]))
 
@@ -69,19 +75,18 @@ def bench_matching(out_dir, groups, quick, repeat, planted_rate, seed, model_eve
 @click.option("--subscriptions", type=click.IntRange(1), default=1000, show_default=True, help="Subscriptions at the broker (Table 5-2's S).")
 @click.option("--events", type=click.IntRange(1), default=2000, show_default=True, help="Events matched per covering probability.")
 @click.option("--repeat", type=click.IntRange(1, 100), default=3, show_default=True, help="Timed runs per measurement (best reported).")
-@click.option("--seed", type=int, default=1, show_default=True, help="Seed of the workload generator.")
-def bench_summaries(out_dir, quick, subscriptions, events, repeat, seed) -> None:
+@seed_option(1, "Seed of the workload generator.")
+@format_option
+def bench_summaries(out_dir, fmt, quick, subscriptions, events, repeat, seed) -> None:
     """Seed 000 Table 5-2: summary size (formula and measured) against the raw
     subscriptions, the false-positive rate before the owner's re-check, and
     summary-match throughput against the indexed engine, per covering
     probability. Every candidate set is cross-checked against the engine;
     exits 1 if a cross-check fails."""
-    from subsum.bench import summaries as bs
-    from subsum.bench.summaries_report import markdown_table
 
     result = bs.run(Path(out_dir) / "summaries", subscriptions=subscriptions, events=events, repeat=repeat, seed=seed,
                     quick=quick, log=say)
-    out.print(markdown_table(result["rows"]), markup=False, highlight=False, soft_wrap=True)
+    emit(result, fmt, lambda: markdown(summaries_table(result["rows"])))
     if result["disagreements"]:
         raise CheckFailed("cross-checks failed: " + "; ".join(result["disagreements"]))
 
@@ -90,19 +95,18 @@ def bench_summaries(out_dir, quick, subscriptions, events, repeat, seed) -> None
 @bench_out_dir_option("summary-routing", "propagation.csv, hops.csv, routing.csv, storage.csv, false_positives.csv, "
                                          "fig5-2 … fig5-5 PNGs and summary.json")
 @click.option("--quick", is_flag=True, help="S = 200, σ = 10, 50, 200, one random tree, 100 events per broker (about 15 s).")
-@click.option("--seed", type=int, default=1, show_default=True, help="Seed of the workloads, trees, Siena's coins and the interested brokers.")
-def bench_summary_routing(out_dir, quick, seed) -> None:
+@seed_option(1, "Seed of the workloads, trees, Siena's coins and the interested brokers.")
+@format_option
+def bench_summary_routing(out_dir, fmt, quick, seed) -> None:
     """Seed 000 Figs 5-2 to 5-5 on 24 brokers (the CWIX backbone and random
     trees): summary propagation bandwidth and hops (Algorithm 4-2), BROCLI
     routing hops (Algorithm 4-3) and storage, against Siena's probabilistic
     covering and baseline (i), with the thesis's numbers beside ours; plus
     the false-positive DELIVERs of real summaries. Exits 1 if a routing
     cross-check fails."""
-    from subsum.bench import summary_routing as sr
-    from subsum.bench import summary_routing_report as report
 
     result = sr.run(Path(out_dir) / "summary-routing", quick=quick, seed=seed, log=say)
-    out.print(report.markdown_table(result), markup=False, highlight=False, soft_wrap=True)
+    emit(result, fmt, lambda: markdown(summary_routing_report.markdown_table(result)))
     if result["disagreements"]:
         raise CheckFailed("routing cross-checks failed: " + "; ".join(result["disagreements"][:10]))
 
@@ -110,8 +114,9 @@ def bench_summary_routing(out_dir, quick, seed) -> None:
 @bench.command("caching")
 @bench_out_dir_option("caching", "caching.csv, cache_ops.csv, tradeoff.png, policies.png, cache_ops.png and summary.json")
 @click.option("--quick", is_flag=True, help="20 brokers, α 0.8, caches of 5%, 300 messages, a short cache-operation trace (about 15 s).")
-@click.option("--seed", type=int, default=1, show_default=True, help="Seed of the trees, the workloads and the cache-operation trace.")
-def bench_caching(out_dir, quick, seed) -> None:
+@seed_option(1, "Seed of the trees, the workloads and the cache-operation trace.")
+@format_option
+def bench_caching(out_dir, fmt, quick, seed) -> None:
     """Broker caches (seeds 003, 004; spec/09): survivability, answered share
     and delay against overhead for candidate, leaf, all and single placement
     on random trees of 20, 50 and 100 brokers and Zipf α 0.6 … 1.2; the
@@ -119,10 +124,9 @@ def bench_caching(out_dir, quick, seed) -> None:
     policy's operations per second beside its reference and cachetools.
     Says where the hypothesis all >= candidate > leaf > single holds. Exits
     1 if a cache and its reference (or cachetools) evict differently."""
-    from subsum.bench import caching as bc
 
     result = bc.run(Path(out_dir) / "caching", quick=quick, seed=seed, log=say)
-    out.print(bc.markdown_table(result), markup=False, highlight=False, soft_wrap=True)
+    emit(result, fmt, lambda: markdown(bc.markdown_table(result)))
     if result["disagreements"]:
         raise CheckFailed("cache cross-checks failed: " + "; ".join(result["disagreements"]))
 
@@ -130,18 +134,17 @@ def bench_caching(out_dir, quick, seed) -> None:
 @bench.command("client-server")
 @bench_out_dir_option("client-server", "client_server.csv, series1.png, series2.png and summary.json")
 @click.option("--quick", is_flag=True, help="Two points per parameter, one seed, 500 steps (a few seconds).")
-@click.option("--seed", type=int, default=1, show_default=True,
-              help="Seed of each point's first run; the full run's other two use the next two seeds.")
-def bench_client_server(out_dir, quick, seed) -> None:
+@seed_option(1, "Seed of each point's first run; the full run's other two use the next two seeds.")
+@format_option
+def bench_client_server(out_dir, fmt, quick, seed) -> None:
     """Seed 003's two experiment series on the client-server driver (spec/10):
     series 1 (LFU; Server, SC, SOHA, SS) against brokers, cache slots, λ
     and μ; series 2 (SC; FIFO, Regenerate, LFU, LRU) against brokers and
     slots. Means over three seeds with 95% intervals, the thesis's quoted
     numbers beside ours, and a verdict on each."""
-    from subsum.bench import client_server as bcs
 
     result = bcs.run(Path(out_dir) / "client-server", quick=quick, seed=seed, log=say)
-    out.print(bcs.markdown_table(result), markup=False, highlight=False, soft_wrap=True)
+    emit(result, fmt, lambda: markdown(bcs.markdown_table(result)))
 
 
 @bench.command("network")
@@ -154,17 +157,17 @@ def bench_client_server(out_dir, quick, seed) -> None:
               help="Strawman link swaps, one at a time, on a 200-broker random tree with 1,000 subscriptions.")
 @click.option("--fuzz-budget", type=FiniteFloat(1.0), default=30.0, show_default=True,
               help="Seconds of `subsum fuzz reconfig` per schedule size (6 and 20 brokers).")
-@click.option("--seed", type=int, default=1, show_default=True, help="Seed of every workload.")
-def bench_network(out_dir, quick, brokers, subscriptions, events, swaps, fuzz_budget, seed) -> None:
+@seed_option(1, "Seed of every workload.")
+@format_option
+def bench_network(out_dir, fmt, quick, brokers, subscriptions, events, swaps, fuzz_budget, seed) -> None:
     """The broker simulator (seed 002): handled messages per second beside a
     bare heapq loop, SUB/UNSUB traffic and lost events of Strawman link
     swaps, and fuzz throughput in schedules per minute. Exits 1 if the
     fuzzer finds a violation."""
-    from subsum.bench import network as bn
 
     result = bn.run(Path(out_dir) / "network", quick=quick, brokers=brokers, subscriptions=subscriptions, events=events,
                     swaps=swaps, fuzz_budget=fuzz_budget, seed=seed, log=say)
-    out.print(bn.markdown_table(result), markup=False, highlight=False, soft_wrap=True)
+    emit(result, fmt, lambda: markdown(bn.markdown_table(result)))
     if any(f["violations"] for f in result["fuzz"]):
         raise CheckFailed("the fuzzer found violations while benchmarking")
 
@@ -172,23 +175,23 @@ def bench_network(out_dir, quick, brokers, subscriptions, events, swaps, fuzz_bu
 @bench.command("reconfig")
 @bench_out_dir_option("reconfig", "reconfig.csv, control.png, lost.png, stale.png and summary.json")
 @click.option("--quick", is_flag=True, help="Trees of 20 and 100 brokers, two densities, 5 reconfigurations each (about a minute).")
-@click.option("--seed", type=int, default=1, show_default=True, help="Seed of the trees, workloads and overlay choices.")
+@seed_option(1, "Seed of the trees, workloads and overlay choices.")
 @click.option("--protocol", "protocols", type=click.Choice(forwarding_protocols()[1:]), multiple=True,
               help="Run only these optimized protocols (repeatable); Strawman always runs, as the baseline.")
 @timeout_options
-def bench_reconfig(out_dir, quick, seed, protocols, defer_timeout, sub_timeout) -> None:
+@format_option
+def bench_reconfig(out_dir, fmt, quick, seed, protocols, defer_timeout, sub_timeout) -> None:
     """Strawman, timed, notified and informed side by side on the same
     schedules: random and balanced trees of 20, 100 and 500 brokers, sparse
     to dense subscriptions, link swaps with a shared or disjoint endpoints,
     broker crashes, concurrent swaps. Reports control messages per
     reconfiguration and the reduction against Strawman, deliveries lost,
     and stale-route event traffic."""
-    from subsum.bench import reconfig as br
 
     chosen = (br.PROTOCOLS[0], *[p for p in br.PROTOCOLS[1:] if not protocols or p in protocols])
     result = br.run(Path(out_dir) / "reconfig", quick=quick, seed=seed, protocols=chosen, defer_timeout=defer_timeout,
                     sub_timeout=sub_timeout, log=say)
-    out.print(br.markdown_table(result), markup=False, highlight=False, soft_wrap=True)
+    emit(result, fmt, lambda: markdown(br.markdown_table(result)))
 
 
 @bench.command("spark")
@@ -198,19 +201,33 @@ def bench_reconfig(out_dir, quick, seed, protocols, defer_timeout, sub_timeout) 
               help="Largest point of the events series.")
 @click.option("--in-process-max-events", type=click.IntRange(0), default=10_000_000, show_default=True,
               help="Skip the in-process engines above this many events.")
-@click.option("--seed", type=int, default=1, show_default=True, help="Seed of the workload generator.")
-def bench_spark(out_dir, quick, max_events, in_process_max_events, seed) -> None:
+@seed_option(1, "Seed of the workload generator.")
+@format_option
+def bench_spark(out_dir, fmt, quick, max_events, in_process_max_events, seed) -> None:
     """Spark (local[*], and local[1] at one point) beside the vectorized engine
     and DuckDB, E from 10^4 to 10^7 and S from 10^3 to 10^5 (benchmarks/README.md)."""
-    from subsum.bench import spark as bs
-    from subsum.impl.spark.session import check_java
 
     check_java()
     folder = Path(out_dir) / "spark"
-    summary = bs.run(folder, quick=quick, seed=seed, max_events=max_events, in_process_max_events=in_process_max_events,
-                     log=say)
-    out.print(bs.markdown_table(summary["rows"]), highlight=False, soft_wrap=True)
-    out.print(f"{summary['crossover']}; {summary['seconds']} s; results in {escape(str(folder))}", highlight=False, soft_wrap=True)
+    summary = bsp.run(folder, quick=quick, seed=seed, max_events=max_events, in_process_max_events=in_process_max_events,
+                      log=say)
+    emit(summary, fmt, lambda: markdown(bsp.markdown_table(summary["rows"]) + f"\n{summary['crossover']}; {summary['seconds']} s; "
+                                                                            f"results in {folder}"))
+
+
+def markdown(text: str) -> None:
+    """A benchmark's text report: its markdown table, as is."""
+    out.print(text, markup=False, highlight=False, soft_wrap=True)
+
+
+def print_findings(summary: dict) -> None:
+    table = Table(title="seed 001 claims and targets")
+    for column in ("claim", "holds", "figures"):
+        table.add_column(column, overflow="fold")
+    for f in summary["findings"]:
+        table.add_row(escape(f["claim"]), "[green]yes[/]" if f["holds"] else "[red]no[/]", escape(f["detail"]))
+    out.print(table)
+    out.print("wrote " + ", ".join(escape(p) for p in summary["files"]))
 
 
 COMMANDS = (bench,)

@@ -10,8 +10,10 @@ import click
 from rich.markup import escape
 from rich.table import Table
 
-from subsum.cli.common import out, spark_work, spark_options, spark_session, writable_dir, write_json
+from subsum.cli.console import emit, err, out, write_json
+from subsum.cli.options import format_option, spark_options, writable_dir
 from subsum.core.errors import CheckFailed, SubsumError
+from subsum.impl.spark.session import job_frame, session_for
 
 
 def _seconds(low: float):
@@ -33,18 +35,19 @@ def _seconds(low: float):
               help="Width in seconds of the time windows the report counts violations in.")
 @click.option("--out-dir", "out_dir", type=click.Path(file_okay=False), callback=writable_dir,
               help="Write violations.parquet and summary.json into DIR.")
+@format_option
 @spark_options
-def trace_check(trace_path, grace, window, out_dir, master, spark_conf, spark_timeout):
+def trace_check(trace_path, grace, window, out_dir, fmt, master, spark_conf, spark_timeout):
     """Check a simulator trace (DEF-NET-9) for duplicate, spurious and missed
     deliveries (spec/07-pipeline.md DEF-TRACE-3) on Spark.
 
     Exits 0 when the trace has no violation, 1 when it has any, 2 on bad
     input, 3 when a Spark job fails."""
-    from subsum.impl.spark import trace as strace
+    from subsum.impl.spark import trace as strace  # pyspark: loaded only here
 
     started = time.perf_counter()
-    spark = spark_session(master, spark_conf, inputs=(trace_path,))
-    with spark_work(spark, spark_timeout):
+    spark = session_for(master, spark_conf, inputs=(trace_path,), progress=err.is_terminal)
+    with job_frame(spark, spark_timeout):
         report = strace.check(strace.read_trace(spark, trace_path), grace * 1000.0, window * 1000.0)
         summary = strace.summary(report, trace_path, grace, window)
         summary["seconds"] = round(time.perf_counter() - started, 3)
@@ -52,27 +55,32 @@ def trace_check(trace_path, grace, window, out_dir, master, spark_conf, spark_ti
             Path(out_dir).mkdir(parents=True, exist_ok=True)
             strace.write_violations(report, str(Path(out_dir) / "violations.parquet"))
             write_json(Path(out_dir) / "summary.json", summary)
+    emit(summary, fmt, lambda: print_summary(summary, report, strace.CAUSES, grace, window, out_dir))
+    if not summary["ok"]:
+        raise CheckFailed(f"{sum(report.counts.values()):,} violations in {trace_path}")
+
+
+def print_summary(summary: dict, report, causes: tuple[str, ...], grace: float, window: float, out_dir: str | None) -> None:
+    """The text report: violations by cause, the first windows holding some, and the record counts."""
     table = Table(title=f"trace-check, grace {grace:g} s", min_width=36)
     table.add_column("cause")
     table.add_column("violations", justify="right")
-    for cause in strace.CAUSES:
+    for cause in causes:
         table.add_row(cause, f"{report.counts[cause]:,}")
     out.print(table)
-    shown = [w for w in summary["windows"] if any(w[c] for c in strace.CAUSES)][:20]
+    shown = [w for w in summary["windows"] if any(w[c] for c in causes)][:20]
     if shown:
         by_window = Table(title=f"per {window:g} s window (first {len(shown)} with violations)")
         by_window.add_column("window start (ms)", justify="right")
-        for cause in strace.CAUSES:
+        for cause in causes:
             by_window.add_column(cause, justify="right")
         for w in shown:
-            by_window.add_row(f"{w['window_start_ms']:g}", *(f"{w[c]:,}" for c in strace.CAUSES))
+            by_window.add_row(f"{w['window_start_ms']:g}", *(f"{w[c]:,}" for c in causes))
         out.print(by_window)
     totals = report.totals
     out.print(f"{totals['records']:,} records: {totals['publications']:,} publications, {totals['deliveries']:,} deliveries, "
               f"{totals['subscribe_records']:,} subscribes, {totals['unsubscribe_records']:,} unsubscribes"
               + (f"; results in {escape(out_dir)}" if out_dir else ""), highlight=False)
-    if not summary["ok"]:
-        raise CheckFailed(f"{sum(report.counts.values()):,} violations in {trace_path}")
 
 
 COMMANDS = (trace_check,)

@@ -10,9 +10,18 @@ import click
 from rich.markup import escape
 from rich.table import Table
 
-from subsum.cli.common import distinct_files, format_option, out, output_option, say
+from subsum.cli.console import out, say
+from subsum.cli.options import distinct_files, format_option, output_option
 from subsum.core.errors import SubsumError
-from subsum.core.jsonio import match_result_lines, read_events, read_subscriptions, write_lines_atomically
+from subsum.core.jsonio import match_result_lines, read_events, read_subscriptions
+from subsum.core.outputs import write_lines_atomically
+from subsum.impl.network.protocols.summaries.plan import plan
+from subsum.impl.network.topology import INTEGER_LABEL, read_graph
+from subsum.impl.summary import IdLayout, OwnerSummary, summary_file
+from subsum.impl.summary.recheck import recheck
+from subsum.impl.summary.stats import statistics
+from subsum.impl.summary.summary import SummaryError
+from subsum.impl.summary.summary_file import read_json
 
 
 @click.group()
@@ -37,7 +46,6 @@ def summary_build(subs_path, broker, brokers, max_subscriptions, virtual, output
     constrains. Subscriptions that can never match (e.g. x < 1 and x > 2)
     are left out and listed on standard error.
     """
-    from subsum.impl.summary import IdLayout, OwnerSummary, summary_file
 
     distinct_files({"subscriptions": subs_path}, {"output": output_path})
     subscriptions = read_subscriptions(subs_path)
@@ -76,8 +84,6 @@ def summary_match(summary_path, events_path, subs_path, output_path) -> None:
     false positives but never miss a match. With it, the owners' re-check
     removes the false positives, and their number is reported.
     """
-    from subsum.impl.summary.recheck import recheck
-    from subsum.impl.summary.summary_file import read_json
 
     distinct_files({"summary": summary_path, "events": events_path, "subscriptions": subs_path}, {"output": output_path})
     built = read_json(summary_path)
@@ -116,8 +122,6 @@ def summary_match(summary_path, events_path, subs_path, output_path) -> None:
 def summary_stats(summary_path, fmt) -> None:
     """Rows and ID lists per attribute; size by the thesis's formula (seed 000
     §5.1, Table 5-2 sizes) and measured (binary encoding, and the file)."""
-    from subsum.impl.summary.stats import statistics
-    from subsum.impl.summary.summary_file import read_json
 
     stats = statistics(read_json(summary_path), os.path.getsize(summary_path))
     if fmt == "json":
@@ -144,8 +148,6 @@ def summary_stats(summary_path, fmt) -> None:
 def summary_merge(output_path, summaries) -> None:
     """Merge brokers' summaries into one (DEF-SUM-13); Merged_Brokers is the union.
     They must share one ID layout (the same --brokers when built)."""
-    from subsum.impl.summary import summary_file
-    from subsum.impl.summary.summary import SummaryError
 
     loaded = [summary_file.read_json(p) for p in summaries]
     merged = loaded[0].copy()
@@ -170,8 +172,6 @@ def summary_plan(topology_path, fmt) -> None:
     Brokers act in order of (degree, name); integer names order
     numerically, other names by first appearance in the file.
     """
-    from subsum.impl.network.protocols.summaries.plan import plan
-    from subsum.impl.network.topology import INTEGER_LABEL, read_graph
 
     labels, edges = read_graph(topology_path)
     adjacency: dict[int, set[int]] = {i: set() for i in range(len(labels))}

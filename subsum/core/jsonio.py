@@ -1,24 +1,28 @@
-"""Reading subscriptions and events, writing match results (spec/formats.md).
+"""Subscriptions, events and match results as JSON (spec/formats.md): the
+readers, and beside them the writers of the same forms.
 
-Every error is an InputError naming the file, the line and the field. Readers
-validate a whole file before returning anything, and writers write to a
-temporary file that is renamed into place only when complete, so bad input
-never leaves partial output behind.
+Every error is an InputError naming the file, the line and the field.
+Readers validate a whole file before returning anything; files are
+written by `subsum.core.outputs`, atomically.
+
+>>> from subsum.core.filters import parse_filter
+>>> subscription_to_json("s1", parse_filter("x > 1"))
+{'id': 's1', 'constraints': [{'name': 'x', 'type': 'int', 'op': '>', 'value': 1}]}
+>>> subscription_from_json(loads_json('{"id": "s1", "filter": "x > 1"}')) == ("s1", parse_filter("x > 1"))
+True
 """
 
 from __future__ import annotations
 
 import json
 import math
-import os
-import tempfile
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, TypeVar, cast
 
 import attrs
 
 from subsum.core.errors import InputError
-from subsum.core.filters import FilterError, parse_filter
+from subsum.core.filters import FilterError, format_filter, parse_filter
 from subsum.core.inputs import read_input
 from subsum.core.types import (
     Attribute,
@@ -28,6 +32,7 @@ from subsum.core.types import (
     Scalar,
     Subscription,
     TYPES,
+    sorted_constraints,
     type_of_python_value,
 )
 
@@ -338,50 +343,43 @@ def read_events(path: Path | str) -> list[NamedEvent]:
     return [NamedEvent(i, e) for i, e in _read(path, "event", event_from_json)]
 
 
+# --- writers of the same forms -----------------------------------------------------------
+
+def constraint_to_json(c: Constraint) -> dict[str, Any]:
+    """A constraint's object form; `any` has no value."""
+    return {"name": c.name, "type": c.type, "op": c.op, **({} if c.op == "any" else {"value": c.value})}
+
+
+def filter_to_json(s: Subscription) -> list[dict[str, Any]]:
+    """A filter as its constraints, in the normal form's order (DEF-DATA-8)."""
+    return [constraint_to_json(c) for c in sorted_constraints(s)]
+
+
+def subscription_to_json(sid: str, s: Subscription, as_filter_text: bool = False) -> dict[str, Any]:
+    """A subscriptions line's object: `constraints`, or with `as_filter_text`
+    the `filter` text (the empty subscription has only the constraints form)."""
+    if as_filter_text and s.constraints:
+        return {"id": sid, "filter": format_filter(s)}
+    return {"id": sid, "constraints": filter_to_json(s)}
+
+
+def filter_from_json(constraints: object) -> Subscription:
+    """`filter_to_json`'s form read back by the subscriptions reader (its
+    checks, its errors: a RecordError naming the item at fault).
+
+    >>> filter_from_json([{"name": "x", "type": "int", "op": ">", "value": 1}]) == parse_filter("x > 1")
+    True
+    """
+    items = loads_json(json.dumps(constraints))  # objects that remember repeated keys, as the reader's do
+    return subscription_from_json(JsonObject(id="f", constraints=items))[1]
+
+
+def event_to_json(eid: str, e: Event) -> dict[str, Any]:
+    """An events line's object; a float keeps its fraction or exponent, so it reads back as a float."""
+    return {"id": eid, "attributes": {a.name: a.value for a in e.attributes}}
+
+
 def match_result_lines(results: Iterable[tuple[str, Iterable[str]]]) -> Iterator[str]:
     """One line per event: {"event": id, "subscriptions": [sorted ids]}."""
     for event_id, sub_ids in results:
         yield json.dumps({"event": event_id, "subscriptions": sorted(sub_ids)}, ensure_ascii=False)
-
-
-def _new_file_mode() -> int:
-    """The mode open() would give a new file: 0666 less the process's umask."""
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return 0o666 & ~mask
-
-
-def check_output_path(path: Path | str, folder_ok: bool = False) -> None:
-    """Raise InputError unless `path` can be written as an output: its
-    folder exists and is writable, and it is not a folder itself (unless
-    `folder_ok`). Commands check their outputs before they start the work."""
-    path = Path(path)
-    folder = path.parent if str(path.parent) else Path(".")
-    if path.is_dir() and not folder_ok:
-        raise InputError(str(path), None, None, "is a directory; expected a file to write")
-    if path.exists() and not path.is_dir() and not path.is_file():  # a FIFO, a device node, a socket
-        raise InputError(str(path), None, None, "is not a regular file; subsum writes an output beside it and renames "
-                         "it into place, which would replace it: name a regular file")
-    if not folder.is_dir():
-        raise InputError(str(path), None, None, f"cannot write: the folder {folder} does not exist")
-    if not os.access(folder, os.W_OK | os.X_OK):
-        raise InputError(str(path), None, None, f"cannot write: the folder {folder} is not writable")
-
-
-def write_lines_atomically(path: Path | str, lines: Iterable[str]) -> None:
-    """Write all lines to a temporary file beside `path`, then rename it."""
-    path = Path(path)
-    check_output_path(path)
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent or ".")
-    except OSError as exc:
-        raise InputError(str(path), None, None, f"cannot write: {exc.strerror}") from None
-    try:
-        os.fchmod(fd, _new_file_mode())  # mkstemp makes 0600; an output is an ordinary file
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            for line in lines:
-                handle.write(line + "\n")
-        os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)
-        raise

@@ -23,13 +23,14 @@ True
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import importlib.metadata
 import os
 import sys
-from typing import Callable, Mapping
+from typing import Callable, Iterator, Mapping
 
-from subsum.core.errors import SubsumError
+from subsum.core.errors import EngineError, SubsumError
 
 #: kind -> the entry-point group where installed packages declare their plug-ins
 GROUPS = {"engine": "subsum.engines", "protocol": "subsum.protocols", "cache": "subsum.caches"}
@@ -37,6 +38,37 @@ GROUPS = {"engine": "subsum.engines", "protocol": "subsum.protocols", "cache": "
 
 class PluginError(SubsumError, ValueError):
     """A plug-in that cannot be found, imported or used (exit 2)."""
+
+
+class PluginFailure(EngineError):
+    """A plug-in raised while it ran (`running`). Where subsum runs it for a
+    user (`subsum match`, `subsum cache replay`) that is an engine failure,
+    exit 3; a check that runs it reports it as the plug-in's failure."""
+
+    def __init__(self, kind: str, name: str, exc: BaseException) -> None:
+        self.kind, self.name = kind, name
+        self.cause = f"{type(exc).__name__}: {exc}"
+        super().__init__(f"{kind} {name} failed: {self.cause}")
+
+
+@contextlib.contextmanager
+def running(kind: str, name: str) -> Iterator[None]:
+    """The frame of a plug-in's code: whatever it raises, but subsum's own
+    errors, comes out as one `PluginFailure` naming it (spec/11 DEF-PLUG-2).
+
+    >>> try:
+    ...     with running("engine", "mine:Engine"):
+    ...         raise KeyError("x")
+    ... except PluginFailure as exc:
+    ...     str(exc)
+    "engine mine:Engine failed: KeyError: 'x'"
+    """
+    try:
+        yield
+    except SubsumError:
+        raise
+    except Exception as exc:
+        raise PluginFailure(kind, name, exc) from exc
 
 
 def looks_like_path(name: str) -> bool:

@@ -41,6 +41,7 @@ from typing import cast
 
 import attrs
 
+from subsum.core.names import LEAF_READINGS, PLACEMENTS
 from subsum.core.types import Constraint, Event, Subscription
 from subsum.impl.caching import make_cache
 from subsum.impl.caching.policies import POLICIES
@@ -52,9 +53,12 @@ from subsum.impl.network.overlay import NetworkError
 from subsum.impl.network.protocol import handles, register
 from subsum.impl.network.transport import CLIENT_BASE
 
-PLACEMENTS = ("candidate", "leaf", "all", "single")
 MISSING = object()
-DEFAULTS = {"placement": "candidate", "leaf_reading": "ii", "policy": "fifo", "capacity": None, "suppress_duplicates": True}
+#: the protocol's settings when `Network(options=...)` names none: placement, leaf reading, cache policy, capacity (None: unbounded)
+PLACEMENT = "candidate"
+LEAF_READING = "ii"
+POLICY = "fifo"
+DEFAULTS = {"placement": PLACEMENT, "leaf_reading": LEAF_READING, "policy": POLICY, "capacity": None, "suppress_duplicates": True}
 
 
 def float_ordinal(x: float) -> int:
@@ -122,7 +126,7 @@ class CacheNetwork(FilterIndex):
         self.options = {**DEFAULTS, **net.options}
         if self.options["placement"] not in PLACEMENTS:
             raise NetworkError(f"unknown placement {self.options['placement']!r}; expected one of {', '.join(PLACEMENTS)}")
-        if self.options["leaf_reading"] not in ("i", "ii"):
+        if self.options["leaf_reading"] not in LEAF_READINGS:
             raise NetworkError(f"the leaf reading must be 'i' or 'ii', got {self.options['leaf_reading']!r}")
         if self.options["policy"] not in POLICIES:
             raise NetworkError(f"unknown cache policy {self.options['policy']!r}; expected one of {', '.join(POLICIES)}")

@@ -26,6 +26,7 @@ from typing import cast
 
 import attrs
 
+from subsum.core.names import REQUEST_POLICIES
 from subsum.impl.caching import make_cache
 from subsum.impl.caching.policies import POLICIES as CACHE_POLICIES
 from subsum.impl.network.messages import ServerAnswer, ServerRequest, ServerResponse
@@ -33,8 +34,11 @@ from subsum.impl.network.overlay import NetworkError
 from subsum.impl.network.protocol import Broker, handles, register
 from subsum.impl.network.transport import CLIENT_BASE
 
-REQUEST_POLICIES = ("server", "sc", "soha", "ss")
-DEFAULTS = {"policy": "sc", "cache_policy": "lfu", "capacity": 10}
+#: the protocol's settings when `Network(options=...)` names none: request policy, cache policy, cache slots
+POLICY = "sc"
+CACHE_POLICY = "lfu"
+SLOTS = 10
+DEFAULTS = {"policy": POLICY, "cache_policy": CACHE_POLICY, "capacity": SLOTS}
 
 
 @attrs.frozen

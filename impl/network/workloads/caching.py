@@ -27,9 +27,22 @@ from typing import cast
 import numpy as np
 
 from subsum.core.types import Attribute, Constraint, Event, Subscription
-from subsum.impl.network.protocols.caching import CacheNetwork, request
+from subsum.impl.network.protocols.caching import LEAF_READING, PLACEMENT, POLICY, CacheNetwork, request
 from subsum.impl.network.sim import Network, build
 from subsum.impl.network.topology import overlay_links
+
+
+#: A run's defaults besides the protocol's (`subsum simulate caching`): the
+#: Zipf exponent of topic popularity, the rounds a visitor stays, and a
+#: cache of this share of the publications.
+ALPHA = 0.8
+STAY = 20
+CAPACITY_SHARE = 0.05
+
+
+def default_capacity(messages: int) -> int:
+    """Cache slots of a run that names none: `CAPACITY_SHARE` of the publications, at least one."""
+    return max(1, round(CAPACITY_SHARE * messages))
 
 
 def topic_filter(k: int) -> Subscription:
@@ -53,12 +66,13 @@ class Popularity:
         return min(int(np.searchsorted(self.cumulative, self.rng.random(), side="right")), self.n - 1)
 
 
-def run_caching(brokers: int = 20, placement: str = "candidate", policy: str = "lru", capacity: int | None = 50,
-                alpha: float = 0.8, messages: int = 1000, topics: int | None = None, stay: int = 20,
-                leaf_reading: str = "ii", topology: str = "random-tree", seed: int = 0) -> tuple[Network, dict]:
+def run_caching(brokers: int = 20, placement: str = PLACEMENT, policy: str = POLICY, capacity: int | None = 50,
+                alpha: float = ALPHA, messages: int = 1000, topics: int | None = None, stay: int = STAY,
+                leaf_reading: str = LEAF_READING, topology: str = "random-tree", seed: int = 0) -> tuple[Network, dict]:
     """Run the workload; returns the network and its report (`report`).
     `topology` is a generator's name (random-tree, path, star, balanced)
-    or an edge-list file; `topics` defaults to messages / 10."""
+    or an edge-list file (connected); `capacity` None is unbounded;
+    `topics` defaults to messages / 10."""
     rng = random.Random(f"caching-{seed}")
     topics = topics or max(1, messages // 10)
     popularity = Popularity(topics, alpha, rng)

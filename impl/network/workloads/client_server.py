@@ -25,11 +25,16 @@ import math
 import random
 from typing import cast
 
-from subsum.impl.network.protocols.client_server import ClientServerNetwork, add_server, request
+from subsum.impl.network.protocols.client_server import CACHE_POLICY, POLICY, SLOTS, ClientServerNetwork, add_server, request
 from subsum.impl.network.sim import Network, build
 from subsum.impl.network.topology import overlay_links
 
 HOT_EVERY = 20
+#: A run's defaults besides the protocol's (`subsum simulate client-server`,
+#: seed 003 §5): request rate λ, chance μ of a new server a step, and steps.
+LAMBDA = 0.05
+MU = 0.05
+STEPS = 5000
 
 
 def poisson(rng: random.Random, mean: float) -> int:
@@ -41,8 +46,8 @@ def poisson(rng: random.Random, mean: float) -> int:
     return k
 
 
-def run_client_server(policy: str = "sc", cache_policy: str = "lfu", brokers: int = 10, slots: int = 10, lam: float = 0.05,
-                      mu: float = 0.05, steps: int = 5000, hot_weight: float = 10.0, topology: str = "random-tree",
+def run_client_server(policy: str = POLICY, cache_policy: str = CACHE_POLICY, brokers: int = 10, slots: int = SLOTS, lam: float = LAMBDA,
+                      mu: float = MU, steps: int = STEPS, hot_weight: float = 10.0, topology: str = "random-tree",
                       seed: int = 0) -> tuple[Network, dict]:
     """Run the driver; returns the network and the report: delay, overhead
     and hit per request (DEF-CS-3), and the counts."""

@@ -18,7 +18,7 @@ import attrs
 
 from subsum.core.types import Attribute, Constraint, Event, Subscription, subscription_sort_key
 from subsum.impl.matching.indexed import IndexedEngine
-from subsum.impl.network.sim import Network, build
+from subsum.impl.network.sim import DEFER_TIMEOUT, SUB_TIMEOUT, Network, build
 from subsum.impl.network.topology import components, overlay_links
 
 
@@ -56,7 +56,7 @@ class Simulation:
 
 def simulate(kind: str = "random-tree", brokers: int = 20, subscriptions: int = 100, events: int = 100, swaps: int = 0,
              gap: float = 5.0, seed: int = 0, trace: bool = False, delay=(1.0, 10.0), protocol: str = "strawman",
-             defer_timeout: float = 3000.0, sub_timeout: float = 5000.0, options: dict | None = None,
+             defer_timeout: float = DEFER_TIMEOUT, sub_timeout: float = SUB_TIMEOUT, options: dict | None = None,
              forest: bool = False) -> Simulation:
     """`subsum simulate`: subscriptions propagate, then events are published
     one by one from random clients, a few messages apart, with up to `swaps`

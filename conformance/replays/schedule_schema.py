@@ -1,6 +1,6 @@
-"""The fuzz replay file (spec/formats.md, "Replay files"), as a JSON Schema,
-and the checks a schema cannot state: the topology is a tree, and every
-client and broker an operation names can exist by then.
+"""The schedule replay (`subsum-replay`, spec/formats.md "Replays"), as a
+JSON Schema, and the checks a schema cannot state: the topology is a tree,
+and every client and broker an operation names can exist by then.
 
 `validate(doc, path)` raises ReplayError naming the field, before anything
 runs, so that a tampered file is bad input (exit 2) and never passes for an
@@ -14,8 +14,11 @@ from pathlib import Path
 import jsonschema
 import networkx as nx
 
+from subsum.conformance.replays.documents import SCHEDULE, ReplayError
+from subsum.conformance.schedules import filter_of
 from subsum.core.errors import InputError
 from subsum.core.schema import first_error
+from subsum.impl.network import CLIENT_BASE
 
 #: Bounds on what a replay file may ask for: far above what `fuzz reconfig`
 #: writes (at most 2000 brokers, a few hundred operations), and low enough
@@ -24,7 +27,6 @@ MAX_BROKERS = 10_000
 MAX_CLIENTS = 100_000
 MAX_OPERATIONS = 100_000
 MAX_JOIN_CLIENTS = 1_000
-CLIENT_BASE = 1_000_000
 
 _INT = {"type": "integer", "minimum": 0, "maximum": 2**31}
 _PAIR = {"type": "array", "items": _INT, "minItems": 2, "maxItems": 2}
@@ -72,7 +74,7 @@ SCHEMA = {
     "required": ["format", "version", "protocol", "seed", "topology", "schedule", "violation"],
     "additionalProperties": False,
     "properties": {
-        "format": {"const": "subsum-replay"},
+        "format": {"const": SCHEDULE},
         "version": {"const": 1, "type": "integer"},
         "protocol": {"type": "string"},
         "defer_timeout": _MS,
@@ -108,8 +110,6 @@ _VALIDATOR = jsonschema.Draft202012Validator(SCHEMA)
 
 def validate(doc: object, path: str | Path) -> None:
     """Raise ReplayError (an InputError) at the first field that is wrong."""
-    from subsum.conformance.fuzz import ReplayError
-
     if isinstance(doc, dict) and isinstance(doc.get("schedule"), list) and len(doc["schedule"]) > MAX_OPERATIONS:
         raise ReplayError(path, "schedule", f"{len(doc['schedule']):,} operations; a replay holds at most {MAX_OPERATIONS:,}")
     found = first_error(_VALIDATOR, doc)
@@ -121,8 +121,6 @@ def validate(doc: object, path: str | Path) -> None:
 
 
 def _check_topology(topology: dict, path: str | Path) -> None:
-    from subsum.conformance.fuzz import ReplayError
-
     n = topology["brokers"]
     links = topology["links"]
     if len(topology["clients"]) != n:
@@ -141,8 +139,6 @@ def _check_topology(topology: dict, path: str | Path) -> None:
 
 def _check_schedule(topology: dict, schedule: list, path: str | Path) -> None:
     """Every client and broker an operation names exists by then (joins add both)."""
-    from subsum.conformance.fuzz import ReplayError, filter_of
-
     brokers, clients = topology["brokers"], sum(topology["clients"])
     for i, op in enumerate(schedule):
         kind = op["op"]

@@ -21,8 +21,10 @@ import json
 import shutil
 from collections import Counter
 
-from subsum.conformance.external import ConformError, PersistentEngine, split_command
+from subsum.conformance.kit.engines import PersistentEngine
+from subsum.conformance.kit.processes import ConformError, split_command
 from subsum.conformance.violations import require
+from subsum.core.jsonio import RecordError, event_to_json, filter_from_json, filter_to_json
 from subsum.core.types import Subscription
 from subsum.impl.network import CLIENT_BASE, Broker, handles
 from subsum.impl.network.messages import Publication
@@ -34,12 +36,6 @@ EXTERNAL = "external"
 
 class ExternalBrokerFailure(Exception):
     """The process timed out, crashed, or answered with something that is not a message."""
-
-
-def filter_json(f: Subscription) -> list[dict]:
-    from subsum.conformance.vectors import filter_json as as_json
-
-    return as_json(f)
 
 
 def _message(line: bytes, broker: int) -> tuple[int, str, object]:
@@ -55,11 +51,9 @@ def _message(line: bytes, broker: int) -> tuple[int, str, object]:
         return obj["to"], "EVENT", obj["id"]
     if set(obj) != {"to", "kind", "filter"}:
         raise ExternalBrokerFailure(f"broker {broker}: a {obj['kind']} answer is {{\"to\", \"kind\", \"filter\"}}: {line[:200]!r}")
-    from subsum.conformance.vectors import read_filter
-
     try:
-        return obj["to"], obj["kind"], read_filter(obj["filter"])
-    except (ValueError, AssertionError) as exc:
+        return obj["to"], obj["kind"], filter_from_json(obj["filter"])
+    except (RecordError, ValueError) as exc:
         raise ExternalBrokerFailure(f"broker {broker}: a filter in its answer cannot be read: {exc}") from None
 
 
@@ -108,18 +102,16 @@ class ExternalBroker(Broker):
 
     @handles("SUB")
     def sub_received(self, n: int, f: Subscription) -> None:
-        self._step(f"SUB from {n}", {"kind": "SUB", "from": n, "filter": filter_json(f)}, lambda s: ref.on_sub(s, n, f))
+        self._step(f"SUB from {n}", {"kind": "SUB", "from": n, "filter": filter_to_json(f)}, lambda s: ref.on_sub(s, n, f))
 
     @handles("UNSUB")
     def unsub_received(self, n: int, f: Subscription) -> None:
-        self._step(f"UNSUB from {n}", {"kind": "UNSUB", "from": n, "filter": filter_json(f)}, lambda s: ref.on_unsub(s, n, f))
+        self._step(f"UNSUB from {n}", {"kind": "UNSUB", "from": n, "filter": filter_to_json(f)}, lambda s: ref.on_unsub(s, n, f))
 
     @handles("EVENT")
     def event_received(self, n: int, publication: Publication) -> None:
         eid, event = publication.eid, publication.event
-        from subsum.conformance.vectors import event_json
-
-        got = self.ask({"kind": "EVENT", "from": n, "id": eid, "event": event_json(str(eid), event)["attributes"]})
+        got = self.ask({"kind": "EVENT", "from": n, "id": eid, "event": event_to_json(str(eid), event)["attributes"]})
         if any(kind != "EVENT" or ref_id != eid for _, kind, ref_id in got):
             raise ExternalBrokerFailure(f"broker {self.id} EVENT {eid} from {n}: answered with {got}")
         targets = [dst for dst, _, _ in got]
@@ -147,7 +139,7 @@ _CLASSES: list[type[ExternalBroker]] = []
 
 def proxy_class(command: str, timeout: float = 10.0) -> type[ExternalBroker]:
     """The broker class for one external command; its command is checked first (exit 2 if it cannot run)."""
-    argv = split_command(command)
+    argv = split_command(command, "--broker-cmd")
     if shutil.which(argv[0]) is None:
         raise ConformError(f"--broker-cmd {command!r}: cannot run {argv[0]!r}: no such executable")
     cls = type("ExternalBroker", (ExternalBroker,), {"command": command, "timeout": timeout, "_running": [], "__slots__": ()})

@@ -1,34 +1,30 @@
-"""What every command group shares: the two consoles, the option
-conventions, and small renderers.
-
-Option conventions (README, "Command-line conventions"):
+"""The options commands share, each written once (README, "Command-line
+conventions"):
 
 - `--output FILE`: the command's main output (default: standard output);
-- `--out-dir DIR`: a directory of outputs;
+- `--out-dir DIR`: a folder of outputs (benchmarks, replays);
 - `--format text|json`: how a report is printed on standard output;
-- `--json FILE`: also write the command's report as JSON to FILE.
+- `--seed N`: the seed of everything random (every benchmark has one);
+- `--json FILE`: only where standard output carries data (`match`), the
+  report to a file; elsewhere a deprecated spelling of `--format json`.
+
+Paths are checked before the work starts (exit 2, nothing done).
 """
 
 from __future__ import annotations
 
-import contextlib
-import json
 import math
 import os
 from pathlib import Path
 from typing import Callable
 
 import click
-from rich.console import Console
-from rich.markup import escape
-from rich.table import Table
 
+from subsum.core import plugins
 from subsum.core.errors import SubsumError
-from subsum.core.jsonio import check_output_path, write_lines_atomically
+from subsum.core.outputs import check_output_path
 from subsum.impl.network import PROTOCOLS, TOPOLOGIES
-
-out = Console(emoji=False)  # ':x:' in a file name stays ':x:'
-err = Console(stderr=True, emoji=False)
+from subsum.impl.network.sim import DEFER_TIMEOUT, SUB_TIMEOUT
 
 #: The largest count an option takes (events, subscriptions, steps, ...): far
 #: beyond a useful run, and small enough that a typo cannot ask for years.
@@ -38,10 +34,7 @@ MAX_COUNT = 100_000_000
 #: benchmarks/results` refreshes the committed results.
 BENCH_SCRATCH = "bench-out"
 
-
-def say(message: str) -> None:
-    """A progress or status line on standard error, as given (no markup)."""
-    err.print(escape(message), highlight=False, soft_wrap=True)
+FORMATS = ("text", "json")
 
 
 def writable_path(_ctx, _param, value: str | None) -> str | None:
@@ -88,13 +81,24 @@ def output_option(help_text: str, required: bool = False) -> Callable:
                         help=help_text)
 
 
-def json_option(help_text: str = "Also write the report as JSON to FILE.") -> Callable:
+def json_option(help_text: str) -> Callable:
+    """`--json FILE`, for a command whose standard output carries data (`match`)."""
     return click.option("--json", "json_path", type=click.Path(dir_okay=False), callback=writable_path, help=help_text)
 
 
+def deprecated_json_option(fn: Callable) -> Callable:
+    """`--json FILE`, kept for one release where `--format json` replaces it (hidden)."""
+    return click.option("--json", "json_path", type=click.Path(dir_okay=False), callback=writable_path, hidden=True,
+                        help="Deprecated: the report as JSON to FILE; use --format json.")(fn)
+
+
 def format_option(fn: Callable) -> Callable:
-    return click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
-                        help="Print the report as a table (text) or as JSON.")(fn)
+    return click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True,
+                        help="Print the report as text (tables) or as one JSON document.")(fn)
+
+
+def seed_option(default: int, help_text: str) -> Callable:
+    return click.option("--seed", type=int, default=default, show_default=True, help=help_text)
 
 
 def bench_out_dir_option(name: str, files: str) -> Callable:
@@ -102,22 +106,10 @@ def bench_out_dir_option(name: str, files: str) -> Callable:
                         callback=writable_dir, help=f"Write {files} into DIR/{name}/. `--out-dir benchmarks/results` refreshes the committed results.")
 
 
-def write_json(path: str | Path, value: object) -> None:
-    """Write a JSON report atomically."""
-    write_lines_atomically(path, [json.dumps(value, indent=2, ensure_ascii=False)])
+def replay_dir_option(default: Path, help_text: str = "Where replays go.") -> Callable:
+    return click.option("--out-dir", "out_dir", type=click.Path(file_okay=False), callback=writable_dir, default=str(default),
+                        show_default=True, help=help_text)
 
-
-def counter_table(title: str, values: dict) -> Table:
-    table = Table(title=title)
-    table.add_column("counter")
-    table.add_column("value", justify="right")
-    for key, value in values.items():
-        shown = json.dumps(value) if isinstance(value, dict) else f"{value:,}" if isinstance(value, int) else str(value)
-        table.add_row(escape(key), escape(shown))
-    return table
-
-
-# --- options shared by several groups -------------------------------------------------------
 
 def _not_nan(_ctx, param, value: float) -> float:
     if math.isnan(value):  # FloatRange lets NaN through: every comparison with it is false
@@ -136,48 +128,6 @@ def spark_options(fn: Callable) -> Callable:
                         help="Spark master URL (default: $SPARK_MASTER, else local[*]).")(fn)
 
 
-#: Inputs up to this size (together) start the JVM for a short run (session.QUICK_START_JAVA_OPTIONS).
-QUICK_START_BYTES = 32 * 2**20
-
-
-def spark_session(master: str | None, spark_conf: tuple[str, ...], inputs: tuple[str, ...] = ()):
-    """Start (or reuse) the Spark session; `SparkUnavailable` says what is missing.
-    `inputs`: the command's input paths; when all are local and small, the JVM
-    is tuned for a short run."""
-    from subsum.impl.spark.session import get_session, parse_conf
-
-    def size(path: str) -> float:
-        p = Path(path)
-        if "://" in path or not p.exists():
-            return float("inf")
-        return sum(f.stat().st_size for f in p.rglob("*") if f.is_file()) if p.is_dir() else p.stat().st_size
-
-    small = bool(inputs) and sum(size(str(p)) for p in inputs) <= QUICK_START_BYTES
-    return get_session(master, parse_conf(spark_conf), progress=err.is_terminal, quick_start=small)
-
-
-@contextlib.contextmanager
-def spark_work(spark, timeout: float):
-    """The frame of a command's Spark work. A job starved of executors for
-    `timeout` seconds is cancelled and reported as such (`ResourceWatch`).
-    The frames the command cached are dropped at the end: Spark finds a
-    cached frame by its plan, and a plan names the file, not its content, so
-    a later read of the same path in the same session (a second command in
-    one process) would get the old content."""
-    from subsum.impl.spark.session import NoExecutors, ResourceWatch
-
-    try:
-        with ResourceWatch(spark, timeout) as watch:
-            try:
-                yield
-            except Exception:
-                if watch.fired:
-                    raise NoExecutors(watch.fired) from None
-                raise
-    finally:
-        spark.catalog.clearCache()
-
-
 class ComponentName(click.ParamType):
     """A built-in name from `choices`, or a plug-in (spec/11-plugins.md): an
     installed entry point of `kind` or module:attribute. Only the name is
@@ -193,8 +143,6 @@ class ComponentName(click.ParamType):
         return "[" + "|".join(self.choices) + "|MODULE:ATTRIBUTE]"
 
     def convert(self, value, param, ctx):
-        from subsum.core import plugins
-
         if value in self.choices or plugins.looks_like_path(value) or value in plugins.entry_points(self.kind):
             return value
         self.fail(f"{value!r} is not one of {', '.join(self.choices)}, an installed {plugins.GROUPS[self.kind]} entry point, "
@@ -219,26 +167,8 @@ class FiniteFloat(click.FloatRange):
         return number
 
 
-def schedule_options(brokers_help: str, max_violations: int, shrink_help: str, shrink_budget: float) -> Callable:
-    """The options of a fuzzer of broker schedules (`fuzz reconfig`, `conform broker`): the network, the
-    schedules, the budget, and where the shrunk violations go."""
-    options = [
-        click.option("--brokers", type=click.IntRange(1, 10_000), default=6, show_default=True, help=brokers_help),
-        click.option("--subscriptions", type=click.IntRange(0, MAX_COUNT), default=8, show_default=True,
-                     help="About twice the clients: clients = max(1, N // 2), spread at random."),
-        click.option("--churn", type=FiniteFloat(0.0, 1.0), default=0.1, show_default=True, help="Share of operations that change the overlay."),
-        click.option("--steps", type=click.IntRange(1, MAX_COUNT), default=60, show_default=True,
-                     help="Operations per schedule (then a final quiesce)."),
-        click.option("--seed", type=int, default=0, show_default=True, help="Schedule i uses seed + i."),
-        click.option("--budget", type=FiniteFloat(0.1), default=30.0, show_default=True, help="Seconds to fuzz."),
-        click.option("--schedules", type=click.IntRange(1, MAX_COUNT), default=None, help="Stop after this many schedules."),
-        click.option("--max-violations", type=click.IntRange(1, MAX_COUNT), default=max_violations, show_default=True,
-                     help="Stop after this many violations."),
-        click.option("--out-dir", "out_dir", type=click.Path(file_okay=False), callback=writable_dir, default="fuzz-replays",
-                     show_default=True, help="Where replay files go."),
-        click.option("--shrink-budget", type=FiniteFloat(0.0, 3600.0), default=shrink_budget, show_default=True, help=shrink_help),
-    ]
-
+def apply_options(options: list[Callable]) -> Callable:
+    """One decorator of several options, listed in the order `--help` shows them."""
     def apply(command: Callable) -> Callable:
         for option in reversed(options):
             command = option(command)
@@ -247,17 +177,37 @@ def schedule_options(brokers_help: str, max_violations: int, shrink_help: str, s
     return apply
 
 
+def schedule_options(brokers_help: str, max_violations: int, shrink_help: str, shrink_budget: float, out_dir: Path) -> Callable:
+    """The options of a fuzzer of broker schedules (`fuzz reconfig`, `conform broker`): the network, the
+    schedules, the budget, and where the shrunk violations go."""
+    return apply_options([
+        click.option("--brokers", type=click.IntRange(1, 10_000), default=6, show_default=True, help=brokers_help),
+        click.option("--subscriptions", type=click.IntRange(0, MAX_COUNT), default=8, show_default=True,
+                     help="About twice the clients: clients = max(1, N // 2), spread at random."),
+        click.option("--churn", type=FiniteFloat(0.0, 1.0), default=0.1, show_default=True, help="Share of operations that change the overlay."),
+        click.option("--steps", type=click.IntRange(1, MAX_COUNT), default=60, show_default=True,
+                     help="Operations per schedule (then a final quiesce)."),
+        seed_option(0, "Schedule i uses seed + i."),
+        click.option("--budget", type=FiniteFloat(0.1), default=30.0, show_default=True, help="Seconds to fuzz."),
+        click.option("--schedules", type=click.IntRange(1, MAX_COUNT), default=None, help="Stop after this many schedules."),
+        click.option("--max-violations", type=click.IntRange(1, MAX_COUNT), default=max_violations, show_default=True,
+                     help="Stop after this many violations."),
+        replay_dir_option(out_dir, "Where replay files go."),
+        click.option("--shrink-budget", type=FiniteFloat(0.0, 3600.0), default=shrink_budget, show_default=True, help=shrink_help),
+    ])
+
 
 def timeout_options(fn: Callable) -> Callable:
-    fn = click.option("--sub-timeout", type=FiniteFloat(0.0), default=5000.0, show_default=True,
+    fn = click.option("--sub-timeout", type=FiniteFloat(0.0), default=SUB_TIMEOUT, show_default=True,
                       help="Informed link activation: simulated ms before held-back subscriptions are reconsidered.")(fn)
-    return click.option("--defer-timeout", type=FiniteFloat(0.0), default=3000.0, show_default=True,
+    return click.option("--defer-timeout", type=FiniteFloat(0.0), default=DEFER_TIMEOUT, show_default=True,
                         help="Deferred unsubscriptions: simulated ms before the waiting UNSUBs run (0 is Strawman).")(fn)
 
 
 def topology_option(fn: Callable) -> Callable:
     return click.option("--topology", default="random-tree", show_default=True, callback=_check_topology,
-                        help=f"{', '.join(TOPOLOGIES)}, or a networkx edge-list FILE (cycles are cut to a BFS spanning tree).")(fn)
+                        help=f"{', '.join(TOPOLOGIES)}, or a networkx edge-list FILE (cycles are cut to a BFS spanning tree; "
+                             "links that form several components are refused unless a forest is asked for).")(fn)
 
 
 def _check_topology(_ctx, _param, value: str) -> str:

@@ -1,0 +1,105 @@
+"""Each replay written into its folder, atomically (spec/formats.md,
+"Replays"): a file is written beside its name and renamed into place, a
+directory is filled under a temporary name and renamed into place, so a
+replay is whole or absent. Names are derived from the content (a digest),
+so the same failure found twice is one replay.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any, Mapping
+
+from subsum.conformance.replays import documents
+from subsum.conformance.replays.documents import CACHE, CASE_FILE, CLIENT_SERVER, MATCHING, SCHEDULE
+from subsum.core.errors import SubsumError
+from subsum.core.outputs import write_lines_atomically
+
+
+def safe_name(name: str) -> str:
+    """A name as part of a file name: characters other than letters, digits, `_`, `.` and `-` become `_`."""
+    return re.sub(r"[^A-Za-z0-9_.-]", "_", name)
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()[:10]
+
+
+def _write(folder: Path | None, name: str, doc: Mapping[str, Any]) -> Path:
+    folder = documents.FUZZ_FOLDER if folder is None else folder
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / name
+    write_lines_atomically(path, [json.dumps(doc, indent=1, ensure_ascii=False)])
+    return path
+
+
+def save_schedule(folder: Path | None, *, protocol: str, topology: dict, seed: int, schedule: list[dict], violation: Mapping[str, Any],
+                  defer_timeout: float, sub_timeout: float, shrunk_from: int | None = None, command: str | None = None) -> Path:
+    """`replay-<protocol>-seed<N>.json`: a schedule and its violation;
+    `shrunk_from` is the schedule's length as found, when shrinking shortened it."""
+    doc: dict[str, Any] = {"format": SCHEDULE, "version": 1, "protocol": protocol, "defer_timeout": defer_timeout,
+                           "sub_timeout": sub_timeout, "seed": seed, "topology": topology, "schedule": schedule,
+                           "violation": dict(violation)}
+    if shrunk_from is not None and shrunk_from != len(schedule):
+        doc["shrunk_from"] = shrunk_from
+    if command is not None:
+        doc["command"] = command
+    return _write(folder, f"replay-{safe_name(protocol)}-seed{seed}.json", doc)
+
+
+def save_client_server(case: tuple, folder: Path | None = None) -> Path:
+    """`client-server-<policy>-<digest>.json`: the check's case of CLM-CS-5
+    (brokers, links, servers, policy, cache policy, capacity, requests)."""
+    n, links, server_of, policy, cache_policy, capacity, requests = case
+    doc = {"format": CLIENT_SERVER, "version": 1, "brokers": n, "links": [list(link) for link in links], "servers": dict(server_of),
+           "policy": policy, "cache_policy": cache_policy, "capacity": capacity, "requests": [[b, m] for b, m in requests]}
+    return _write(folder, f"client-server-{policy}-{_digest(json.dumps(doc))}.json", doc)
+
+
+def cache_replay_name(policy: str, capacity: int | None, operations: list[dict]) -> str:
+    """The file `save_cache` writes, named after the policy, the capacity and the operations."""
+    return f"cache-{safe_name(policy)}-k{capacity}-{_digest(json.dumps(operations))}.json"
+
+
+def save_cache(policy: str, capacity: int | None, operations: list[dict], folder: Path | None = None) -> Path:
+    """A cache replay (CLM-CACHE-1's failing run): the policy, the capacity and the operations."""
+    doc = {"format": CACHE, "version": 1, "policy": policy, "capacity": capacity, "operations": operations}
+    return _write(folder, cache_replay_name(policy, capacity, operations), doc)
+
+
+def save_matching(out_dir: Path, files: Mapping[str, bytes], engine: Mapping[str, Any], seed: int, failure: Mapping[str, str]) -> Path:
+    """`matching-<digest>/` under `out_dir`: the workload and outputs in
+    `files` (subscriptions.jsonl, events.jsonl, expected.jsonl,
+    received.jsonl, stderr.txt) and `case.json`, named after the inputs."""
+    digest = hashlib.sha256(files["subscriptions.jsonl"] + b"\0" + files["events.jsonl"]).hexdigest()[:10]
+    final = out_dir / f"matching-{digest}"
+    case = {"format": MATCHING, "version": 1, "engine": dict(engine), "seed": seed, "failure": dict(failure)}
+    scratch: Path | None = None
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        scratch = Path(tempfile.mkdtemp(prefix=f".{final.name}.", dir=out_dir))
+        for name, data in files.items():
+            (scratch / name).write_bytes(data)
+        (scratch / CASE_FILE).write_text(json.dumps(case, indent=1, ensure_ascii=False) + "\n")
+        os.chmod(scratch, 0o777 & ~_umask())
+        if final.exists():
+            shutil.rmtree(final)
+        scratch.rename(final)
+    except OSError as exc:
+        if scratch is not None:
+            shutil.rmtree(scratch, ignore_errors=True)
+        raise SubsumError(f"found a failure ({failure.get('kind')}: {failure.get('message')}) but cannot write its replay "
+                          f"directory {final}: {exc.strerror or exc}") from None
+    return final
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask

@@ -1,0 +1,89 @@
+"""subsum fuzz reconfig: random schedules on the broker simulator, checked
+against the model (spec/05-network.md DEF-NET-8, spec/06)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+from subsum.cli.console import deprecated, emit, err, line, write_json
+from subsum.cli.options import deprecated_json_option, format_option, protocol_option, schedule_options, timeout_options, topology_option
+from subsum.conformance import fuzz as fz
+from subsum.conformance.replays import documents
+from subsum.conformance.schedules import PROTOCOLS
+from subsum.core.errors import CheckFailed, EngineError
+from subsum.core.plugins import looks_like_path
+
+
+@click.group()
+def fuzz() -> None:
+    """Fuzzers: random schedules checked against the model; violations are saved as replay files."""
+
+
+def progress_bar(budget: float):
+    """A progress bar on standard error (a terminal only)."""
+    return Progress(TextColumn("[progress.description]{task.description}"), BarColumn(), TimeElapsedColumn(),
+                    console=err, transient=True, disable=not err.is_terminal)
+
+
+@fuzz.command("reconfig")
+@protocol_option("Reconfiguration protocol (spec/05 Strawman, spec/06 the optimized ones).", choices=PROTOCOLS)
+@timeout_options
+@topology_option
+@schedule_options("Brokers per schedule (ignored for a FILE).", max_violations=10, out_dir=documents.FUZZ_FOLDER,
+                  shrink_help="Seconds to shrink each violating schedule before it is saved (0: save it as found).", shrink_budget=10.0)
+@format_option
+@deprecated_json_option
+def fuzz_reconfig(protocol, defer_timeout, sub_timeout, topology, brokers, subscriptions, churn, steps, seed, budget, schedules,
+                  max_violations, out_dir, shrink_budget, fmt, json_path):
+    """Random subscribe/unsubscribe/publish/deliver/timer/churn schedules on
+    the broker simulator. Every handler is checked against the model's
+    (CLM-NET-6, and CLM-RCF-4, 5, 7 for the optimized protocols), the
+    overlay after every operation (CLM-NET-1, 4), the tables after every
+    quiesce (CLM-NET-2, CLM-RCF-1), and delivery in quiescent static states
+    (CLM-NET-3). Exits 1 if any violation was found."""
+    with progress_bar(budget) as bar:
+        task = bar.add_task("fuzzing", total=budget)
+
+        def progress(r):
+            bar.update(task, completed=min(r.seconds, budget),
+                       description=f"{r.schedules} schedules, {r.operations} operations, {len(r.violations)} violations")
+
+        def shrinking(case):
+            bar.update(task, description=f"shrinking the {len(case.schedule)} operations of seed {case.seed} ({case.violation.claim})")
+
+        result = fz.fuzz(topology=topology, brokers=brokers, subscriptions=subscriptions, churn=churn, steps=steps, seed=seed,
+                         budget=budget, schedules=schedules, replay_dir=Path(out_dir), protocol=protocol,
+                         defer_timeout=defer_timeout, sub_timeout=sub_timeout, max_violations=max_violations,
+                         progress=progress, shrink_budget=shrink_budget, shrinking=shrinking)
+    report = result.report(protocol=protocol, defer_timeout=defer_timeout, sub_timeout=sub_timeout, topology=topology, brokers=brokers,
+                           subscriptions=subscriptions, churn=churn, steps=steps, seed=seed, budget=budget, schedules_limit=schedules,
+                           max_violations=max_violations)
+    if json_path:
+        deprecated("--json FILE", "--format json > FILE")
+        write_json(json_path, report)
+    replay_option = f"--protocol {protocol} " if looks_like_path(protocol) else ""
+    emit(report, fmt, lambda: print_result(protocol, report, replay_option))
+    finish(result, out_dir, budget, "the protocol is too slow for it (raise --budget)")
+
+
+def print_result(name: str, report: dict, replay_option: str) -> None:
+    """The text report of a fuzzing run: the counts, then each violation and how to replay it."""
+    line(f"{name}: {report['schedules']} schedules, {report['operations']} operations in {report['seconds']:.1f} s "
+         f"({report['schedules_per_minute']:,.0f} schedules/min); {len(report['violations'])} violations")
+    for v in report["violations"]:
+        size = f"{v['operations']} operations" + (f", shrunk from {v['shrunk_from']}" if v.get("shrunk_from") else "")
+        line(f"  {v['claim']} ({size}): {v['replay']}   (subsum replay {replay_option}{v['replay']})")
+
+
+def finish(result: fz.FuzzResult, out_dir: str, budget: float, too_slow: str) -> None:
+    """A fuzzing run's verdict: exit 1 on a violation, 3 when nothing was checked."""
+    if result.violations:
+        raise CheckFailed(f"{len(result.violations)} violations; replay files in {out_dir}")
+    if not result.schedules:
+        raise EngineError(f"no schedule finished within the budget of {budget:g} s, so nothing was checked: {too_slow}")
+
+
+COMMANDS = (fuzz,)
