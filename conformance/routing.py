@@ -15,7 +15,8 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, pr
 
 from subsum.conformance import strategies as gen
 from subsum.conformance.properties import property_check
-from subsum.conformance.summaries import PRICE, SYMBOL, constraint_sets, equality_row, expected_rows, fig_4_5, impl_rows, range_row, symbol
+from subsum.conformance.summaries.seed000 import PRICE, SYMBOL, equality_row, expected_rows, fig_4_5, range_row, symbol
+from subsum.conformance.summaries.views import constraint_sets, impl_rows
 from subsum.core.types import Event, Subscription, subscription_sort_key
 from subsum.impl.network import Network, build
 from subsum.impl.network.protocols.summaries import plan as summary_plan

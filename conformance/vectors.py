@@ -365,7 +365,7 @@ def impl_matching(case: dict, engine: str) -> dict:
 
 
 def impl_summary(case: dict) -> dict:
-    from subsum.conformance.summaries import build_owner
+    from subsum.conformance.summaries.views import build_owner
 
     subs = [read_subscription(obj) for obj in case["input"]["subscriptions"]]
     summary = build_owner(subs).export()
