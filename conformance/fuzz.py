@@ -46,7 +46,7 @@ def fuzzable(protocol: str) -> None:
     """Refuse a protocol the fuzzer cannot check, naming why (exit 2): an
     unknown name, a plug-in that cannot be loaded, or one outside the
     subscription-forwarding family."""
-    from subsum.conformance.reconfig import checked_class
+    from subsum.conformance.checked_brokers import checked_class
 
     if protocol not in PROTOCOLS and protocol in PROTOCOL_REGISTRY:
         raise SubsumError(f"protocol {protocol!r} is not of the subscription-forwarding family; "
@@ -147,7 +147,7 @@ class Run:
 
     def __init__(self, topology: dict, seed: int, protocol: str = "strawman", defer_timeout: float = 3000.0,
                  sub_timeout: float = 5000.0, checked: bool = True, broker_class: type | None = None) -> None:
-        from subsum.conformance.reconfig import checked_class
+        from subsum.conformance.checked_brokers import checked_class
 
         self.topology = topology
         self.protocol = protocol

@@ -6,7 +6,7 @@ conformance.reconfig* module holds them."""
 
 from __future__ import annotations
 
-from subsum.conformance import network, reconfig
+from subsum.conformance import network, reconfig, reconfig_scenarios
 from subsum.conformance.claims.records import M, Check, Claim, example_of, property_of
 
 #: The name of the reconfiguration checks (spec/06 names them so).
@@ -60,25 +60,26 @@ RECONFIG_CLAIMS: tuple[Claim, ...] = (
           (ND + "TimedBroker", ND + "NotifiedBroker", NIF + "InformedBroker"), RCF_MACHINES),
     Claim("CLM-RCF-2",
           "seed note §6.3(11, 12)", "spec/06-reconfiguration.md#clm-rcf-2", (NM + "ideal_tables", NM + "swapped", NM + "ideal_delivery"),
-          (ND + "TimedBroker.manage_removed_link",), (property_of(reconfig.deferral_window_keeps_every_route, family=RECONFIG),)),
+          (ND + "TimedBroker.manage_removed_link",), (property_of(reconfig_scenarios.deferral_window_keeps_every_route, family=RECONFIG),)),
     Claim("CLM-RCF-3",
           "seed 002 §3.5.2 (REDS); seed note §6.3(8)", "spec/06-reconfiguration.md#clm-rcf-3", (),
-          (ND + "TimedBroker",), (property_of(reconfig.timed_with_timeout_zero_is_strawman, family=RECONFIG),)),
+          (ND + "TimedBroker",), (property_of(reconfig_scenarios.timed_with_timeout_zero_is_strawman, family=RECONFIG),)),
     Claim("CLM-RCF-4", "seed 002 §3.5.2", "spec/06-reconfiguration.md#clm-rcf-4",
           (NR + "is_leaf_without", NR + "deferred_removal"), (ND + "TimedBroker.manage_removed_link",),
-          (example_of(reconfig.leaf_brokers_start_no_timer), RCF_MACHINES[0])),
+          (example_of(reconfig_scenarios.leaf_brokers_start_no_timer, family=RECONFIG), RCF_MACHINES[0])),
     Claim("CLM-RCF-5",
           "seed 002 §3.5.3 (REDS); seed note §6.3(13)", "spec/06-reconfiguration.md#clm-rcf-5", (NR + "flush_forward",),
           (ND + "NotifiedBroker.flush_received",),
-          (property_of(reconfig.unknown_flush_floods_once_and_dies, family=RECONFIG), example_of(reconfig.late_flush_is_passed_on), RCF_MACHINES[1])),
+          (property_of(reconfig_scenarios.unknown_flush_floods_once_and_dies, family=RECONFIG),
+           example_of(reconfig_scenarios.late_flush_is_passed_on, family=RECONFIG), RCF_MACHINES[1])),
     Claim("CLM-RCF-6",
           "seed 002 §3.5.4; seed note §6.3(14)", "spec/06-reconfiguration.md#clm-rcf-6", (NR + "only_subscribed_by", NR + "activation"),
-          (NIF + "InformedBroker.activate",), (property_of(reconfig.held_back_subscriptions_wait_for_the_timer, family=RECONFIG),)),
+          (NIF + "InformedBroker.activate",), (property_of(reconfig_scenarios.held_back_subscriptions_wait_for_the_timer, family=RECONFIG),)),
     Claim("CLM-RCF-7",
           "seed 002 §3.5; derived", "spec/06-reconfiguration.md#clm-rcf-7",
           (NR + "deferred_removal", NR + "deferred_unsubscribe", NR + "flush_forward", NR + "only_subscribed_by", NR + "announced_to",
            NR + "activation", NR + "released"), (ND + "TimedBroker", ND + "NotifiedBroker", NIF + "InformedBroker"), RCF_MACHINES),
     Claim("CLM-RCF-8",
           "seed 002 §3.3 Fig. 2; seed note §6.3(11)", "spec/06-reconfiguration.md#clm-rcf-8", (NM + "ideal_tables", NM + "swapped"),
-          (NI + "protocols.forwarding.StrawmanBroker.remove_link_to",), (example_of(reconfig.strawman_has_a_routing_gap),)),
+          (NI + "protocols.forwarding.StrawmanBroker.remove_link_to",), (example_of(reconfig_scenarios.strawman_has_a_routing_gap, family=RECONFIG),)),
 )
