@@ -4,12 +4,15 @@ flooding baselines (CLM-SR-9)."""
 
 from __future__ import annotations
 
-from subsum.conformance import routing, siena
+from subsum.conformance import routing, routing_machine, siena
 from subsum.conformance.claims.network import NI, NM
 from subsum.conformance.claims.records import M, Check, Claim, example_of, property_of
 
+#: The name of the summary routing checks (spec/08 names them so), whichever module holds them.
+ROUTING = "conformance.routing"
+
 RM = M + "routing."
-ROUTING_MACHINE = Check("stateful", "conformance.routing.SummaryRoutingUnderChurn", routing.run_summary_routing_machine)
+ROUTING_MACHINE = Check("stateful", "conformance.routing.SummaryRoutingUnderChurn", routing_machine.run_summary_routing_machine)
 NSI = NI + "protocols.siena."
 ROUTING_CLAIMS: tuple[Claim, ...] = (
     Claim("CLM-SR-1",
@@ -32,7 +35,7 @@ ROUTING_CLAIMS: tuple[Claim, ...] = (
           "seed 000 §4.3; seed note §8.2", "spec/08-summary-routing.md#clm-sr-6",
           (RM + "propagation_plan", RM + "brocli_route", RM + "interested_owners"),
           (NI + "protocols.summaries.broker.SummaryBroker", NI + "protocols.summaries.rounds.Rounds"),
-          (ROUTING_MACHINE, example_of(routing.subscribing_twice_then_once_unsubscribing))),
+          (ROUTING_MACHINE, example_of(routing_machine.subscribing_twice_then_once_unsubscribing, family=ROUTING))),
     Claim("CLM-SR-7",
           "derived (seed 000 §4.3.1)", "spec/08-summary-routing.md#clm-sr-7", (), ("subsum.impl.summary.summary.Summary.merge_in",),
           (example_of(routing.merge_refuses_colliding_brokers),)),
