@@ -27,7 +27,9 @@ from hypothesis import strategies as st
 
 from subsum.core.jsonio import RecordError, parse_event_line
 from subsum.core.tracefile import FIELDS, filter_of, parse_trace_line
+from subsum.impl.spark.frames import attribute_rows
 from subsum.conformance.properties import property_check
+from subsum.conformance.spark import session
 
 TYPES = ("int", "float", "string", "bool")
 _GOOD_INTS = st.one_of(st.integers(-1000, 1000), st.integers(-2 ** 63, 2 ** 63 - 1),
@@ -100,8 +102,6 @@ def _python_event(line: bytes):
         return "refused"
     if parsed is None:
         return "blank"
-    from subsum.impl.spark.frames import attribute_rows
-
     return parsed[0], _attribute_set(attribute_rows(parsed[1]))
 
 
@@ -112,8 +112,6 @@ def _python_record(line: bytes):
         return "refused"
     if record is None:
         return "blank"
-    from subsum.impl.spark.frames import attribute_rows
-
     attributes = None if record.attributes is None else _attribute_set(attribute_rows(record.attributes))
     return (_bits(record.time), record.kind, record.client, record.broker, record.event, record.filter_text, attributes)
 
@@ -132,7 +130,6 @@ def _native(batch: list[bytes]) -> tuple[dict, dict, set]:
     of the lines it calls plain, and the indices it drops as blank."""
     from pyspark.sql import functions as F
 
-    from subsum.conformance.spark import session
     from subsum.impl.spark import io as sio
     from subsum.impl.spark import jsonl
     from subsum.impl.spark.trace import record_columns

@@ -14,11 +14,13 @@ the trace check, `spark_traces`.
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 from hypothesis import strategies as st
 
-from subsum.core.types import Attribute, Constraint, Event, Subscription
+from subsum.core.types import INT_MAX, INT_MIN, OPS_BY_TYPE, Attribute, Constraint, Event, Subscription
+from subsum.impl.spark import frames
 from subsum.model import semantics
 from subsum.conformance import strategies as gen
 from subsum.conformance.properties import property_check
@@ -65,7 +67,6 @@ def union_of(workloads) -> tuple[list[tuple[str, Subscription]], list[Event]]:
 
 
 def spark_match_sets(subs, events) -> list[set[str]]:
-    from subsum.impl.spark import frames
     from subsum.impl.spark.match import match
 
     spark = session()
@@ -92,10 +93,6 @@ def spark_engine_equals_model(workloads):
 def _boundary_cases() -> list[tuple[str, str, object, object]]:
     """(type, op, attribute value v, constraint value w): every operator of
     every type at, just below and just above its boundary."""
-    import math
-
-    from subsum.core.types import INT_MAX, INT_MIN, OPS_BY_TYPE
-
     cases = []
     for w in (INT_MIN, -1, 0, 1, INT_MAX):
         for v in (w - 1, w, w + 1):
