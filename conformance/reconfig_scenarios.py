@@ -26,6 +26,7 @@ from subsum.model import reconfiguration as ref_reconfiguration
 
 # --- isolated swaps: CLM-RCF-2, 3 (schedules), 5, 6, 8 -------------------------------------------
 
+
 @st.composite
 def swap_scenarios(draw, max_brokers: int = 8):
     """A quiescent random tree with subscribed clients, one link swap (the

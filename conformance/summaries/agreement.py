@@ -23,6 +23,7 @@ from subsum.model.semantics import matching_ids
 
 # --- CLM-SUM-1: the abstraction -------------------------------------------------
 
+
 @property_check(gen.summary_subscriptions(), gen.summary_subscriptions())
 def abstraction_agrees_with_model(first, second):
     """CLM-SUM-1: the impl's normalization and covering equal the model's."""

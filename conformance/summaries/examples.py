@@ -19,6 +19,7 @@ from subsum.model import summaries as ref
 from subsum.model.seed000 import FALSE_POSITIVE
 from subsum.model.semantics import matching_ids
 
+
 def _both_sides(subscriptions) -> dict:
     """The owner's rows, after checking that the model builds the same."""
     got = as_sets(impl_rows(build_owner(subscriptions, schema=(PRICE, SYMBOL)).export()))

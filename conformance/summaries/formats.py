@@ -16,6 +16,7 @@ from subsum.impl.summary.file_reader import SummaryFileError
 
 # --- CLM-SUM-9: IDs ---------------------------------------------------------------------------
 
+
 @property_check(st.integers(1, 2000), st.integers(1, 10**6), st.integers(0, 64), st.data())
 def ids_round_trip(brokers, max_subscriptions, attributes, data):
     """CLM-SUM-9: decode(encode(c1, c2, c3)) = (c1, c2, c3); the widths are

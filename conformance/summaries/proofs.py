@@ -16,6 +16,7 @@ from subsum.core.types import Constraint
 from subsum.model import abstraction as ref_abstraction
 from subsum.model import smt
 
+
 def _member_formula(constraints, var, chars):
     return z3.And(*[smt.operator_holds(c.op, var, smt.constant(c.type, c.op, c.value, chars)) for c in constraints])
 

@@ -21,6 +21,7 @@ from subsum.model.semantics import matching_ids
 
 # --- CLM-SUM-4: structure -------------------------------------------------------------
 
+
 def check_structure(summary: Summary, members: dict[int, dict]) -> None:
     """AACS: ranges sorted, disjoint, non-touching; equalities distinct and
     outside every range; no empty ID set. SACS: an antichain. Every

@@ -11,6 +11,7 @@ from subsum.model import summaries as ref
 
 # --- translating between the two representations -----------------------------
 
+
 def to_model(key, n):
     """An impl normalized constraint as the model's Interval or Constraint."""
     if key[1] in ref_abstraction.NUMERIC_TYPES:
