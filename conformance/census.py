@@ -3,7 +3,7 @@
 A property that never draws a `contains` match at the end of a value cannot
 catch a bug there, however many examples it runs. So a check may name
 *floors*: tags, each with the least number of times the `ci` profile must
-produce it (`Check.floors` in conformance/claims.py). While a check runs,
+produce it (`Check.floors` in conformance/claims/records.py). While a check runs,
 the strategies' consumers `record` tags here; `conformance.claims.run_check`
 fails the check, as `floor`, when a tag falls below its floor.
 

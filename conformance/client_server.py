@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from subsum.conformance.properties import property_check
 from subsum.conformance.replays.writing import save_client_server
-from subsum.conformance.violations import ClaimViolation
+from subsum.conformance.violations import ClaimViolation, require
 from subsum.impl.network import build
 from subsum.impl.network.protocols import client_server as impl
 from subsum.model import client_server as ref
@@ -108,20 +108,20 @@ def policies_compare_on_identical_state(case) -> None:
         assert outcome.overhead >= 0 and outcome.hit in (True, False)
         for b, cache in after.caches.items():
             held = ref.messages(cache)
-            assert len(held) == len(set(held)), f"CLM-CS-4: {policy}: broker {b} holds {held}"
+            require(len(held) == len(set(held)), "CLM-CS-4", lambda: f"{policy}: broker {b} holds {held}")
         if policy in ("sc", "soha", "ss"):
             for r in outcome.responses:
                 for relay in r.route[1:]:
-                    assert relay == system.server_of[m] or ref.holds(after, relay, m), \
-                        f"CLM-CS-4: {policy}: relay {relay} of {r.responder}'s response does not hold {m}"
+                    require(relay == system.server_of[m] or ref.holds(after, relay, m), "CLM-CS-4",
+                            lambda: f"{policy}: relay {relay} of {r.responder}'s response does not hold {m}")
     server, sc, soha, ss = (outcomes[p] for p in ref.POLICIES)
     assert (server.delay, server.overhead, server.hit) == (distance, 0, False), server
     assert sc.delay <= server.delay and sc.overhead == 0 and len(sc.responses) == 1, sc
-    assert soha.delay <= sc.delay, f"CLM-CS-4: SOHA's delay {soha.delay} exceeds SC's {sc.delay}"
+    require(soha.delay <= sc.delay, "CLM-CS-4", lambda: f"SOHA's delay {soha.delay} exceeds SC's {sc.delay}")
     path = ref.at_path(system.graph, broker, system.server_of[m])
     near = set(path) | {q for b in path for q in system.graph[b]}
-    assert set(soha.asked) <= near, f"CLM-CS-4: SOHA asked {soha.asked}, beyond the path {path} and its neighbours"
-    assert set(ss.asked) <= set(path) | system.interested.get(m, frozenset()), f"CLM-CS-4: SS asked {ss.asked}"
+    require(set(soha.asked) <= near, "CLM-CS-4", lambda: f"SOHA asked {soha.asked}, beyond the path {path} and its neighbours")
+    require(set(ss.asked) <= set(path) | system.interested.get(m, frozenset()), "CLM-CS-4", lambda: f"SS asked {ss.asked}")
     assert ss.delay <= server.delay and soha.hit >= sc.hit
 
 

@@ -25,11 +25,11 @@ from pathlib import Path
 
 from hypothesis import strategies as st
 
-from subsum.conformance.properties import property_check
-from subsum.conformance.spark import session
 from subsum.core.jsonio import RecordError, parse_event_line
 from subsum.core.tracefile import FIELDS, filter_of, parse_trace_line
 from subsum.impl.spark.frames import attribute_rows
+from subsum.conformance.properties import property_check
+from subsum.conformance.spark import session
 
 TYPES = ("int", "float", "string", "bool")
 _GOOD_INTS = st.one_of(st.integers(-1000, 1000), st.integers(-2 ** 63, 2 ** 63 - 1),
@@ -102,7 +102,6 @@ def _python_event(line: bytes):
         return "refused"
     if parsed is None:
         return "blank"
-
     return parsed[0], _attribute_set(attribute_rows(parsed[1]))
 
 
@@ -113,7 +112,6 @@ def _python_record(line: bytes):
         return "refused"
     if record is None:
         return "blank"
-
     attributes = None if record.attributes is None else _attribute_set(attribute_rows(record.attributes))
     return (_bits(record.time), record.kind, record.client, record.broker, record.event, record.filter_text, attributes)
 

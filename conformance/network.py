@@ -1,27 +1,26 @@
 """Conformance of the broker network (subsum.impl.network) with the model's
 ideal routing state (subsum.model.network) and plain handlers
-(subsum.model.strawman): a Hypothesis state machine under churn, and model
-properties (claims CLM-NET-*, spec/05-network.md)."""
+(subsum.model.strawman): the checks every simulator run shares (overlay,
+tables, delivery), the rules every machine over the simulator shares
+(`NetworkMachine`), the Strawman state machine under churn and its
+differential twin (whose brokers are conformance/checked_brokers.py's), and
+model properties (claims CLM-NET-*, spec/05-network.md)."""
 
 from __future__ import annotations
-
-from collections import Counter
-from contextlib import contextmanager
 
 import networkx as nx
 from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule, run_state_machine_as_test
 
-from subsum.conformance import census
 from subsum.conformance import strategies as gen
+from subsum.conformance.checked_brokers import CheckedBroker
 from subsum.conformance.properties import property_check
 from subsum.conformance.violations import ClaimViolation, require
 from subsum.core.filters import parse_filter
 from subsum.core.types import Subscription, subscription_sort_key
 from subsum.impl.network import CLIENT_BASE, StrawmanBroker, Network, build
 from subsum.model import network as ref
-from subsum.model import strawman as ref_strawman
 from subsum.model.semantics import matches
 
 #: A small pool of filters, so that subscribers of one filter meet often
@@ -85,7 +84,35 @@ def publish_and_check(net: Network, client: int, event, static: bool) -> None:
         require(any(matches(f, event) for f in beyond), "CLM-NET-3", lambda: f"event {eid} crossed {u}->{v} with no matching subscriber beyond")
 
 
-class StrawmanUnderChurn(RuleBasedStateMachine):
+class NetworkMachine(RuleBasedStateMachine):
+    """The rules every state machine over the simulator shares: a client
+    unsubscribes from a filter it holds, and Hypothesis picks which links
+    deliver next, up to 8 messages at a time. A subclass builds `self.net`
+    in its `initialize` rule and adds its own subscribe and publish rules."""
+
+    net: Network
+
+    def _clients(self):
+        return sorted(self.net.clients)
+
+    @precondition(lambda self: any(self.net.client_filters.values()))
+    @rule(data=st.data())
+    def unsubscribe(self, data):
+        client = data.draw(st.sampled_from([c for c in self._clients() if self.net.client_filters[c]]))
+        f = data.draw(st.sampled_from(sorted(self.net.client_filters[client], key=subscription_sort_key)))
+        self.net.unsubscribe(client, f)
+
+    @precondition(lambda self: self.net.transport.pending_links())
+    @rule(data=st.data(), k=st.integers(1, 8))
+    def deliver(self, data, k):
+        for _ in range(k):
+            links = self.net.transport.pending_links()
+            if not links:
+                return
+            self.net.transport.deliver_from(data.draw(st.sampled_from(links)))
+
+
+class StrawmanUnderChurn(NetworkMachine):
     """Clients subscribe, unsubscribe and publish; Hypothesis picks which link
     delivers next; the overlay swaps, breaks and adds links, and brokers
     crash, join and leave."""
@@ -102,20 +129,10 @@ class StrawmanUnderChurn(RuleBasedStateMachine):
                 self.net.add_client(b)
         self.static = True  # no churn since the last quiescence
 
-    def _clients(self):
-        return sorted(self.net.clients)
-
     @precondition(lambda self: self.net.clients)
     @rule(data=st.data(), f=st.sampled_from(FILTERS))
     def subscribe(self, data, f):
         self.net.subscribe(data.draw(st.sampled_from(self._clients())), f)
-
-    @precondition(lambda self: any(self.net.client_filters.values()))
-    @rule(data=st.data())
-    def unsubscribe(self, data):
-        client = data.draw(st.sampled_from([c for c in self._clients() if self.net.client_filters[c]]))
-        f = data.draw(st.sampled_from(sorted(self.net.client_filters[client], key=subscription_sort_key)))
-        self.net.unsubscribe(client, f)
 
     @precondition(lambda self: self.net.clients)
     @rule(data=st.data())
@@ -125,15 +142,6 @@ class StrawmanUnderChurn(RuleBasedStateMachine):
         source = data.draw(st.sampled_from(FILTERS))
         event = data.draw(gen.summary_event_for(source))
         publish_and_check(net, client, event, self.static)
-
-    @precondition(lambda self: self.net.transport.pending_links())
-    @rule(data=st.data(), k=st.integers(1, 8))
-    def deliver(self, data, k):
-        for _ in range(k):
-            links = self.net.transport.pending_links()
-            if not links:
-                return
-            self.net.transport.deliver_from(data.draw(st.sampled_from(links)))
 
     def _churn(self):
         self.static = False
@@ -203,109 +211,7 @@ def run_strawman_state_machine() -> None:
     run_state_machine_as_test(StrawmanUnderChurn, settings=settings(stateful_step_count=40))
 
 
-# --- CLM-NET-6: every impl handler equals the model's plain handler ----------------------------
-
-@contextmanager
-def patched(obj, name: str, value):
-    """Set an instance attribute for the block, then put back what was
-    there (so patches nest: a check inside a check)."""
-    had = name in obj.__dict__
-    previous = obj.__dict__.get(name)
-    setattr(obj, name, value)
-    try:
-        yield
-    finally:
-        if had:
-            setattr(obj, name, previous)
-        else:
-            delattr(obj, name)
-
-
-def model_view(broker: StrawmanBroker) -> ref_strawman.BrokerState:
-    return ref_strawman.BrokerState(broker.id, frozenset(broker.neighbors),
-                           frozenset(m for m in broker.neighbors if m >= CLIENT_BASE), frozenset(broker.entries()))
-
-
-def sub_rule(state: ref_strawman.BrokerState, n: int, p: Subscription) -> str:
-    """Which rule of DEF-NET-6 a SUB(p) from n fires at this state (a census tag)."""
-    if n not in state.neighbors:
-        return "SUB:stale"
-    if (n, p) in state.table:
-        return "SUB:repeat"
-    before = ref_strawman.subscribers_of(state, p)
-    if not before:
-        return "SUB:first"
-    if len(before) == 1:
-        return "SUB:second-to-broker" if before <= ref_strawman.broker_neighbors(state) else "SUB:second-to-client"
-    return "SUB:later"
-
-
-def unsub_rule(state: ref_strawman.BrokerState, n: int, p: Subscription) -> str:
-    """Which rule of DEF-NET-6 an UNSUB(p) from n fires at this state (a census tag)."""
-    if (n, p) not in state.table:
-        return "UNSUB:stale"
-    remaining = ref_strawman.subscribers_of(state, p) - {n}
-    if not remaining:
-        return "UNSUB:last"
-    if len(remaining) == 1:
-        return "UNSUB:single-remaining-broker" if remaining <= ref_strawman.broker_neighbors(state) else "UNSUB:single-remaining-client"
-    return "UNSUB:several-remaining"
-
-
-def check_no_control_message_to_a_client(sender: int, sent: list) -> None:
-    """CLM-NET-4, read off the messages a broker hands the simulator (not its counter)."""
-    to_clients = [(dst, kind) for dst, kind, _ in sent if dst >= CLIENT_BASE and kind != "EVENT"]
-    require(not to_clients, "CLM-NET-4", lambda: f"broker {sender} addressed {to_clients} to clients")
-
-
-class CheckedBroker(StrawmanBroker):
-    """A broker that runs the model's handler beside each of its own, from
-    the same state, and compares the new table and the messages sent (as a
-    multiset: the handlers iterate sets). It also checks that nothing but
-    EVENTs goes to a client (CLM-NET-4), and records which rule fired
-    (conformance/census.py). Its own handlers are the next class's in the
-    MRO: Strawman's here, a plug-in's in `checked_class(X)`, whose MRO puts
-    this class before X (conformance/reconfig.py)."""
-
-    def _compare(self, what: str, model_step, run) -> None:
-        want_state, want_messages = model_step(model_view(self))
-        net, sent = self.net, []
-        original = net.send
-        with patched(net, "send", lambda src, dst, kind, payload: (sent.append((dst, kind, payload)), original(src, dst, kind, payload))):
-            run()
-        got = model_view(self)
-        check_no_control_message_to_a_client(self.id, sent)
-        require(got.table == want_state.table, "CLM-NET-6",
-                lambda: f"broker {self.id} {what}: table {sorted(map(repr, got.table ^ want_state.table))[:4]} differs from the model")
-        require(got.neighbors == want_state.neighbors, "CLM-NET-6", lambda: f"broker {self.id} {what}: neighbours differ from the model")
-        require(Counter(map(repr, sent)) == Counter(map(repr, want_messages)), "CLM-NET-6",
-                lambda: f"broker {self.id} {what}: sent {sorted(map(repr, sent))}, the model sends {sorted(map(repr, want_messages))}")
-
-    def sub_received(self, n, f):
-        census.record(sub_rule(model_view(self), n, f))
-        self._compare(f"SUB from {n}", lambda s: ref_strawman.on_sub(s, n, f), lambda: super(CheckedBroker, self).sub_received(n, f))
-
-    def unsub_received(self, n, f):
-        census.record(unsub_rule(model_view(self), n, f))
-        self._compare(f"UNSUB from {n}", lambda s: ref_strawman.on_unsub(s, n, f), lambda: super(CheckedBroker, self).unsub_received(n, f))
-
-    def remove_link_to(self, n):
-        census.record("REMOVE-LINK:with-entries" if any(m == n for m, _ in self.entries()) else "REMOVE-LINK:no-entries")
-        self._compare(f"removeLinkTo({n})", lambda s: ref_strawman.on_remove_link(s, n), lambda: super(CheckedBroker, self).remove_link_to(n))
-
-    def add_link_to(self, n):
-        census.record("ADD-LINK:client" if n >= CLIENT_BASE else "ADD-LINK:broker")
-        self._compare(f"addLinkTo({n})", lambda s: ref_strawman.on_add_link(s, n, n >= CLIENT_BASE), lambda: super(CheckedBroker, self).add_link_to(n))
-
-    def event_received(self, n, publication):
-        want = ref_strawman.event_targets(model_view(self), n, publication.event)
-        census.record("EVENT:forwarded" if want else "EVENT:dropped")
-        net, targets = self.net, set()
-        original = net.route_event
-        with patched(net, "route_event", lambda src, dsts, p: (targets.update(dsts), original(src, dsts, p))):
-            super().event_received(n, publication)
-        require(targets == want, "CLM-NET-6", lambda: f"broker {self.id} EVENT from {n}: forwarded to {sorted(targets)}, the model to {sorted(want)}")
-
+# --- CLM-NET-6: every impl handler equals the model's plain handler (conformance/checked_brokers.py) ---
 
 #: The rules of DEF-NET-6 and DEF-NET-7 the differential machine must fire under `ci` (census tags).
 HANDLER_FLOORS = {

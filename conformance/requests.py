@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from subsum.conformance import strategies as gen
 from subsum.conformance.properties import property_check
+from subsum.conformance.violations import require
 from subsum.core.filters import parse_filter
 from subsum.core.types import Attribute, Event, Subscription
 from subsum.impl.network import build
@@ -86,14 +87,15 @@ def placements_nest(workload) -> None:
         got = holdings(net)
         for eid, publisher, event in published:
             want = ref.holders(graph, access, filters, publisher, event, placement, reading)
-            assert got.get(eid, set()) == want, (f"CLM-CACHE-5: {placement} ({reading}): event {eid} is held by "
-                                                 f"{sorted(got.get(eid, set()))}, the model says {sorted(want)}")
+            require(got.get(eid, set()) == want, "CLM-CACHE-5",
+                    lambda: f"{placement} ({reading}): event {eid} is held by {sorted(got.get(eid, set()))}, the model says {sorted(want)}")
         held[placement, reading] = got
     for eid in held["all", "ii"]:
         leaf, leaf_i = held["leaf", "ii"].get(eid, set()), held["leaf", "i"].get(eid, set())
         candidate, every = held["candidate", "ii"].get(eid, set()), held["all", "ii"][eid]
-        assert leaf <= leaf_i <= candidate <= every, f"CLM-CACHE-5: event {eid}: leaf {leaf}, leaf (i) {leaf_i}, candidate {candidate}, all {every}"
-        assert len(held["single", "ii"].get(eid, set())) == 1, f"CLM-CACHE-5: single holds event {eid} at {held['single', 'ii'].get(eid)}"
+        require(leaf <= leaf_i <= candidate <= every, "CLM-CACHE-5",
+                lambda: f"event {eid}: leaf {leaf}, leaf (i) {leaf_i}, candidate {candidate}, all {every}")
+        require(len(held["single", "ii"].get(eid, set())) == 1, "CLM-CACHE-5", lambda: f"single holds event {eid} at {held['single', 'ii'].get(eid)}")
 
 
 # --- CLM-CACHE-6 … 9: requests and responses ----------------------------------------------
@@ -124,32 +126,32 @@ def requests_and_responses(placement: str, workload) -> None:
 
     # CLM-CACHE-7
     reach, dropped = ref.request_reach(graph, access, filters, client, f, overlap=filters_overlap)
-    assert record.paths == reach, f"CLM-CACHE-7: the request recorded paths {record.paths}, the model {reach}"
-    assert set(record.dropped_at) == dropped and len(record.dropped_at) == len(dropped), \
-        f"CLM-CACHE-7: dropped at {record.dropped_at}, the model says {sorted(dropped)}"
+    require(record.paths == reach, "CLM-CACHE-7", lambda: f"the request recorded paths {record.paths}, the model {reach}")
+    require(set(record.dropped_at) == dropped and len(record.dropped_at) == len(dropped), "CLM-CACHE-7",
+            lambda: f"dropped at {record.dropped_at}, the model says {sorted(dropped)}")
     exact, _ = ref.request_reach(graph, access, filters, client, f)
-    assert set(exact) <= set(reach), f"CLM-CACHE-7: the exact reach {sorted(exact)} is not within the request's {sorted(reach)}"
+    require(set(exact) <= set(reach), "CLM-CACHE-7", lambda: f"the exact reach {sorted(exact)} is not within the request's {sorted(reach)}")
 
     # CLM-CACHE-6
     for responder, m, visited in record.responses:
         stack = record.paths[responder]
         brokers_on_path = [b for b in stack if b in net.brokers]
-        assert visited == brokers_on_path[:len(visited)], \
-            f"CLM-CACHE-6: the response of {m} from {responder} visited {visited}; its request came by {stack}"
+        require(visited == brokers_on_path[:len(visited)], "CLM-CACHE-6",
+                lambda: f"the response of {m} from {responder} visited {visited}; its request came by {stack}")
         for a, b in zip(visited, visited[1:]):
-            assert net.overlay.has_link(a, b), f"CLM-CACHE-6: the response of {m} jumped from {a} to {b}"
+            require(net.overlay.has_link(a, b), "CLM-CACHE-6", lambda: f"the response of {m} jumped from {a} to {b}")
 
     # CLM-CACHE-8
     if placement != "leaf":
         twice = {m: c for m, c in record.recovered.items() if c > 1}
-        assert not twice, f"CLM-CACHE-8: under {placement} placement the client got {twice} more than once"
+        require(not twice, "CLM-CACHE-8", lambda: f"under {placement} placement the client got {twice} more than once")
 
     # CLM-CACHE-9
     past = {eid for eid, _, event in published if matches(f, event)}
     assert record.past == frozenset(past), f"the record's past publications {sorted(record.past)} are not {sorted(past)}"
     findable = {m for m in past if before.get(m, set()) & set(record.reached)}
-    assert set(record.recovered) == findable, (f"CLM-CACHE-9: the client recovered {sorted(record.recovered)}; "
-                                               f"held at reached brokers: {sorted(findable)}")
+    require(set(record.recovered) == findable, "CLM-CACHE-9",
+            lambda: f"the client recovered {sorted(record.recovered)}; held at reached brokers: {sorted(findable)}")
 
 
 @property_check(gen.summary_subscriptions(), gen.summary_subscriptions())
@@ -159,9 +161,9 @@ def overlap_is_sound(f: Subscription, g: Subscription) -> None:
     constraints it is exact."""
     exact = ref.filters_overlap(f, g)
     fast = filters_overlap(f, g)
-    assert fast or not exact, f"CLM-CACHE-7: {f} and {g} overlap, but the impl says they do not"
+    require(fast or not exact, "CLM-CACHE-7", lambda: f"{f} and {g} overlap, but the impl says they do not")
     if all(c.type != "string" for c in f.constraints | g.constraints):
-        assert fast == exact, f"CLM-CACHE-7: {f} and {g}: impl {fast}, exact {exact}"
+        require(fast == exact, "CLM-CACHE-7", lambda: f"{f} and {g}: impl {fast}, exact {exact}")
 
 
 # --- CLM-CACHE-10: seed 003 §2.6's request -----------------------------------------------

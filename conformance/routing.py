@@ -1,7 +1,11 @@
 """Conformance of summary-based routing across brokers (claims CLM-SR-*,
 spec/08-summary-routing.md): the model's plan and routes (subsum.model.routing)
-against the impl's decisions (subsum.impl.network.protocols.summaries.plan) and the
-summaries protocol on the simulator (subsum.impl.network.protocols.summaries.broker)."""
+against the impl's decisions (subsum.impl.network.protocols.summaries.plan) on
+Example 4-3 and on every graph, Example 4-4 over messages on the simulator,
+colliding broker numbers, and the broadcast and flooding baselines (CLM-SR-1
+.. 5, 7, 9). The summaries protocol under churn (CLM-SR-6) is
+conformance/routing_machine.py; the Siena baseline (CLM-SR-8) is
+conformance/siena.py."""
 
 from __future__ import annotations
 
@@ -9,14 +13,15 @@ from collections import defaultdict
 from typing import cast
 
 import networkx as nx
-from hypothesis import Phase, settings
 from hypothesis import strategies as st
-from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule, run_state_machine_as_test
 
 from subsum.conformance import strategies as gen
 from subsum.conformance.properties import property_check
-from subsum.conformance.summaries import PRICE, SYMBOL, constraint_sets, equality_row, expected_rows, fig_4_5, impl_rows, range_row, symbol
-from subsum.core.types import Event, Subscription, subscription_sort_key
+from subsum.conformance.violations import require
+from subsum.conformance.summaries.seed000 import PRICE, SYMBOL, example_4_4_rows, fig_4_5
+from subsum.conformance.summaries.views import as_sets, impl_rows
+from subsum.core.filters import parse_filter
+from subsum.core.types import Subscription
 from subsum.impl.network import Network, build
 from subsum.impl.network.protocols.summaries import plan as summary_plan
 from subsum.impl.network.protocols.summaries.broker import SummaryBroker
@@ -187,22 +192,17 @@ def seed000_example_4_4_messages() -> None:
 
         history = summary_brokers(net)[3].propagation.history
         assert rounds_of(net).current_plan().target == {1: 3, 2: 3, 3: None}
-        t1 = {k: set(v) for k, v in impl_rows(history, names()).items()}
+        t1 = as_sets(impl_rows(history, names()))
         net.subscribe(c1, s3)
         net.run()
-        t2 = {k: set(v) for k, v in impl_rows(history, names()).items()}
+        t2 = as_sets(impl_rows(history, names()))
         queries = net.ledger.sent["DELETE-QUERY"]
         net.unsubscribe(c1, s3)
         net.run()
-        t3 = {k: set(v) for k, v in impl_rows(history, names()).items()}
-        price_t1 = [(range_row(8.60, 8.70), "S4"), (equality_row(8.50), "S1"), (equality_row(8.55), "S2")]
-        price_t2 = [(range_row(8.45, 8.70), "S1 S2 S3 S4")]
-        if reading == "prefix":
-            assert t1 == expected_rows(symbol=[(("constraint", symbol("=", "OTE")), "S1"), (("constraint", symbol("=", "OTER")), "S2"),
-                                       (("constraint", symbol("prefix", "T")), "S4")], price=price_t1), t1
-        else:
-            assert t1 == expected_rows(symbol=[(("constraint", symbol("contains", "T")), "S1 S2 S4")], price=price_t1), t1
-        assert t2[PRICE] == expected_rows(price=price_t2)[PRICE], t2
+        t3 = as_sets(impl_rows(history, names()))
+        want_t1, want_t2 = example_4_4_rows(reading)
+        assert t1 == want_t1, t1
+        assert t2[PRICE] == want_t2[PRICE], t2
         assert t3 == t1, (reading, t3, t1)
         assert queries == 0 and net.ledger.sent["DELETE-QUERY"] == net.ledger.handled["DELETE-ANSWER"] == 2, dict(net.ledger.sent)
         assert not net.ledger.violations and not history.retired
@@ -212,7 +212,6 @@ def seed000_example_4_4_messages() -> None:
 
 def merge_refuses_colliding_brokers() -> None:
     """CLM-SR-7: two summaries that both hold broker 0 are not merged."""
-    from subsum.core.filters import parse_filter
     layout = IdLayout(2, 4, 1)
     a, b = OwnerSummary(0, layout, (("x", "int"),)), OwnerSummary(0, layout, (("x", "int"),))
     a.add("p", parse_filter("x > 5"))
@@ -223,195 +222,6 @@ def merge_refuses_colliding_brokers() -> None:
         assert "collide" in str(exc), exc
     else:
         raise AssertionError("two summaries of broker 0 were merged")
-
-
-# --- CLM-SR-6: the protocol under churn -------------------------------------------------------
-
-SCHEMA = (("b", "bool"), ("s", "string"), ("t", "string"), ("x", "int"), ("y", "float"))
-
-
-class CheckedSummaryBroker(SummaryBroker):
-    """Records, per event, the BROCLI each ROUTE carries, so the machine can
-    check that it grows and that no ROUTE goes to a checked broker."""
-
-    __slots__ = ()
-
-    def routed(self, src, message):
-        eid, brocli = message.eid, message.brocli
-        trail = self.net.routes_seen[eid]
-        assert self.id not in brocli, f"CLM-SR-6: ROUTE of event {eid} reached broker {self.id}, already in its BROCLI {sorted(brocli)}"
-        assert not trail or trail[-1] < brocli, f"CLM-SR-6: BROCLI of event {eid} did not grow: {sorted(trail[-1])} then {sorted(brocli)}"
-        trail.append(brocli)
-        super().routed(src, message)
-
-
-class SummaryRoutingUnderChurn(RuleBasedStateMachine):
-    """Clients subscribe, unsubscribe and publish; round timers fire and
-    messages are delivered in an order Hypothesis picks; `quiesce` runs
-    everything and checks the settled state."""
-
-    broker_class: type[SummaryBroker] = CheckedSummaryBroker
-    compare_histories = True  # False: only deliveries and routes are checked (to see them bite alone)
-
-    @initialize(n=st.integers(1, 6), seed=st.integers(0, 2**16), option=st.sampled_from(ref.OPTIONS), data=st.data())
-    def start(self, n, seed, option, data):
-        parents = [data.draw(st.integers(0, i - 1)) for i in range(1, n)]
-        self.net = build([(p, i) for i, p in enumerate(parents, start=1)], n, seed=seed, protocol="summaries",
-                         broker_class=self.broker_class,
-                         options={"schema": SCHEMA, "brokers": 8, "max_subscriptions": 64, "option": option, "period": 50.0})
-        self.net.routes_seen = defaultdict(list)
-        self.option = option
-        for b in range(n):
-            for _ in range(data.draw(st.integers(0, 2))):
-                self.net.add_client(b)
-
-    def _clients(self):
-        return sorted(self.net.clients)
-
-    def settled(self) -> bool:
-        net = self.net
-        return net.transport.quiescent() and rounds_of(net).round >= 0 and not any(b.owner_changed() for b in summary_brokers(net).values())
-
-    @precondition(lambda self: self.net.clients)
-    @rule(data=st.data(), f=gen.summary_subscriptions())
-    def subscribe(self, data, f):
-        self.net.subscribe(data.draw(st.sampled_from(self._clients())), f)
-
-    @precondition(lambda self: any(self.net.client_filters.values()))
-    @rule(data=st.data())
-    def unsubscribe(self, data):
-        client = data.draw(st.sampled_from([c for c in self._clients() if self.net.client_filters[c]]))
-        f = data.draw(st.sampled_from(sorted(self.net.client_filters[client], key=subscription_sort_key)))
-        self.net.unsubscribe(client, f)
-
-    def _draw_publication(self, data) -> tuple[int, Event]:
-        """A client and an event, half of the events planted from a filter some client holds."""
-        filters = sorted({f for fs in self.net.client_filters.values() for f in fs}, key=subscription_sort_key) or [Subscription()]
-        client = data.draw(st.sampled_from(self._clients()))
-        return client, data.draw(gen.summary_event_for(data.draw(st.sampled_from(filters))))
-
-    @precondition(lambda self: self.net.clients)
-    @rule(data=st.data())
-    def publish(self, data):
-        client, event = self._draw_publication(data)
-        if self.settled():
-            publish_and_check(self.net, client, event, self.option)
-        else:
-            self.net.publish(client, event)  # during propagation: only the invariants are checked
-
-    @precondition(lambda self: self.net.transport.pending_links())
-    @rule(data=st.data(), k=st.integers(1, 8))
-    def deliver(self, data, k):
-        for _ in range(k):
-            links = self.net.transport.pending_links()
-            if not links:
-                return
-            self.net.transport.deliver_from(data.draw(st.sampled_from(links)))
-
-    @precondition(lambda self: self.net.transport.pending_timers())
-    @rule()
-    def round_timer(self):
-        self.net.transport.fire(self.net.transport.pending_timers()[0])
-
-    @rule(data=st.data(), events=st.integers(0, 3))
-    def quiesce(self, data, events):
-        """Run everything, check the settled state, and publish a few events there."""
-        self.net.run()
-        check_settled(self.net, self.compare_histories)
-        for _ in range(events if self.net.clients else 0):
-            publish_and_check(self.net, *self._draw_publication(data), self.option)
-
-    @invariant()
-    def no_violations_and_short_routes(self):
-        net = self.net
-        assert not net.ledger.violations, dict(net.ledger.violations)
-        for eid, messages in rounds_of(net).journeys.items():
-            hops = sum(1 for kind, _, _ in messages if kind == "ROUTE")
-            assert hops <= len(net.brokers) - 1, f"CLM-SR-6: event {eid} took {hops} ROUTE hops among {len(net.brokers)} brokers"
-
-    def teardown(self):
-        if hasattr(self, "net"):
-            self.net.run()
-            check_settled(self.net, self.compare_histories)
-
-
-def subscribing_twice_then_once_unsubscribing() -> None:
-    """CLM-SR-6 regression (found by the thorough profile): a client that
-    subscribes to a filter twice and unsubscribes once holds nothing; the
-    second SUB must not leave a second subscription behind at the owner."""
-    from subsum.core.filters import parse_filter
-    from subsum.core.types import Attribute
-    net = build([(0, 1)], 2, seed=0, protocol="summaries", options={"schema": SCHEMA})
-    subscriber, publisher = net.add_client(0), net.add_client(1)
-    f = parse_filter("x > 1")
-    net.subscribe(subscriber, f)
-    net.subscribe(subscriber, f)
-    net.unsubscribe(subscriber, f)
-    net.run()
-    eid = net.publish(publisher, Event((Attribute("x", "int", 5),)))
-    net.run()
-    assert not net.ledger.deliveries[eid], f"an unsubscribed client got the event: {dict(net.ledger.deliveries[eid])}"
-
-
-def model_graph(net: Network) -> nx.Graph:
-    graph = nx.Graph()
-    graph.add_nodes_from(net.brokers)
-    graph.add_edges_from(net.broker_links())
-    return graph
-
-
-def check_settled(net: Network, compare_histories: bool = True) -> None:
-    """CLM-SR-6 after quiescence: the plan is the model's, every broker's
-    Merged_Brokers is the model's, and its history has the rows of the merge
-    of its brokers' own summaries (numeric rows exactly, string row constraints)."""
-    if rounds_of(net).round < 0:
-        return
-    plan = ref.propagation_plan(model_graph(net))
-    assert impl_plan_as_model(rounds_of(net).plan) == plan, "CLM-SR-6: the impl's plan is not the model's"
-    for b, broker in summary_brokers(net).items():
-        assert broker.merged == plan.merged_brokers[b], f"CLM-SR-6: broker {b} lists {sorted(broker.merged)}, the model {sorted(plan.merged_brokers[b])}"
-        if not compare_histories:
-            continue
-        reference = summary_brokers(net)[min(broker.merged)].ownership.summary.export()
-        for o in sorted(broker.merged - {min(broker.merged)}):
-            reference.merge_in(summary_brokers(net)[o].ownership.summary.export())
-        history = broker.propagation.history
-        got, want = impl_rows(history, _ids(history)), impl_rows(reference, _ids(reference))
-        numeric = ("int", "float")
-        assert {k: v for k, v in got.items() if k[1] in numeric} == {k: v for k, v in want.items() if k[1] in numeric}, \
-            f"CLM-SR-6: broker {b}'s numeric history rows differ from its brokers' summaries"
-        assert constraint_sets(got) == constraint_sets(want), f"CLM-SR-6: broker {b}'s history row constraints differ"
-        assert history.member_ids() == reference.member_ids(), f"CLM-SR-6: broker {b}'s history holds other IDs"
-        assert not history.retired, f"broker {b} still has retired pairs {history.retired}"
-
-
-def _ids(summary) -> dict:
-    return {i: i for i in summary.member_ids()}
-
-
-def publish_and_check(net: Network, client: int, event: Event, option: str) -> None:
-    """CLM-SR-6 in a settled state: the event reaches exactly the clients owed
-    it, once each, by exactly the model's messages."""
-    layout = rounds_of(net).layout
-    reported = {b: {layout.broker_of(i) for i in broker.propagation.history.match(event)} for b, broker in summary_brokers(net).items()}
-    owed = {c for c, fs in net.client_filters.items() if c != client and any(matches(f, event) for f in fs)}
-    publisher = net.clients[client]
-    eid = net.publish(client, event)
-    net.run()
-    got = net.ledger.deliveries[eid]
-    assert set(got) == owed, f"CLM-SR-6: event {eid} reached {sorted(got)}, owed to {sorted(owed)} (missing {sorted(owed - set(got))})"
-    assert all(k == 1 for k in got.values()), f"CLM-SR-6: event {eid} delivered more than once: {dict(got)}"
-    route = ref.brocli_route(model_graph(net), ref.propagation_plan(model_graph(net)), reported, publisher, option)
-    assert tuple(rounds_of(net).journeys[eid]) == route.messages, \
-        f"CLM-SR-6: event {eid} went {rounds_of(net).journeys[eid]}, the model sends {list(route.messages)}"
-
-
-def run_summary_routing_machine(machine: type[SummaryRoutingUnderChurn] = SummaryRoutingUnderChurn, steps: int = 40,
-                                shrink: bool = True) -> None:
-    """Run the machine under the active profile; shrink only the first
-    failure found (or none: a test that plants a bug wants it fast)."""
-    phases = tuple(Phase) if shrink else (Phase.explicit, Phase.reuse, Phase.generate)
-    run_state_machine_as_test(machine, settings=settings(stateful_step_count=steps, report_multiple_bugs=False, phases=phases))
 
 
 # --- CLM-SR-9: the baselines deliver exactly -------------------------------------------------
@@ -452,6 +262,7 @@ def baselines_deliver_exactly(workload):
             net.run()
             owed = {c for c in ids if c != publisher and any(matches(f, event) for f in net.client_filters[c])}
             got = net.ledger.deliveries[eid]
-            assert set(got) == owed and all(v == 1 for v in got.values()), f"CLM-SR-9: {protocol} delivered {dict(got)}, owed {sorted(owed)}"
+            require(set(got) == owed and all(v == 1 for v in got.values()), "CLM-SR-9", lambda: f"{protocol} delivered {dict(got)}, owed {sorted(owed)}")
             if protocol == "flooding":
-                assert net.ledger.sent["EVENT"] - before == n - 1, f"CLM-SR-9: flooding sent {net.ledger.sent['EVENT'] - before} EVENTs among {n} brokers"
+                require(net.ledger.sent["EVENT"] - before == n - 1, "CLM-SR-9",
+                        lambda: f"flooding sent {net.ledger.sent['EVENT'] - before} EVENTs among {n} brokers")

@@ -21,7 +21,7 @@ from typing import Sequence
 import attrs
 
 from subsum.conformance.network import FILTERS, check_overlay, check_tables, publish_and_check
-from subsum.conformance.reconfig import checked_class
+from subsum.conformance.checked_brokers import checked_class
 from subsum.conformance.violations import CannotCheck, ClaimViolation, require
 from subsum.core.errors import SubsumError
 from subsum.core.filters import format_filter, parse_filter

@@ -25,6 +25,7 @@ from hypothesis.stateful import initialize, rule, run_state_machine_as_test
 from subsum.conformance import strategies as gen
 from subsum.conformance.network import FILTERS, StrawmanUnderChurn, model_state, publish_and_check
 from subsum.conformance.properties import property_check
+from subsum.conformance.violations import require
 from subsum.core.filters import parse_filter
 from subsum.core.types import INT_MAX, INT_MIN, OPS_BY_TYPE, Constraint, Subscription, subscription_sort_key
 from subsum.impl.network import CLIENT_BASE, Network, build
@@ -105,7 +106,8 @@ def covering_is_sound(pair):
     general, specific = pair
     for g in [general] + [Subscription({c}) for c in sorted(general.constraints, key=repr)]:
         if filter_covers(g, specific):
-            assert covers_subscription(g, specific), f"CLM-SR-8: filter_covers({g}, {specific}) but the model finds an event matching only the second"
+            require(covers_subscription(g, specific), "CLM-SR-8",
+                    lambda: f"filter_covers({g}, {specific}) but the model finds an event matching only the second")
 
 
 @st.composite
@@ -122,8 +124,8 @@ def covering_is_exact_on_single_constraints(pair):
     """CLM-SR-8: on one constraint each, one key, a specific operator other
     than `!=`, the impl's covering is the model's."""
     general, specific = pair
-    assert filter_covers(general, specific) == covers_subscription(general, specific), \
-        f"CLM-SR-8: filter_covers({general}, {specific}) is {filter_covers(general, specific)}, the model says otherwise"
+    require(filter_covers(general, specific) == covers_subscription(general, specific), "CLM-SR-8",
+            lambda: f"filter_covers({general}, {specific}) is {filter_covers(general, specific)}, the model says otherwise")
 
 
 #: (general, specific, covers): the simple cases, as filters ("" is the empty filter).
@@ -143,8 +145,8 @@ def covering_examples() -> str:
     `s prefix "AB"`, strictness on ints and floats, and so on; the model agrees on each."""
     for general, specific, expected in COVERING_EXAMPLES:
         g, s = (parse_filter(text) if text else Subscription() for text in (general, specific))
-        assert filter_covers(g, s) == expected, f"CLM-SR-8: filter_covers({general!r}, {specific!r}) should be {expected}"
-        assert covers_subscription(g, s) == expected, f"CLM-SR-8: the model says {general!r} covers {specific!r} is {not expected}"
+        require(filter_covers(g, s) == expected, "CLM-SR-8", lambda: f"filter_covers({general!r}, {specific!r}) should be {expected}")
+        require(covers_subscription(g, s) == expected, "CLM-SR-8", lambda: f"the model says {general!r} covers {specific!r} is {not expected}")
     return f"{len(COVERING_EXAMPLES)} cases"
 
 
@@ -175,15 +177,18 @@ def check_siena_tables(net: Network, covers: ModelCovering) -> None:
         assert isinstance(broker, SienaBroker)
         got = broker.entries()
         if not broker.covering:
-            assert got == ideal[u], f"CLM-SR-8: broker {u} (covering off): table differs from the ideal one by {sorted(map(repr, got ^ ideal[u]))[:3]}"
+            require(got == ideal[u], "CLM-SR-8",
+                    lambda: f"broker {u} (covering off): table differs from the ideal one by {sorted(map(repr, got ^ ideal[u]))[:3]}")
             continue
-        assert {e for e in got if e[0] >= CLIENT_BASE} == {e for e in ideal[u] if e[0] >= CLIENT_BASE}, f"CLM-SR-8: broker {u}: client entries differ"
+        require({e for e in got if e[0] >= CLIENT_BASE} == {e for e in ideal[u] if e[0] >= CLIENT_BASE}, "CLM-SR-8",
+                lambda: f"broker {u}: client entries differ")
         for v in sorted(graph.neighbors(u)):
             held = sorted((f for m, f in got if m == v), key=subscription_sort_key)
             beyond = ref.filters_at(ref.side_of(graph, u, v), access, filters)
-            assert set(held) <= beyond, f"CLM-SR-8: broker {u} holds from {v} filters nobody on {v}'s side subscribes"
+            require(set(held) <= beyond, "CLM-SR-8", lambda: f"broker {u} holds from {v} filters nobody on {v}'s side subscribes")
             for f in sorted(beyond, key=subscription_sort_key):
-                assert any(covers(g, f) for g in held), f"CLM-SR-8: broker {u} holds nothing from {v} that covers {f}, subscribed on {v}'s side"
+                require(any(covers(g, f) for g in held), "CLM-SR-8",
+                        lambda: f"broker {u} holds nothing from {v} that covers {f}, subscribed on {v}'s side")
 
 
 @st.composite
@@ -241,7 +246,7 @@ def siena_delivers_exactly_with_fewer_subs(workload):
     covers = ModelCovering()
     covering, plain = run_workload("siena", workload, covers), run_workload("siena-nocover", workload, covers)
     for step, (on, off) in enumerate(zip(covering, plain)):
-        assert on <= off, f"CLM-SR-8: after operation {step} covering has sent {on} SUBs, plain forwarding {off}"
+        require(on <= off, "CLM-SR-8", lambda: f"after operation {step} covering has sent {on} SUBs, plain forwarding {off}")
 
 
 class SienaUnderChurn(StrawmanUnderChurn):

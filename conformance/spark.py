@@ -14,16 +14,17 @@ the trace check, `spark_traces`.
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 from hypothesis import strategies as st
 
 from subsum.core.types import INT_MAX, INT_MIN, OPS_BY_TYPE, Attribute, Constraint, Event, Subscription
+from subsum.impl.spark import frames
+from subsum.impl.spark.session import get_session
 from subsum.model import semantics
 from subsum.conformance import strategies as gen
 from subsum.conformance.properties import property_check
-from subsum.impl.spark.session import get_session
-from subsum.impl.spark import frames
 
 #: Workloads per Spark job in the batched properties.
 PER_JOB = 25
@@ -92,9 +93,6 @@ def spark_engine_equals_model(workloads):
 def _boundary_cases() -> list[tuple[str, str, object, object]]:
     """(type, op, attribute value v, constraint value w): every operator of
     every type at, just below and just above its boundary."""
-    import math
-
-
     cases = []
     for w in (INT_MIN, -1, 0, 1, INT_MAX):
         for v in (w - 1, w, w + 1):

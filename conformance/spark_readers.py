@@ -18,9 +18,9 @@ from subsum.core.jsonio import match_result_lines
 from subsum.core.jsonio import read_events as read_events_jsonl
 from subsum.core.jsonio import read_subscriptions as read_subscriptions_jsonl
 from subsum.core.types import Event
+from subsum.impl.spark.frames import EVENTS_DDL, arrow_schema, attribute_rows
 from subsum.model import semantics
 from subsum.conformance.spark import session, write_lines
-from subsum.impl.spark.frames import EVENTS_DDL, arrow_schema, attribute_rows
 
 SEED000_SUBSCRIPTIONS = [
     '{"id": "S1", "filter": "symbol = \\"OTE\\" and price = 8.50"}',
@@ -50,7 +50,6 @@ def write_events_parquet(path: Path, events: list[tuple[str, Event]]) -> None:
     """Events as DEF-PIPE-1's Parquet schema, written by pyarrow (not by Spark)."""
     import pyarrow as pa
     import pyarrow.parquet as pq
-
 
     schema = arrow_schema(EVENTS_DDL)
     table = pa.table({"id": [i for i, _ in events], "attributes": [attribute_rows(e) for _, e in events]},
@@ -104,7 +103,6 @@ def seed000_files_through_every_reader() -> str:
 def _parquet_case(d: Path, name: str, rows: list[dict], attributes_type=None):
     import pyarrow as pa
     import pyarrow.parquet as pq
-
 
     schema = arrow_schema(EVENTS_DDL)
     fields = [schema.field("id"), attributes_type or schema.field("attributes")]

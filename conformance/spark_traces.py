@@ -13,8 +13,6 @@ from pathlib import Path
 
 from hypothesis import strategies as st
 
-from subsum.conformance.properties import property_check
-from subsum.conformance.spark import session, write_lines
 from subsum.core.filters import parse_filter
 from subsum.core.tracefile import parse_trace_line
 from subsum.core.types import Subscription
@@ -22,12 +20,13 @@ from subsum.impl.network.trace import record_json
 from subsum.impl.network.workloads.routing import delivery_audit, simulate
 from subsum.model import trace as model_trace
 from subsum.model.semantics import matches
+from subsum.conformance.properties import property_check
+from subsum.conformance.spark import session, write_lines
 
 
 def simulated_trace(seed: int, brokers: int = 8, subscriptions: int = 16, events: int = 30, swaps: int = 0,
                     topology: str = "random-tree"):
     """A `subsum simulate` run with its trace; returns (the `Simulation`, JSONL lines)."""
-
     run = simulate(topology, brokers, subscriptions, events, swaps, 5.0, seed, trace=True)
     return run, [json.dumps(record_json(r), ensure_ascii=False) for r in run.net.ledger.trace]
 
@@ -125,7 +124,6 @@ def static_run_is_clean() -> str:
 
 def planted_violations() -> str:
     """CLM-TRACE-3: exactly the planted violations are reported."""
-
     _, lines = simulated_trace(7, brokers=10, subscriptions=30, events=40)
     assert spark_trace_violations(lines, 0.0) == [], "the base trace must be clean"
     records = [json.loads(line) for line in lines]
@@ -174,7 +172,6 @@ def planted_violations() -> str:
 def churn_losses_match_audit() -> str:
     """CLM-TRACE-4: on Strawman runs with swaps, missed = lost, duplicates =
     duplicates and spurious = unjustified, as the simulator counted them."""
-
     totals = {"lost": 0, "duplicates": 0}
     for seed in (2, 5):
         run, lines = simulated_trace(seed, brokers=20, subscriptions=80, events=120, swaps=8)

@@ -69,8 +69,8 @@ def pytest_configure(config):
     settings.register_profile("ci-mutmut", parent=settings.get_profile("ci"), phases=(Phase.explicit, Phase.reuse, Phase.generate))
     settings.load_profile("ci-mutmut")
     # The state-machine runners that pass phases= themselves: shrink=False by default.
-    from subsum.conformance import caching, routing
-    for fn in (caching.run_cache_machine, routing.run_summary_routing_machine):
+    from subsum.conformance import caching, routing_machine
+    for fn in (caching.run_cache_machine, routing_machine.run_summary_routing_machine):
         fn.__defaults__ = fn.__defaults__[:-1] + (False,)
 PLUGIN
 

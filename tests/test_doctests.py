@@ -20,7 +20,7 @@ import subsum.model
 MODULES = [importlib.import_module(m.name)
            for package in (subsum.model, subsum.core)
            for m in pkgutil.walk_packages(package.__path__, package.__name__ + ".")]
-MODULES += [importlib.import_module(f"subsum.conformance.{name}") for name in ("budget", "census", "violations")]
+MODULES += [importlib.import_module(f"subsum.conformance.{name}") for name in ("budget", "census", "violations", "claims.records")]
 FINDER = doctest.DocTestFinder(exclude_empty=True)
 DOCTESTS = [t for module in MODULES for t in FINDER.find(module) if t.examples]
 

@@ -10,7 +10,7 @@ from hypothesis import Phase, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import run_state_machine_as_test
 
-from subsum.conformance import census, claims, engines, network
+from subsum.conformance import census, checked_brokers, claims, engines, network
 from subsum.conformance import strategies as gen
 from subsum.conformance.schedules import violation_of
 from subsum.conformance.properties import property_check, run_property
@@ -74,13 +74,13 @@ def test_handler_rules_agree_with_the_model_handlers():
     """The census's rule names match what the model's on_sub and on_unsub do."""
     p = engines.MIXED_EDGE_CASES[0][0][0][1]
     s = ref.BrokerState(2, neighbors=frozenset({1, 3, CLIENT_BASE}), clients=frozenset({CLIENT_BASE}), table=frozenset())
-    assert network.sub_rule(s, 1, p) == "SUB:first" and len(ref.on_sub(s, 1, p)[1]) == 1  # flooded to 3
+    assert checked_brokers.sub_rule(s, 1, p) == "SUB:first" and len(ref.on_sub(s, 1, p)[1]) == 1  # flooded to 3
     s1, _ = ref.on_sub(s, 1, p)
-    assert network.sub_rule(s1, 3, p) == "SUB:second-to-broker" and ref.on_sub(s1, 3, p)[1] == [(1, "SUB", p)]
-    assert network.sub_rule(s1, 1, p) == "SUB:repeat" and network.sub_rule(s1, 7, p) == "SUB:stale"
+    assert checked_brokers.sub_rule(s1, 3, p) == "SUB:second-to-broker" and ref.on_sub(s1, 3, p)[1] == [(1, "SUB", p)]
+    assert checked_brokers.sub_rule(s1, 1, p) == "SUB:repeat" and checked_brokers.sub_rule(s1, 7, p) == "SUB:stale"
     s2, _ = ref.on_sub(s1, 3, p)
-    assert network.unsub_rule(s2, 3, p) == "UNSUB:single-remaining-broker" and ref.on_unsub(s2, 3, p)[1] == [(1, "UNSUB", p)]
-    assert network.unsub_rule(s1, 1, p) == "UNSUB:last" and network.unsub_rule(s1, 3, p) == "UNSUB:stale"
+    assert checked_brokers.unsub_rule(s2, 3, p) == "UNSUB:single-remaining-broker" and ref.on_unsub(s2, 3, p)[1] == [(1, "UNSUB", p)]
+    assert checked_brokers.unsub_rule(s1, 1, p) == "UNSUB:last" and checked_brokers.unsub_rule(s1, 3, p) == "UNSUB:stale"
 
 
 def test_violations_are_filed_by_type_not_by_wording():

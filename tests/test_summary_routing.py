@@ -1,5 +1,5 @@
 """Summary-based routing (spec/08-summary-routing.md): the checks of
-conformance.routing bite on planted bugs, the CLI prints Example 4-3's plan,
+conformance.routing_machine bite on planted bugs, the CLI prints Example 4-3's plan,
 and `subsum simulate summaries` delivers exactly."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from pathlib import Path
 import attrs
 import pytest
 
-from subsum.conformance import profiles, routing
+from subsum.conformance import profiles, routing_machine
 from subsum.impl.network.protocols.summaries.broker import SummaryBroker
 from subsum.impl.network.protocols.summaries.routing import Routing
 
@@ -26,13 +26,13 @@ class RoutingWithoutOwnerFilter(Routing):
         return super().unchecked_owners(matched, frozenset())
 
 
-class NoOwnerFilter(routing.CheckedSummaryBroker):
+class NoOwnerFilter(routing_machine.CheckedSummaryBroker):
     __slots__ = ()
 
     routing_role = RoutingWithoutOwnerFilter
 
 
-class SkipsOneChild(routing.CheckedSummaryBroker):
+class SkipsOneChild(routing_machine.CheckedSummaryBroker):
     """Planted bug: the delta of the last plan child is acknowledged but not merged."""
 
     __slots__ = ()
@@ -45,7 +45,7 @@ class SkipsOneChild(routing.CheckedSummaryBroker):
 
 
 def machine_with(broker, compare_histories=True):
-    return type(f"Planted{broker.__name__}", (routing.SummaryRoutingUnderChurn,),
+    return type(f"Planted{broker.__name__}", (routing_machine.SummaryRoutingUnderChurn,),
                 {"broker_class": broker, "compare_histories": compare_histories})
 
 
@@ -53,7 +53,7 @@ def test_no_false_negative_invariant_bites():
     """With histories not compared, the delivery check alone catches a skipped delta: a lost event."""
     profiles.load("ci")
     with pytest.raises(AssertionError, match="missing"):
-        routing.run_summary_routing_machine(machine_with(SkipsOneChild, compare_histories=False), shrink=False)
+        routing_machine.run_summary_routing_machine(machine_with(SkipsOneChild, compare_histories=False), shrink=False)
 
 
 def test_exactly_once_and_route_checks_bite():
@@ -61,13 +61,13 @@ def test_exactly_once_and_route_checks_bite():
     DELIVER (a route the model does not send), or a second copy."""
     profiles.load("ci")
     with pytest.raises(AssertionError, match="CLM-SR-6: event .* (more than once|the model sends)"):
-        routing.run_summary_routing_machine(machine_with(NoOwnerFilter, compare_histories=False), shrink=False)
+        routing_machine.run_summary_routing_machine(machine_with(NoOwnerFilter, compare_histories=False), shrink=False)
 
 
 def test_history_check_bites():
     profiles.load("ci")
     with pytest.raises(AssertionError, match="history"):
-        routing.run_summary_routing_machine(machine_with(SkipsOneChild), shrink=False)
+        routing_machine.run_summary_routing_machine(machine_with(SkipsOneChild), shrink=False)
 
 
 def test_plan_cli_prints_example_4_3():

@@ -14,7 +14,7 @@ from typing import Callable, Iterator, cast
 from unittest import mock
 
 from subsum.conformance.kit.vector_cases import FORMAT, KINDS, SPEC_VERSION, VectorError, messages_json, state_json
-from subsum.conformance.summaries import build_owner
+from subsum.conformance.summaries.views import build_owner
 from subsum.core.errors import SubsumError
 from subsum.core.filters import FilterError, format_filter, parse_filter
 from subsum.core.inputs import read_input_text
