@@ -95,25 +95,25 @@ def lines(draw) -> bytes:
     return raw
 
 
-def _python_event(line: bytes):
+def _python_reading(parse, line: bytes, view):
+    """What the in-process reader makes of a line: "refused", "blank", or `view` of what it read."""
     try:
-        parsed = parse_event_line(line)
+        parsed = parse(line)
     except RecordError:
         return "refused"
-    if parsed is None:
-        return "blank"
-    return parsed[0], _attribute_set(attribute_rows(parsed[1]))
+    return "blank" if parsed is None else view(parsed)
+
+
+def _python_event(line: bytes):
+    return _python_reading(parse_event_line, line, lambda parsed: (parsed[0], _attribute_set(attribute_rows(parsed[1]))))
 
 
 def _python_record(line: bytes):
-    try:
-        record = parse_trace_line(line)
-    except RecordError:
-        return "refused"
-    if record is None:
-        return "blank"
-    attributes = None if record.attributes is None else _attribute_set(attribute_rows(record.attributes))
-    return (_bits(record.time), record.kind, record.client, record.broker, record.event, record.filter_text, attributes)
+    def view(record):
+        attributes = None if record.attributes is None else _attribute_set(attribute_rows(record.attributes))
+        return (_bits(record.time), record.kind, record.client, record.broker, record.event, record.filter_text, attributes)
+
+    return _python_reading(parse_trace_line, line, view)
 
 
 def _bits(x):

@@ -49,17 +49,23 @@ class Violation:
     time: float
 
 
+#: The examples' trace (DEF-NET-9): client 1000001 holds x > 1 from 0 s to
+#: 2 s; client 1000000 publishes event 7 (x = 5) at 1 s; it reaches 1000001 at 1.5 s.
+EXAMPLE_TRACE = (
+    '{"time": 0, "kind": "subscribe", "client": 1000001, "broker": 1, "filter": "x > 1"}',
+    '{"time": 1, "kind": "publish", "event": 7, "client": 1000000, "broker": 2, "attributes": {"x": 5}}',
+    '{"time": 1.5, "kind": "deliver", "event": 7, "client": 1000001, "broker": 1}',
+    '{"time": 2, "kind": "unsubscribe", "client": 1000001, "broker": 1, "filter": "x > 1"}',
+)
+
+
 def subscription_intervals(records: Sequence[TraceRecord]) -> list[Interval]:
     """DEF-TRACE-1: each subscribe record opens an interval that ends at the
     first later unsubscribe record (in file order) of the same client and
     filter, or never.
 
     >>> from subsum.core.tracefile import parse_trace_line
-    >>> trace = [parse_trace_line(line.encode()) for line in (
-    ...     '{"time": 0, "kind": "subscribe", "client": 1000001, "broker": 1, "filter": "x > 1"}',
-    ...     '{"time": 1, "kind": "publish", "event": 7, "client": 1000000, "broker": 2, "attributes": {"x": 5}}',
-    ...     '{"time": 1.5, "kind": "deliver", "event": 7, "client": 1000001, "broker": 1}',
-    ...     '{"time": 2, "kind": "unsubscribe", "client": 1000001, "broker": 1, "filter": "x > 1"}')]
+    >>> trace = [parse_trace_line(line.encode()) for line in EXAMPLE_TRACE]
     >>> [(i.client, i.filter_text, i.start, i.end) for i in subscription_intervals(trace)]
     [(1000001, 'x > 1', 0.0, 2.0)]
     """
@@ -81,11 +87,7 @@ def publications(records: Sequence[TraceRecord]) -> dict[int, Publication]:
     """DEF-TRACE-3: the publications of a trace (DEF-NET-9), by event.
 
     >>> from subsum.core.tracefile import parse_trace_line
-    >>> trace = [parse_trace_line(line.encode()) for line in (
-    ...     '{"time": 0, "kind": "subscribe", "client": 1000001, "broker": 1, "filter": "x > 1"}',
-    ...     '{"time": 1, "kind": "publish", "event": 7, "client": 1000000, "broker": 2, "attributes": {"x": 5}}',
-    ...     '{"time": 1.5, "kind": "deliver", "event": 7, "client": 1000001, "broker": 1}',
-    ...     '{"time": 2, "kind": "unsubscribe", "client": 1000001, "broker": 1, "filter": "x > 1"}')]
+    >>> trace = [parse_trace_line(line.encode()) for line in EXAMPLE_TRACE]
     >>> p = publications(trace)[7]
     >>> p.client, p.time, p.attributes.get("x").value
     (1000000, 1.0, 5)
@@ -139,10 +141,11 @@ def owed(publication: Publication, intervals: Sequence[Interval], grace: float) 
 
     >>> from subsum.core.filters import parse_filter
     >>> from subsum.core.types import Attribute
-    >>> held = [Interval(1000001, "x > 1", parse_filter("x > 1"), 0.0, 2.0)]
-    >>> p = Publication(7, 1000000, 1.0, Event((Attribute("x", "int", 5),)))
-    >>> owed(p, held, 0.0), owed(p, held, 1.5)  # with a grace of 1.5 s the window is not covered
-    ({1000001}, set())
+    >>> y = parse_filter("y < 3")
+    >>> held = [Interval(1000002, "y < 3", y, 0.5, 9.0), Interval(1000003, "y < 3", y, 4.0, 9.0)]
+    >>> late = Publication(8, 1000001, 5.0, Event((Attribute("y", "int", 1),)))
+    >>> sorted(owed(late, held, 0.0)), sorted(owed(late, held, 1.5))  # 1000003 subscribed 1 s before, inside a 1.5 s grace
+    ([1000002, 1000003], [1000002])
     """
     return {i.client for i in intervals
             if i.client != publication.client and stable_over(i, publication.time, grace)
@@ -157,11 +160,7 @@ def check_trace(records: Sequence[TraceRecord], grace: float) -> list[Violation]
     - missed: each (publication, owed client) with no delivery at all.
 
     >>> from subsum.core.tracefile import parse_trace_line
-    >>> trace = [parse_trace_line(line.encode()) for line in (
-    ...     '{"time": 0, "kind": "subscribe", "client": 1000001, "broker": 1, "filter": "x > 1"}',
-    ...     '{"time": 1, "kind": "publish", "event": 7, "client": 1000000, "broker": 2, "attributes": {"x": 5}}',
-    ...     '{"time": 1.5, "kind": "deliver", "event": 7, "client": 1000001, "broker": 1}',
-    ...     '{"time": 2, "kind": "unsubscribe", "client": 1000001, "broker": 1, "filter": "x > 1"}')]
+    >>> trace = [parse_trace_line(line.encode()) for line in EXAMPLE_TRACE]
     >>> check_trace(trace, grace=0.0)
     []
     >>> check_trace(trace + [trace[2]], grace=0.0)  # delivered twice

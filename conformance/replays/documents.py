@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Mapping
 
 from subsum.core.errors import InputError
 from subsum.core.inputs import max_line_bytes, read_input_text
+from subsum.core.schema import first_error
 
 SCHEDULE = "subsum-replay"
 CLIENT_SERVER = "subsum-client-server-replay"
@@ -49,6 +51,22 @@ def read_document(path: str | Path) -> object:
         raise ReplayError(path, None, f"malformed JSON: {exc.msg} (column {exc.colno})", line=exc.lineno) from None
     except ValueError as exc:  # an integer of more digits than Python converts
         raise ReplayError(path, None, f"malformed JSON: {exc}") from None
+
+
+def check_schema(path: str | Path, doc: object, validator, lists: Mapping[str, tuple[int, str]] = {}) -> dict:
+    """`doc` if its structure is what `validator`'s schema says, else a
+    ReplayError at the first field that is not; a list longer than its bound
+    in `lists` (field -> (most items, what they are)) is refused first, as a
+    schema check would walk all of it."""
+    if isinstance(doc, dict):
+        for field, (most, items) in lists.items():
+            if isinstance(doc.get(field), list) and len(doc[field]) > most:
+                raise ReplayError(path, field, f"{len(doc[field]):,} {items}; a replay holds at most {most:,}")
+    found = first_error(validator, doc)
+    if found is not None:
+        raise ReplayError(path, *found)
+    assert isinstance(doc, dict)
+    return doc
 
 
 def format_of(path: str | Path) -> str:

@@ -15,10 +15,9 @@ import jsonschema
 import networkx as nx
 
 from subsum.conformance.replays import schedule_schema
-from subsum.conformance.replays.documents import CACHE, CASE_FILE, CLIENT_SERVER, MATCHING, SCHEDULE, ReplayError, read_document
+from subsum.conformance.replays.documents import CACHE, CASE_FILE, CLIENT_SERVER, MATCHING, SCHEDULE, ReplayError, check_schema, read_document
 from subsum.core.jsonio import JsonObject, RecordError
 from subsum.core.names import CACHE_POLICIES, REQUEST_POLICIES
-from subsum.core.schema import first_error
 from subsum.impl.caching.replay import parse_operation, read_operations
 from subsum.impl.network.sim import DEFER_TIMEOUT, SUB_TIMEOUT
 
@@ -113,13 +112,7 @@ _CLIENT_SERVER_VALIDATOR = jsonschema.Draft202012Validator(CLIENT_SERVER_SCHEMA)
 def load_client_server(path: str | Path) -> ClientServerReplay:
     """Its structure checked by the schema, then what a schema cannot state:
     the links form a tree, and every broker and message named exists."""
-    doc = read_document(path)
-    if isinstance(doc, dict) and isinstance(doc.get("requests"), list) and len(doc["requests"]) > MAX_REQUESTS:
-        raise ReplayError(path, "requests", f"{len(doc['requests']):,} requests; a replay holds at most {MAX_REQUESTS:,}")
-    found = first_error(_CLIENT_SERVER_VALIDATOR, doc)
-    if found is not None:
-        raise ReplayError(path, *found)
-    assert isinstance(doc, dict)
+    doc = check_schema(path, read_document(path), _CLIENT_SERVER_VALIDATOR, {"requests": (MAX_REQUESTS, "requests")})
     n, links, servers, requests = doc["brokers"], doc["links"], doc["servers"], doc["requests"]
     for i, (a, b) in enumerate(links):
         if not (a < n and b < n):
@@ -155,13 +148,7 @@ _CACHE_VALIDATOR = jsonschema.Draft202012Validator(CACHE_SCHEMA)
 def load_cache(path: str | Path) -> CacheReplay:
     """Its structure checked by the schema; each operation as a line of a
     `subsum cache replay` file is (the same reader, its time never going back)."""
-    doc = read_document(path)
-    if isinstance(doc, dict) and isinstance(doc.get("operations"), list) and len(doc["operations"]) > MAX_OPERATIONS:
-        raise ReplayError(path, "operations", f"{len(doc['operations']):,} operations; a replay holds at most {MAX_OPERATIONS:,}")
-    found = first_error(_CACHE_VALIDATOR, doc)
-    if found is not None:
-        raise ReplayError(path, *found)
-    assert isinstance(doc, dict)
+    doc = check_schema(path, read_document(path), _CACHE_VALIDATOR, {"operations": (MAX_OPERATIONS, "operations")})
     operations, clock = [], 0.0
     for i, obj in enumerate(doc["operations"]):
         try:

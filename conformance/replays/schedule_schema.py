@@ -14,10 +14,9 @@ from pathlib import Path
 import jsonschema
 import networkx as nx
 
-from subsum.conformance.replays.documents import SCHEDULE, ReplayError
+from subsum.conformance.replays.documents import SCHEDULE, ReplayError, check_schema
 from subsum.conformance.schedules import filter_of
 from subsum.core.errors import InputError
-from subsum.core.schema import first_error
 from subsum.impl.network import CLIENT_BASE
 
 #: Bounds on what a replay file may ask for: far above what `fuzz reconfig`
@@ -110,12 +109,7 @@ _VALIDATOR = jsonschema.Draft202012Validator(SCHEMA)
 
 def validate(doc: object, path: str | Path) -> None:
     """Raise ReplayError (an InputError) at the first field that is wrong."""
-    if isinstance(doc, dict) and isinstance(doc.get("schedule"), list) and len(doc["schedule"]) > MAX_OPERATIONS:
-        raise ReplayError(path, "schedule", f"{len(doc['schedule']):,} operations; a replay holds at most {MAX_OPERATIONS:,}")
-    found = first_error(_VALIDATOR, doc)
-    if found is not None:
-        raise ReplayError(path, *found)
-    assert isinstance(doc, dict)
+    doc = check_schema(path, doc, _VALIDATOR, {"schedule": (MAX_OPERATIONS, "operations")})
     _check_topology(doc["topology"], path)
     _check_schedule(doc["topology"], doc["schedule"], path)
 

@@ -14,27 +14,23 @@ a filter gets its second subscriber, the broker does not tell the first.
 """
 
 import json
+import operator
 import sys
 
 CLIENT_BASE = 1_000_000  # nodes from here on are clients (the simulator's numbering)
 
 
-def holds(op, v, w):
-    """op(v, w): the event's value v against the constraint's value w."""
-    if op == "any":
-        return True
-    if op in ("=", "!="):
-        return (v == w) == (op == "=")
-    if op in ("<", "<=", ">", ">="):
-        return {"<": v < w, "<=": v <= w, ">": v > w, ">=": v >= w}[op]
-    if op == "prefix":
-        return v.startswith(w)
-    if op == "suffix":
-        return v.endswith(w)
-    if op == "contains":
-        return w in v
-    left, _, right = w.partition("*")
+def wildcard(v, pattern):
+    """`l*r`: starts with l, ends with r, and holds both without overlap."""
+    left, _, right = pattern.partition("*")
     return v.startswith(left) and v.endswith(right) and len(v) >= len(left) + len(right)
+
+
+#: op -> op(v, w), the event's value v against the constraint's value w (spec/01 DEF-DATA-6)
+OPERATORS = {
+    "any": lambda v, w: True, "=": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le, ">": operator.gt,
+    ">=": operator.ge, "prefix": str.startswith, "suffix": str.endswith, "contains": lambda v, w: w in v, "wildcard": wildcard,
+}
 
 
 def type_of(value):
@@ -46,7 +42,7 @@ def matches(constraints, attributes):
         if c["name"] not in attributes:
             return False
         value = attributes[c["name"]]
-        if type_of(value) != c["type"] or not holds(c["op"], value, c.get("value")):
+        if type_of(value) != c["type"] or not OPERATORS[c["op"]](value, c.get("value")):
             return False
     return True
 

@@ -43,7 +43,7 @@ change to the overlay, the transport or the accounting.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from subsum.core import plugins
 from subsum.impl.network.overlay import NetworkError
@@ -52,11 +52,11 @@ if TYPE_CHECKING:
     from subsum.impl.network.sim import Network
 
 
-def handles(kind: str) -> Callable:
-    """Mark a broker method as the handler of messages of `kind`."""
+def handles(*kinds: str) -> Callable:
+    """Mark a broker method as the handler of messages of these kinds."""
 
     def mark(method: Callable) -> Callable:
-        method.handles = kind  # type: ignore[attr-defined]
+        method.handles = kinds  # type: ignore[attr-defined]
         return method
 
     return mark
@@ -77,7 +77,7 @@ class Broker:
         table: dict[str, str] = {}
         for base in reversed(cls.__mro__[1:]):  # every base's table, the nearest base winning
             table.update(vars(base).get("handlers", {}))
-        table.update((fn.handles, name) for name, fn in vars(cls).items() if hasattr(fn, "handles"))
+        table.update((kind, name) for name, fn in vars(cls).items() if hasattr(fn, "handles") for kind in fn.handles)
         cls.handlers = table
 
     def __init__(self, bid: int, net: Network) -> None:
@@ -108,6 +108,30 @@ class Broker:
         made once per network, before any broker; `net.shared`. Protocol
         settings are in `net.options`."""
         return None
+
+    @property
+    def shared(self) -> Any:
+        """What the network's brokers share (`shared_state`)."""
+        return self.net.shared
+
+
+def protocol_settings(protocol: str, options: Mapping, defaults: Mapping, choices: Mapping[str, tuple] | None = None) -> dict:
+    """A protocol's settings: its `defaults` overridden by `options`
+    (`Network(options=...)`). An option it does not know, or a value not
+    among its `choices` (key -> the values allowed), is a NetworkError
+    naming it.
+
+    >>> protocol_settings("demo", {"k": 2}, {"k": 1, "mode": "a"}, {"mode": ("a", "b")})
+    {'k': 2, 'mode': 'a'}
+    """
+    unknown = set(options) - set(defaults)
+    if unknown:
+        raise NetworkError(f"unknown {protocol} option(s) {sorted(unknown)}; expected some of {sorted(defaults)}")
+    settings = {**defaults, **options}
+    for key, allowed in (choices or {}).items():
+        if settings[key] not in allowed:
+            raise NetworkError(f"{protocol} option {key!r}: {settings[key]!r} is not one of {', '.join(map(str, allowed))}")
+    return settings
 
 
 PROTOCOLS: dict[str, type[Broker]] = {}

@@ -6,6 +6,7 @@ summary.json into `--out-dir`/NAME/, a scratch folder by default;
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Callable
 
 import click
 from rich.markup import escape
@@ -22,7 +23,7 @@ from subsum.bench import summary_routing as sr
 from subsum.bench import summary_routing_report
 from subsum.bench.summaries_report import markdown_table as summaries_table
 from subsum.cli.console import emit, out, say
-from subsum.cli.options import FiniteFloat, bench_out_dir_option, format_option, seed_option, timeout_options
+from subsum.cli.options import FiniteFloat, apply_options, bench_out_dir_option, format_option, seed_option, timeout_options
 from subsum.core.errors import CheckFailed
 from subsum.impl.network import forwarding_protocols
 from subsum.impl.spark.session import check_java
@@ -31,6 +32,13 @@ from subsum.impl.spark.session import check_java
 @click.group()
 def bench() -> None:
     """Benchmarks: CSV, PNG plots and summary.json under --out-dir (default bench-out/, ignored by git)."""
+
+
+def bench_command(name: str, files: str, quick: str, seed: str) -> Callable:
+    """A benchmark command: what every one takes (--out-dir, --quick, --seed,
+    --format), then its own options, in the order `--help` shows them."""
+    return apply_options([bench.command(name), bench_out_dir_option(name, files), click.option("--quick", is_flag=True, help=quick),
+                          seed_option(1, seed), format_option])
 
 
 def _parse_groups(_ctx, _param, value: str) -> list[int]:
@@ -43,25 +51,22 @@ def _parse_groups(_ctx, _param, value: str) -> list[int]:
     return groups
 
 
-@bench.command("matching")
-@bench_out_dir_option("matching", "matching.csv, one PNG per group, scaling.png and summary.json")
+@bench_command("matching", "matching.csv, one PNG per group, scaling.png and summary.json",
+               quick="Three points per group, a small scaling run, one repeat.",
+               seed="Seed of the workload generator.")
 @click.option("--groups", default="1,2,3,4,5", show_default=True, callback=_parse_groups,
               help="Seed 001 experiment groups to run (1 a, 2 E, 3 A_n, 4 c, 5 S).")
-@click.option("--quick", is_flag=True, help="Three points per group, a small scaling run, one repeat.")
 @click.option("--repeat", type=click.IntRange(1, 100), default=3, show_default=True, help="Timed runs per measurement (mean and min reported).")
 @click.option("--planted-rate", type=FiniteFloat(0.0, 1.0), default=0.1, show_default=True,
               help="Share of events built to match a subscription, in the 'planted' variant (the 'literal' variant uses 0).")
-@seed_option(1, "Seed of the workload generator.")
 @click.option("--model-events", type=click.IntRange(0), default=100, show_default=True,
               help="Run the reference model on this many events of the default point (0: skip).")
 @click.option("--scaling/--no-scaling", default=True, show_default=True, help="Run the scaling points up to S=E=100,000.")
 @click.option("--budget", type=FiniteFloat(1.0), default=120.0, show_default=True,
               help="Skip a scaling measurement projected to take longer than this many seconds.")
-@format_option
 def bench_matching(out_dir, fmt, groups, quick, repeat, planted_rate, seed, model_events, scaling, budget) -> None:
     """Seed 001's five experiment groups plus a scaling run, every engine and
     DuckDB side by side, cross-checked. Exits 1 if the engines disagree."""
-
     summary = bm.run(Path(out_dir) / "matching", groups=groups, quick=quick, repeat=repeat, planted_rate=planted_rate,
                      seed=seed, model_events=model_events, scaling=scaling, budget=budget, log=say)
     emit(summary, fmt, lambda: print_findings(summary))
@@ -69,34 +74,26 @@ def bench_matching(out_dir, fmt, groups, quick, repeat, planted_rate, seed, mode
         raise CheckFailed("engines disagree: " + "; ".join(summary["disagreements"]))
 
 
-@bench.command("summaries")
-@bench_out_dir_option("summaries", "summaries.csv, sizes.png, false_positives.png, throughput.png and summary.json")
-@click.option("--quick", is_flag=True, help="S = 200, E = 200, one timed run (a few seconds).")
+@bench_command("summaries", "summaries.csv, sizes.png, false_positives.png, throughput.png and summary.json",
+               quick="S = 200, E = 200, one timed run (a few seconds).",
+               seed="Seed of the workload generator.")
 @click.option("--subscriptions", type=click.IntRange(1), default=1000, show_default=True, help="Subscriptions at the broker (Table 5-2's S).")
 @click.option("--events", type=click.IntRange(1), default=2000, show_default=True, help="Events matched per covering probability.")
 @click.option("--repeat", type=click.IntRange(1, 100), default=3, show_default=True, help="Timed runs per measurement (best reported).")
-@seed_option(1, "Seed of the workload generator.")
-@format_option
 def bench_summaries(out_dir, fmt, quick, subscriptions, events, repeat, seed) -> None:
     """Seed 000 Table 5-2: summary size (formula and measured) against the raw
     subscriptions, the false-positive rate before the owner's re-check, and
     summary-match throughput against the indexed engine, per covering
     probability. Every candidate set is cross-checked against the engine;
     exits 1 if a cross-check fails."""
-
     result = bs.run(Path(out_dir) / "summaries", subscriptions=subscriptions, events=events, repeat=repeat, seed=seed,
                     quick=quick, log=say)
-    emit(result, fmt, lambda: markdown(summaries_table(result["rows"])))
-    if result["disagreements"]:
-        raise CheckFailed("cross-checks failed: " + "; ".join(result["disagreements"]))
+    show(result, fmt, summaries_table(result["rows"]), "cross-checks failed")
 
 
-@bench.command("summary-routing")
-@bench_out_dir_option("summary-routing", "propagation.csv, hops.csv, routing.csv, storage.csv, false_positives.csv, "
-                                         "fig5-2 … fig5-5 PNGs and summary.json")
-@click.option("--quick", is_flag=True, help="S = 200, σ = 10, 50, 200, one random tree, 100 events per broker (about 15 s).")
-@seed_option(1, "Seed of the workloads, trees, Siena's coins and the interested brokers.")
-@format_option
+@bench_command("summary-routing", "propagation.csv, hops.csv, routing.csv, storage.csv, false_positives.csv, fig5-2 … fig5-5 PNGs and summary.json",
+               quick="S = 200, σ = 10, 50, 200, one random tree, 100 events per broker (about 15 s).",
+               seed="Seed of the workloads, trees, Siena's coins and the interested brokers.")
 def bench_summary_routing(out_dir, fmt, quick, seed) -> None:
     """Seed 000 Figs 5-2 to 5-5 on 24 brokers (the CWIX backbone and random
     trees): summary propagation bandwidth and hops (Algorithm 4-2), BROCLI
@@ -104,18 +101,13 @@ def bench_summary_routing(out_dir, fmt, quick, seed) -> None:
     covering and baseline (i), with the thesis's numbers beside ours; plus
     the false-positive DELIVERs of real summaries. Exits 1 if a routing
     cross-check fails."""
-
-    result = sr.run(Path(out_dir) / "summary-routing", quick=quick, seed=seed, log=say)
-    emit(result, fmt, lambda: markdown(summary_routing_report.markdown_table(result)))
-    if result["disagreements"]:
-        raise CheckFailed("routing cross-checks failed: " + "; ".join(result["disagreements"][:10]))
+    run_and_show(sr.run, summary_routing_report.markdown_table, Path(out_dir) / "summary-routing", fmt, quick, seed,
+                 "routing cross-checks failed")
 
 
-@bench.command("caching")
-@bench_out_dir_option("caching", "caching.csv, cache_ops.csv, tradeoff.png, policies.png, cache_ops.png and summary.json")
-@click.option("--quick", is_flag=True, help="20 brokers, α 0.8, caches of 5%, 300 messages, a short cache-operation trace (about 15 s).")
-@seed_option(1, "Seed of the trees, the workloads and the cache-operation trace.")
-@format_option
+@bench_command("caching", "caching.csv, cache_ops.csv, tradeoff.png, policies.png, cache_ops.png and summary.json",
+               quick="20 brokers, α 0.8, caches of 5%, 300 messages, a short cache-operation trace (about 15 s).",
+               seed="Seed of the trees, the workloads and the cache-operation trace.")
 def bench_caching(out_dir, fmt, quick, seed) -> None:
     """Broker caches (seeds 003, 004; spec/09): survivability, answered share
     and delay against overhead for candidate, leaf, all and single placement
@@ -124,32 +116,24 @@ def bench_caching(out_dir, fmt, quick, seed) -> None:
     policy's operations per second beside its reference and cachetools.
     Says where the hypothesis all >= candidate > leaf > single holds. Exits
     1 if a cache and its reference (or cachetools) evict differently."""
-
-    result = bc.run(Path(out_dir) / "caching", quick=quick, seed=seed, log=say)
-    emit(result, fmt, lambda: markdown(bc.markdown_table(result)))
-    if result["disagreements"]:
-        raise CheckFailed("cache cross-checks failed: " + "; ".join(result["disagreements"]))
+    run_and_show(bc.run, bc.markdown_table, Path(out_dir) / "caching", fmt, quick, seed, "cache cross-checks failed")
 
 
-@bench.command("client-server")
-@bench_out_dir_option("client-server", "client_server.csv, series1.png, series2.png and summary.json")
-@click.option("--quick", is_flag=True, help="Two points per parameter, one seed, 500 steps (a few seconds).")
-@seed_option(1, "Seed of each point's first run; the full run's other two use the next two seeds.")
-@format_option
+@bench_command("client-server", "client_server.csv, series1.png, series2.png and summary.json",
+               quick="Two points per parameter, one seed, 500 steps (a few seconds).",
+               seed="Seed of each point's first run; the full run's other two use the next two seeds.")
 def bench_client_server(out_dir, fmt, quick, seed) -> None:
     """Seed 003's two experiment series on the client-server driver (spec/10):
     series 1 (LFU; Server, SC, SOHA, SS) against brokers, cache slots, λ
     and μ; series 2 (SC; FIFO, Regenerate, LFU, LRU) against brokers and
     slots. Means over three seeds with 95% intervals, the thesis's quoted
     numbers beside ours, and a verdict on each."""
-
-    result = bcs.run(Path(out_dir) / "client-server", quick=quick, seed=seed, log=say)
-    emit(result, fmt, lambda: markdown(bcs.markdown_table(result)))
+    run_and_show(bcs.run, bcs.markdown_table, Path(out_dir) / "client-server", fmt, quick, seed)
 
 
-@bench.command("network")
-@bench_out_dir_option("network", "network.csv, throughput.png, swaps.png and summary.json")
-@click.option("--quick", is_flag=True, help="200 brokers, 2,000 subscriptions, 500 events, 100 swaps, 5 s of fuzzing per size.")
+@bench_command("network", "network.csv, throughput.png, swaps.png and summary.json",
+               quick="200 brokers, 2,000 subscriptions, 500 events, 100 swaps, 5 s of fuzzing per size.",
+               seed="Seed of every workload.")
 @click.option("--brokers", type=click.IntRange(2, 100_000), default=1000, show_default=True, help="Brokers in the throughput tree.")
 @click.option("--subscriptions", type=click.IntRange(1), default=10_000, show_default=True, help="Subscriptions in the throughput tree.")
 @click.option("--events", type=click.IntRange(1), default=5000, show_default=True, help="Events routed in the throughput tree.")
@@ -157,29 +141,24 @@ def bench_client_server(out_dir, fmt, quick, seed) -> None:
               help="Strawman link swaps, one at a time, on a 200-broker random tree with 1,000 subscriptions.")
 @click.option("--fuzz-budget", type=FiniteFloat(1.0), default=30.0, show_default=True,
               help="Seconds of `subsum fuzz reconfig` per schedule size (6 and 20 brokers).")
-@seed_option(1, "Seed of every workload.")
-@format_option
 def bench_network(out_dir, fmt, quick, brokers, subscriptions, events, swaps, fuzz_budget, seed) -> None:
     """The broker simulator (seed 002): handled messages per second beside a
     bare heapq loop, SUB/UNSUB traffic and lost events of Strawman link
     swaps, and fuzz throughput in schedules per minute. Exits 1 if the
     fuzzer finds a violation."""
-
     result = bn.run(Path(out_dir) / "network", quick=quick, brokers=brokers, subscriptions=subscriptions, events=events,
                     swaps=swaps, fuzz_budget=fuzz_budget, seed=seed, log=say)
-    emit(result, fmt, lambda: markdown(bn.markdown_table(result)))
+    show(result, fmt, bn.markdown_table(result))
     if any(f["violations"] for f in result["fuzz"]):
         raise CheckFailed("the fuzzer found violations while benchmarking")
 
 
-@bench.command("reconfig")
-@bench_out_dir_option("reconfig", "reconfig.csv, control.png, lost.png, stale.png and summary.json")
-@click.option("--quick", is_flag=True, help="Trees of 20 and 100 brokers, two densities, 5 reconfigurations each (about a minute).")
-@seed_option(1, "Seed of the trees, workloads and overlay choices.")
+@bench_command("reconfig", "reconfig.csv, control.png, lost.png, stale.png and summary.json",
+               quick="Trees of 20 and 100 brokers, two densities, 5 reconfigurations each (about a minute).",
+               seed="Seed of the trees, workloads and overlay choices.")
 @click.option("--protocol", "protocols", type=click.Choice(forwarding_protocols()[1:]), multiple=True,
               help="Run only these optimized protocols (repeatable); Strawman always runs, as the baseline.")
 @timeout_options
-@format_option
 def bench_reconfig(out_dir, fmt, quick, seed, protocols, defer_timeout, sub_timeout) -> None:
     """Strawman, timed, notified and informed side by side on the same
     schedules: random and balanced trees of 20, 100 and 500 brokers, sparse
@@ -187,22 +166,19 @@ def bench_reconfig(out_dir, fmt, quick, seed, protocols, defer_timeout, sub_time
     broker crashes, concurrent swaps. Reports control messages per
     reconfiguration and the reduction against Strawman, deliveries lost,
     and stale-route event traffic."""
-
     chosen = (br.PROTOCOLS[0], *[p for p in br.PROTOCOLS[1:] if not protocols or p in protocols])
     result = br.run(Path(out_dir) / "reconfig", quick=quick, seed=seed, protocols=chosen, defer_timeout=defer_timeout,
                     sub_timeout=sub_timeout, log=say)
-    emit(result, fmt, lambda: markdown(br.markdown_table(result)))
+    show(result, fmt, br.markdown_table(result))
 
 
-@bench.command("spark")
-@bench_out_dir_option("spark", "spark.csv, spark.png and summary.json")
-@click.option("--quick", is_flag=True, help="E up to 10^5, S up to 10^4 (a few minutes).")
+@bench_command("spark", "spark.csv, spark.png and summary.json",
+               quick="E up to 10^5, S up to 10^4 (a few minutes).",
+               seed="Seed of the workload generator.")
 @click.option("--max-events", type=click.IntRange(10_000), default=10_000_000, show_default=True,
               help="Largest point of the events series.")
 @click.option("--in-process-max-events", type=click.IntRange(0), default=10_000_000, show_default=True,
               help="Skip the in-process engines above this many events.")
-@seed_option(1, "Seed of the workload generator.")
-@format_option
 def bench_spark(out_dir, fmt, quick, max_events, in_process_max_events, seed) -> None:
     """Spark (local[*], and local[1] at one point) beside the vectorized engine
     and DuckDB, E from 10^4 to 10^7 and S from 10^3 to 10^5 (benchmarks/README.md)."""
@@ -218,6 +194,21 @@ def bench_spark(out_dir, fmt, quick, max_events, in_process_max_events, seed) ->
 def markdown(text: str) -> None:
     """A benchmark's text report: its markdown table, as is."""
     out.print(text, markup=False, highlight=False, soft_wrap=True)
+
+
+def run_and_show(run: Callable[..., dict], table: Callable[[dict], str], folder: Path, fmt: str, quick: bool, seed: int,
+                 failed: str = "cross-checks failed") -> None:
+    """Run a benchmark that takes only --quick and --seed, and print its report."""
+    result = run(folder, quick=quick, seed=seed, log=say)
+    show(result, fmt, table(result), failed)
+
+
+def show(result: dict, fmt: str, table: str, failed: str = "cross-checks failed") -> None:
+    """Print a benchmark's report (its table, or its summary as JSON); exit 1
+    when its cross-checks found disagreements."""
+    emit(result, fmt, lambda: markdown(table))
+    if result.get("disagreements"):
+        raise CheckFailed(f"{failed}: " + "; ".join(result["disagreements"][:10]))
 
 
 def print_findings(summary: dict) -> None:

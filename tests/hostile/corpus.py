@@ -229,10 +229,6 @@ def _bad_records() -> Iterator[Case]:
         "duplicate-id": (b'{"id": "a", "filter": "x > 1"}\n{"id": "a", "filter": "x > 2"}', ":2"),
         "unknown-key": (b'{"id": "a", "filter": "x > 1", "extra": 1}', "field 'extra'"),
     }
-    for name, (line, field) in records.items():
-        files = dict(VALID, **{"bad.jsonl": line + b"\n"})
-        yield Case(f"subs-record/{name}", ("match", "--subscriptions", "{d}/bad.jsonl", "--events", "{d}/ok-events.jsonl"),
-                   tuple(files.items()), mentions=("bad.jsonl:", field), output="--output")
     events = {
         "id-surrogate": (b'{"id": "\\udbff", "attributes": {"x": 1}}', "field 'id'"),
         "attributes-list": (b'{"id": "e", "attributes": [1]}', "field 'attributes'"),
@@ -245,10 +241,12 @@ def _bad_records() -> Iterator[Case]:
         "value-surrogate": (b'{"id": "e", "attributes": {"s": "\\ud800"}}', "field"),
         "value-escape-seq": (b'{"id": "e", "attributes": {"s": "\\u001b]0;x\\u0007", "t": NaN}}', "field"),
     }
-    for name, (line, field) in events.items():
-        files = dict(VALID, **{"bad.jsonl": EVENTS + line + b"\n"})
-        yield Case(f"event-record/{name}", ("match", "--subscriptions", "{d}/ok-subs.jsonl", "--events", "{d}/bad.jsonl"),
-                   tuple(files.items()), mentions=("bad.jsonl:3", field), output="--output")
+    kinds = (("subs-record", records, b"", "bad.jsonl:", ("--subscriptions", "{d}/bad.jsonl", "--events", "{d}/ok-events.jsonl")),
+             ("event-record", events, EVENTS, "bad.jsonl:3", ("--subscriptions", "{d}/ok-subs.jsonl", "--events", "{d}/bad.jsonl")))
+    for kind, table, before, where, argv in kinds:  # the bad line, after `before` (two good lines of events)
+        for name, (line, field) in table.items():
+            files = dict(VALID, **{"bad.jsonl": before + line + b"\n"})
+            yield Case(f"{kind}/{name}", ("match", *argv), tuple(files.items()), mentions=(where, field), output="--output")
 
 
 def _summary_cases() -> Iterator[Case]:

@@ -50,7 +50,7 @@ from subsum.impl.network.messages import CacheRequest, CacheResponse, Publicatio
 from subsum.impl.network.protocols.covering import DOMAIN, bool_values, numeric_bounds
 from subsum.impl.network.protocols.forwarding import FilterIndex, StrawmanBroker
 from subsum.impl.network.overlay import NetworkError
-from subsum.impl.network.protocol import handles, register
+from subsum.impl.network.protocol import handles, protocol_settings, register
 from subsum.impl.network.transport import CLIENT_BASE
 
 MISSING = object()
@@ -120,16 +120,8 @@ class CacheNetwork(FilterIndex):
 
     def __init__(self, net) -> None:
         super().__init__()
-        unknown = set(net.options) - set(DEFAULTS)
-        if unknown:
-            raise NetworkError(f"unknown caching option(s) {sorted(unknown)}; expected some of {sorted(DEFAULTS)}")
-        self.options = {**DEFAULTS, **net.options}
-        if self.options["placement"] not in PLACEMENTS:
-            raise NetworkError(f"unknown placement {self.options['placement']!r}; expected one of {', '.join(PLACEMENTS)}")
-        if self.options["leaf_reading"] not in LEAF_READINGS:
-            raise NetworkError(f"the leaf reading must be 'i' or 'ii', got {self.options['leaf_reading']!r}")
-        if self.options["policy"] not in POLICIES:
-            raise NetworkError(f"unknown cache policy {self.options['policy']!r}; expected one of {', '.join(POLICIES)}")
+        self.options = protocol_settings("caching", net.options, DEFAULTS,
+                                         {"placement": PLACEMENTS, "leaf_reading": LEAF_READINGS, "policy": tuple(POLICIES)})
         capacity = self.options["capacity"]
         if capacity is not None and (type(capacity) is not int or capacity < 1):
             raise NetworkError(f"the cache capacity must be an int >= 1 or None (unbounded), got {capacity!r}")
@@ -171,10 +163,6 @@ class CachingBroker(StrawmanBroker):
     @classmethod
     def shared_state(cls, net) -> CacheNetwork:
         return CacheNetwork(net)
-
-    @property
-    def shared(self) -> CacheNetwork:
-        return cast(CacheNetwork, self.net.shared)
 
     # --- placement (DEF-CACHE-6) -----------------------------------------------------------
     def holds(self, m: int) -> bool:

@@ -31,7 +31,7 @@ from subsum.impl.caching import make_cache
 from subsum.impl.caching.policies import POLICIES as CACHE_POLICIES
 from subsum.impl.network.messages import ServerAnswer, ServerRequest, ServerResponse
 from subsum.impl.network.overlay import NetworkError
-from subsum.impl.network.protocol import Broker, handles, register
+from subsum.impl.network.protocol import Broker, handles, protocol_settings, register
 from subsum.impl.network.transport import CLIENT_BASE
 
 #: the protocol's settings when `Network(options=...)` names none: request policy, cache policy, cache slots
@@ -88,14 +88,8 @@ class ClientServerNetwork:
     """What the brokers share: the settings, the servers, the SS table, the requests."""
 
     def __init__(self, net) -> None:
-        unknown = set(net.options) - set(DEFAULTS)
-        if unknown:
-            raise NetworkError(f"unknown client-server option(s) {sorted(unknown)}; expected some of {sorted(DEFAULTS)}")
-        self.options = {**DEFAULTS, **net.options}
-        if self.options["policy"] not in REQUEST_POLICIES:
-            raise NetworkError(f"unknown request policy {self.options['policy']!r}; expected one of {', '.join(REQUEST_POLICIES)}")
-        if self.options["cache_policy"] not in CACHE_POLICIES:
-            raise NetworkError(f"unknown cache policy {self.options['cache_policy']!r}; expected one of {', '.join(CACHE_POLICIES)}")
+        self.options = protocol_settings("client-server", net.options, DEFAULTS,
+                                         {"policy": REQUEST_POLICIES, "cache_policy": tuple(CACHE_POLICIES)})
         self.net = net
         self.policy: str = self.options["policy"]
         self.server_of: dict[str, int] = {}
@@ -118,10 +112,6 @@ class ClientServerBroker(Broker):
     @classmethod
     def shared_state(cls, net) -> ClientServerNetwork:
         return ClientServerNetwork(net)
-
-    @property
-    def shared(self) -> ClientServerNetwork:
-        return cast(ClientServerNetwork, self.net.shared)
 
     def brokers_around(self) -> list[int]:
         return sorted(n for n in self.neighbors if n < CLIENT_BASE)

@@ -104,11 +104,7 @@ class SummaryBroker(Broker):
     def begin_round(self, r: int) -> None:
         self.propagation.begin_round(r)
 
-    @handles("SUMMARY")
-    def summary_received(self, src: int, update: SummaryDelta) -> None:
-        self.propagation.delta_received(src, update)
-
-    @handles("DELTA")
+    @handles("SUMMARY", "DELTA")
     def delta_received(self, src: int, update: SummaryDelta) -> None:
         self.propagation.delta_received(src, update)
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections import defaultdict
 
 from subsum.impl.network.overlay import NetworkError
+from subsum.impl.network.protocol import protocol_settings
 from subsum.impl.network.protocols.summaries.plan import Plan, distances, plan
 from subsum.impl.summary import IdLayout
 
@@ -29,14 +30,9 @@ class Rounds:
     round clock, and each event's journey."""
 
     def __init__(self, net) -> None:
-        unknown = set(net.options) - set(DEFAULTS)
-        if unknown:
-            raise NetworkError(f"unknown summaries option(s) {sorted(unknown)}; expected some of {sorted(DEFAULTS)}")
-        self.options = {**DEFAULTS, **net.options}
+        self.options = protocol_settings("summaries", net.options, DEFAULTS, {"option": NEXT_BROKER_OPTIONS})
         if not self.options["period"] > 0:
             raise NetworkError(f"the summaries period must be > 0 ms, got {self.options['period']}")
-        if self.options["option"] not in NEXT_BROKER_OPTIONS:
-            raise NetworkError(f"the next-broker option must be 'a' or 'b', got {self.options['option']!r}")
         self.net = net
         self.schema = tuple(tuple(k) for k in self.options["schema"])
         self.layout = IdLayout(self.options["brokers"], self.options["max_subscriptions"], len(self.schema))
