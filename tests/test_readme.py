@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from subsum.cli import common
+from subsum.cli import console
 from subsum.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -56,8 +56,8 @@ def test_the_tour_has_the_commands_this_test_expects():
 def test_tour_output_is_what_the_command_prints(command, shown, tmp_path, monkeypatch):
     (tmp_path / "examples").symlink_to(ROOT / "examples")
     monkeypatch.chdir(tmp_path)
-    for console in (common.out, common.err):  # a wide terminal, as the README's lines were printed on
-        monkeypatch.setattr(console, "_width", 200)
+    for terminal in (console.out, console.err):  # a wide terminal, as the README's lines were printed on
+        monkeypatch.setattr(terminal, "_width", 200)
     argv = shlex.split(command)[1:]
     if argv[:2] == ["summary", "match"] or argv[:2] == ["summary", "stats"] and "b.json" in argv:
         CliRunner().invoke(main, ["summary", "build", "--subscriptions", "examples/seed000/fig-4-5-subscriptions.jsonl",
