@@ -13,6 +13,9 @@ from pathlib import Path
 
 import pytest
 
+from subsum.conformance.kit.workloads import pinned_workloads
+
+
 ROOT = Path(__file__).resolve().parents[1]
 DUCKDB = ROOT / "examples" / "external" / "duckdb_matcher.py"
 PLUGINS = ROOT / "examples" / "plugins"
@@ -38,7 +41,8 @@ def test_the_duckdb_engine_agrees_on_1000_workloads(tmp_path):
                     "--workloads", "1000", "--out-dir", tmp_path, "--format", "json")
     assert result.returncode == 0, result.stdout + result.stderr
     report = json.loads(result.stdout)
-    assert report["workloads"] == 1000 and report["failure"] is None
+    pinned = len(pinned_workloads())  # every string operator with every hostile character, run before the generated ones
+    assert report["failure"] is None and (report["pinned"], report["generated"], report["workloads"]) == (pinned, 1000, pinned + 1000)
 
 
 def test_the_duckdb_engine_one_workload_a_process(tmp_path):
@@ -80,7 +84,7 @@ def test_the_buggy_plugin_engine_is_caught_shrunk_and_replayed(tmp_path):
     assert subsum("replay", "--engine", "myplugins.engines:SloppyWildcardEngine", replay).returncode == 1
     assert subsum("replay", "--engine", "myplugins.engines:ScanEngine", replay).returncode == 0
     correct = subsum("conform", "matching", "--engine", "myplugins.engines:ScanEngine", "--workloads", "300", "--out-dir", tmp_path / "ok")
-    assert correct.returncode == 0 and "agrees with the model on 300 workloads" in correct.stdout, correct.stderr
+    assert correct.returncode == 0 and f"agrees with the model on {len(pinned_workloads()) + 300} workloads" in correct.stdout, correct.stderr
 
 
 @pytest.mark.parametrize("command, persistent, kind, detail", [

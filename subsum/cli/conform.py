@@ -40,7 +40,8 @@ def conform() -> None:
 @click.option("--engine", "plugin", metavar="NAME", help=ENGINE_HELP)
 @click.option("--persistent", is_flag=True, help="Start CMD once and send it one request line per workload (DEF-PLUG-3).")
 @click.option("--workloads", type=click.IntRange(1, MAX_COUNT), default=1000, show_default=True,
-              help="Generated workloads to run (fewer if one fails: then its shrinking follows).")
+              help="Generated workloads to run, after the pinned ones (each string operator with each hostile character); "
+                   "fewer if one fails: then its shrinking follows.")
 @seed_option(0, "Hypothesis seed: the same seed draws the same workloads.")
 @click.option("--timeout", type=FiniteFloat(0.001, 3600.0), default=10.0, show_default=True,
               help="Seconds the engine may take for one workload; longer is a failure.")
@@ -58,11 +59,12 @@ def conform_matching(command, plugin, persistent, workloads, seed, timeout, out_
     name = command if command is not None else plugin
     with Progress(TextColumn("[progress.description]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   console=err, transient=True, disable=not err.is_terminal) as bar:
-        task = bar.add_task("workloads", total=workloads)
+        task = bar.add_task("workloads", total=workloads + len(matching.pinned_workloads()))
         result = matching.conform(engine, workloads=workloads, seed=seed, out_dir=Path(out_dir),
                                   progress=lambda done: bar.update(task, completed=done))
     option = f"--engine-cmd {shlex.quote(command)}" if command is not None else f"--engine {plugin}"
-    report = {"engine": engine.describe(), "workloads": result.workloads, "seed": seed, "seconds": round(result.seconds, 3),
+    report = {"engine": engine.describe(), "workloads": result.workloads, "pinned": result.pinned,
+              "generated": result.workloads - result.pinned, "seed": seed, "seconds": round(result.seconds, 3),
               "failure": None if result.failure is None else {"kind": result.failure.kind, "message": result.failure.message},
               "replay": None if result.replay is None else str(result.replay),
               "replay_command": None if result.replay is None else
@@ -78,7 +80,8 @@ def conform_matching(command, plugin, persistent, workloads, seed, timeout, out_
 def print_conformance(name: str, report: dict) -> None:
     failure = report["failure"]
     if failure is None:
-        line(f"{name}: agrees with the model on {report['workloads']} workloads (seed {report['seed']}, {report['seconds']:.1f} s)")
+        line(f"{name}: agrees with the model on {report['workloads']} workloads ({report['pinned']} pinned, "
+             f"{report['generated']} generated; seed {report['seed']}, {report['seconds']:.1f} s)")
         return
     line(f"{name}: {failure['kind']}: {failure['message']}")
     line(f"  shrunk workload in {report['replay']} (found at workload {report['workloads']}, seed {report['seed']})")
