@@ -1,16 +1,18 @@
 """The README's tour is real output: every shown command whose output does not
-depend on time or on a partial table is run here, and its output must equal
-the README's lines. Commands run from a scratch directory that sees the
+depend on time or on a partial table is run here the way the page says, as
+`subsum` on the PATH that `. .venv/bin/activate` sets (the folder of this
+Python's console scripts), in a child process, and its output must equal the
+README's lines. Commands run from a scratch directory that sees the
 repository's examples/, so files they write (b.json) stay out of the tree."""
 
+import os
 import shlex
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
-from subsum.cli import console
-from subsum.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
 README_ALL = (ROOT / "README.md").read_text(encoding="utf-8")
@@ -48,21 +50,34 @@ CASES = [(c, out) for c, out in tour_commands()
          if c.split(" ", 1)[1].startswith(DETERMINISTIC) and "--stats" not in c and "--engine" not in c]
 
 
+BIN = Path(sys.executable).parent  # .venv/bin: what activating the venv puts first on PATH
+
+
 def test_the_tour_has_the_commands_this_test_expects():
     assert len(CASES) >= 8, [c for c, _ in CASES]
 
 
+def test_the_page_says_how_subsum_gets_on_path_before_the_tour_types_it():
+    first_command = README.index("    $ subsum ")
+    assert ". .venv/bin/activate" in README[:first_command] and ".venv/bin/subsum" in README[:first_command]
+    assert (BIN / "subsum").is_file(), f"{BIN}/subsum: the console script the tour runs"
+
+
+def shell_subsum(argv: list[str], cwd: Path) -> subprocess.CompletedProcess:
+    """`subsum ARGV` as a shell with the venv activated runs it: found on PATH, on a 200-column terminal."""
+    env = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}", "COLUMNS": "200", "NO_COLOR": "1"}
+    return subprocess.run(["subsum", *argv], cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
+
+
 @pytest.mark.parametrize("command,shown", CASES, ids=[c[:60] for c, _ in CASES])
-def test_tour_output_is_what_the_command_prints(command, shown, tmp_path, monkeypatch):
+def test_tour_output_is_what_the_command_prints(command, shown, tmp_path):
     (tmp_path / "examples").symlink_to(ROOT / "examples")
-    monkeypatch.chdir(tmp_path)
-    for terminal in (console.out, console.err):  # a wide terminal, as the README's lines were printed on
-        monkeypatch.setattr(terminal, "_width", 200)
     argv = shlex.split(command)[1:]
     if argv[:2] == ["summary", "match"] or argv[:2] == ["summary", "stats"] and "b.json" in argv:
-        CliRunner().invoke(main, ["summary", "build", "--subscriptions", "examples/seed000/fig-4-5-subscriptions.jsonl",
-                                  "--output", "b.json"])
-    result = CliRunner().invoke(main, argv)
-    printed = [line.rstrip() for line in result.output.splitlines() if line.strip()]
-    assert printed == [line.rstrip() for line in shown], result.output
-    assert result.exit_code == (2 if shown[0].startswith("error:") else 0)
+        built = shell_subsum(["summary", "build", "--subscriptions", "examples/seed000/fig-4-5-subscriptions.jsonl", "--output", "b.json"],
+                             tmp_path)
+        assert built.returncode == 0, built.stderr
+    result = shell_subsum(argv, tmp_path)
+    printed = [line.rstrip() for line in (result.stdout + result.stderr).splitlines() if line.strip()]
+    assert printed == [line.rstrip() for line in shown], result.stdout + result.stderr
+    assert result.returncode == (2 if shown[0].startswith("error:") else 0)
