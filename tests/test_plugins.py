@@ -169,7 +169,7 @@ def test_entry_points_name_installed_plugins(tmp_path):
 @pytest.mark.parametrize("args, message", [
     (["match", "--engine", "nosuch:Engine"], "error: nosuch:Engine: no module named 'nosuch'"),
     (["match", "--engine", "myplugins.engines:Nope"], "error: myplugins.engines:Nope: module myplugins.engines has no attribute 'Nope'"),
-    (["match", "--engine", "myplugins.engines:holds"], "error: engine 'myplugins.engines:holds' is function"),
+    (["match", "--engine", "helpers:not_an_engine"], "error: engine 'helpers:not_an_engine' is function"),
     (["match", "--engine", "myplugins.caches:ListLRU"], "it has no add, remove, match_batch methods"),
     (["match", "--engine", "fast"], "'fast' is not one of brute, counting"),
     (["fuzz", "reconfig", "--protocol", "myplugins.caches:ListLRU"], "a protocol is a subclass of subsum.impl.network.Broker"),
@@ -181,7 +181,8 @@ def test_entry_points_name_installed_plugins(tmp_path):
 ])
 def test_a_plugin_that_cannot_be_used_is_one_error_line(args, message, tmp_path):
     (tmp_path / "exploding.py").write_text("1 / 0\n")
-    (tmp_path / "helpers.py").write_text("from myplugins.caches import ListLRU\nclass MisnamedLRU(ListLRU):\n    name = 'mru'\n")
+    (tmp_path / "helpers.py").write_text("from myplugins.caches import ListLRU\nclass MisnamedLRU(ListLRU):\n    name = 'mru'\n"
+                                         "def not_an_engine(op, v, w):\n    return False\n")
     if args[0] == "match":
         args = args + ["--subscriptions", str(SEED000 / "subscriptions.jsonl"), "--events", str(SEED000 / "events.jsonl")]
     result = subsum(*args, cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(PLUGINS)})

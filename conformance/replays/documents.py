@@ -76,7 +76,7 @@ def format_of(path: str | Path) -> str:
     path = Path(path)
     if path.is_dir():
         if not (path / CASE_FILE).is_file():
-            raise ReplayError(path, None, f"a directory, but no {CASE_FILE} in it: not a replay directory of `subsum conform matching`")
+            raise ReplayError(path, None, f"is a directory, but no {CASE_FILE} in it: not a replay directory of `subsum conform matching`")
         named = _named_format(read_document(path / CASE_FILE))
         if named != MATCHING:
             raise ReplayError(path / CASE_FILE, "format", f"expected {MATCHING!r}, got {named!r}")
@@ -106,7 +106,7 @@ def _operation_lines(path: Path) -> bool:
             if line.strip():
                 try:
                     first = json.loads(line)
-                except ValueError:
+                except (ValueError, RecursionError):
                     return False
                 return isinstance(first, dict) and "op" in first
     return False

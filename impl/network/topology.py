@@ -177,12 +177,17 @@ class DisconnectedTopology(TopologyError):
     simulation that needs a connected overlay. The message names the
     components by the file's node names."""
 
-    def __init__(self, where: str | Path, labels: list[str], parts: list[list[int]]) -> None:
+    def __init__(self, where: str | Path, labels: list[str], parts: list[list[int]],
+                 remedy: str = "the overlay must be connected, or run as a forest") -> None:
         shown = [_component_text([labels[b] for b in part]) for part in parts[:MAX_COMPONENTS_SHOWN]]
         more = f" and {len(parts) - MAX_COMPONENTS_SHOWN:,} more" if len(parts) > MAX_COMPONENTS_SHOWN else ""
-        super().__init__(where, f"the links form {len(parts):,} components, {', '.join(shown)}{more}; "
-                                "the overlay must be connected, or run as a forest")
+        super().__init__(where, f"the links form {len(parts):,} components, {', '.join(shown)}{more}; {remedy}")
+        self.where, self.labels, self.parts = where, labels, parts
         self.components = [[labels[b] for b in part] for part in parts]
+
+    def with_remedy(self, remedy: str) -> DisconnectedTopology:
+        """The same error, ending with `remedy` (what the caller can do about it)."""
+        return DisconnectedTopology(self.where, self.labels, self.parts, remedy)
 
 
 #: how many components, and how many brokers of each, a DisconnectedTopology message shows

@@ -95,8 +95,9 @@ def run_routing(title: str, protocol: str, *, topology: str, brokers: int, seed:
         run = routing.simulate(topology, brokers, subscriptions, events, swaps, gap, seed, trace=trace_path is not None, protocol=protocol,
                                options=options, forest=bool(forest), **timeouts)
     except DisconnectedTopology as exc:
-        exc.context = ("add --forest to run it as a forest" if forest is False else f"`{title}` needs a connected overlay",)
-        raise
+        remedy = ("the overlay must be connected, or run as a forest with --forest" if forest is False
+                  else f"`{title}` needs a connected overlay")
+        raise exc.with_remedy(remedy) from None
     report = routing.report(run, time.perf_counter() - started)
     if trace_path and run.net.ledger.trace is not None:
         write_trace(run.net.ledger.trace, trace_path)
