@@ -26,8 +26,12 @@ DATA = {("match",), ("check-filter",), ("summary", "build"), ("summary", "match"
 
 
 def commands(group: click.Group = main, path: tuple[str, ...] = ()):
-    """(path, command) of every command and group, hidden ones too."""
-    for name, command in sorted(group.commands.items()):
+    """(path, command) of every command and group, hidden ones too (a group
+    may load its commands lazily: ask it, as click does)."""
+    ctx = click.Context(group)
+    for name in group.list_commands(ctx):
+        command = group.get_command(ctx, name)
+        assert command is not None and command.name == name, f"{path + (name,)}: the group lists a command it cannot load"
         yield path + (name,), command
         if isinstance(command, click.Group):
             yield from commands(command, path + (name,))

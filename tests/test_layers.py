@@ -20,6 +20,7 @@ attribute of another module or class of ours is read through it
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 import pytest
@@ -52,6 +53,17 @@ def modules() -> dict[str, Path]:
     return found
 
 
+@functools.lru_cache(maxsize=None)
+def parse_source(text: str, filename: str = "<unknown>") -> ast.Module:
+    """The syntax tree of a module's text, parsed once per process (every rule
+    here walks every module; the trees are only read)."""
+    return ast.parse(text, filename=filename)
+
+
+def parse(path: Path) -> ast.Module:
+    return parse_source(path.read_text(encoding="utf-8"), str(path))
+
+
 def layer(module: str) -> str:
     parts = module.split(".")
     if len(parts) == 1 or parts[1] in ("__main__",):
@@ -61,7 +73,7 @@ def layer(module: str) -> str:
 
 def imports(module: str, path: Path, known: set[str]) -> list[tuple[int, str, str | None]]:
     """(line, imported module, imported name or None) for every import of ours in the file."""
-    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    tree = parse(path)
     package = module if path.name == "__init__.py" else module.rpartition(".")[0]
     found = []
     for node in ast.walk(tree):
@@ -87,7 +99,7 @@ def imports(module: str, path: Path, known: set[str]) -> list[tuple[int, str, st
 
 def private_reads(path: Path, imported: dict[str, str]) -> list[tuple[int, str]]:
     """`alias._x` or `alias.x_` where alias names a module or class imported from another module of ours."""
-    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    tree = parse(path)
     found = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in imported:
@@ -110,7 +122,7 @@ def violations() -> list[str]:
                 problems.append(f"{where}: {mine} imports {target} ({source})")
             if name is not None and name.startswith("_") and source != module:
                 problems.append(f"{where}: private name {name} imported from {source}")
-        tree = ast.parse(path.read_text(encoding="utf-8"))
+        tree = parse(path)
         for node in ast.walk(tree):
             if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("subsum"):
                 aliases.update({(a.asname or a.name): node.module for a in node.names})

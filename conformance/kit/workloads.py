@@ -52,17 +52,25 @@ def hostile_string_workloads(draw):
 
 
 def pinned_workloads() -> list[tuple[list, list, list[bool]]]:
-    """Tiny workloads run before any generated one, so that a reader or a
+    """Small workloads run before any generated one, so that a reader or a
     query language that gets one of the hostile characters wrong is caught
-    at once, whatever the search finds: each string operator with each
-    character of `HOSTILE_ALPHABET` (a wildcard's left part), against an
-    event without it and one with it, in both forms."""
+    at once, whatever the search finds: one workload per string operator,
+    holding a subscription for each character of `HOSTILE_ALPHABET` (a
+    wildcard's left part) in both forms, and an event without any of them
+    plus one event with each. One workload per operator, not per
+    character, keeps an engine run one process a workload to five starts."""
+    characters = [c for c in HOSTILE_ALPHABET if c != "*"]
     pinned = []
-    for i, (op, c) in enumerate((op, c) for op in ("=", "prefix", "suffix", "contains", "wildcard") for c in HOSTILE_ALPHABET if c != "*"):
-        value = f"{c}*" if op == "wildcard" else c
-        subscriptions = [("s0", Subscription(frozenset({Constraint("s", "string", op, value)})))]
-        events = [Event((Attribute("s", "string", "ab"),)), Event((Attribute("s", "string", f"a{c}b" if op == "contains" else c),))]
-        pinned.append((subscriptions, events, [i % 2 == 0]))
+    for op in ("=", "prefix", "suffix", "contains", "wildcard"):
+        subscriptions, forms = [], []
+        for k, c in enumerate(characters):
+            subscription = Subscription(frozenset({Constraint("s", "string", op, f"{c}*" if op == "wildcard" else c)}))
+            for as_constraints in (True, False):
+                subscriptions.append((f"s{k}{'c' if as_constraints else 'f'}", subscription))
+                forms.append(as_constraints)
+        events = [Event((Attribute("s", "string", "ab"),))]
+        events += [Event((Attribute("s", "string", f"a{c}b" if op == "contains" else c),)) for c in characters]
+        pinned.append((subscriptions, events, forms))
     return pinned
 
 

@@ -40,7 +40,7 @@ def conform() -> None:
 @click.option("--engine", "plugin", metavar="NAME", help=ENGINE_HELP)
 @click.option("--persistent", is_flag=True, help="Start CMD once and send it one request line per workload (DEF-PLUG-3).")
 @click.option("--workloads", type=click.IntRange(1, MAX_COUNT), default=1000, show_default=True,
-              help="Generated workloads to run, after the pinned ones (each string operator with each hostile character); "
+              help="Generated workloads to run, after the five pinned ones (one per string operator, with each hostile character); "
                    "fewer if one fails: then its shrinking follows.")
 @seed_option(0, "Hypothesis seed: the same seed draws the same workloads.")
 @click.option("--timeout", type=FiniteFloat(0.001, 3600.0), default=10.0, show_default=True,
