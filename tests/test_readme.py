@@ -22,7 +22,7 @@ README = README_ALL[:README_ALL.index("### Try it: a cluster on this machine")] 
 # Output shown in full and not timed. Other tour commands show an excerpt of
 # a table or a rate; their numbers are checked by the claims and benchmarks.
 DETERMINISTIC = ("check-filter", "match --subscriptions", "summary build", "summary match", "summary stats --summary examples/bad",
-                 "cache replay")
+                 "cache replay", "replay examples/caching")
 
 
 def tour_commands() -> list[tuple[str, list[str]]]:
