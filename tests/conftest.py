@@ -4,6 +4,7 @@ from pathlib import Path
 from typing import Callable, NamedTuple
 
 import pytest
+from hypothesis import Phase, settings
 
 from subsum.conformance import profiles
 
@@ -35,3 +36,16 @@ def quick_bench(tmp_path_factory):
         return QuickRun(out, run(out, quick=True, log=messages.append), messages)
 
     return run_quick
+
+
+@pytest.fixture
+def first_failure():
+    """For a test that plants a bug only to show that a check bites: the
+    active profile's settings, but Hypothesis stops at the first failing
+    example instead of shrinking it. Catching the bug is what such a test
+    asserts; shrinking costs 5 to 10 s a test there. Tests that assert what a
+    failure shrinks to, or replay it, keep shrinking."""
+    settings.register_profile("first-failure", settings.default, phases=(Phase.explicit, Phase.reuse, Phase.generate))
+    settings.load_profile("first-failure")
+    yield
+    profiles.load(profiles.active().name)

@@ -22,6 +22,11 @@ def ci_profile():
     profiles.load("ci")
 
 
+@pytest.fixture(autouse=True)
+def bites_only(ci_profile, first_failure):
+    """Every property run here plants a bug: the first failing example is enough."""
+
+
 # The checks on the real protocol run in tests/test_claims.py (CLM-CACHE-5 … 10).
 
 

@@ -19,7 +19,7 @@ def ci_profile():
     profiles.load("ci")
 
 
-def test_relays_that_forget_to_cache_are_caught(monkeypatch):
+def test_relays_that_forget_to_cache_are_caught(monkeypatch, first_failure):
     """SC (and SOHA, SS) without en-route caching: the golden example and the property fail."""
     monkeypatch.setattr(ref, "insert", lambda cache, m, now: (cache, None))
     with pytest.raises(AssertionError):
@@ -35,7 +35,7 @@ def test_the_answer_must_be_the_nearest_response(monkeypatch):
         checks.seed003_server_one_hop_away()
 
 
-def test_soha_neighbours_that_forward_further_are_caught(monkeypatch):
+def test_soha_neighbours_that_forward_further_are_caught(monkeypatch, first_failure):
     """SOHA's active neighbours must not forward: asking the neighbours' neighbours fails the property."""
     real = ref.serve
 
@@ -56,7 +56,7 @@ def test_soha_neighbours_that_forward_further_are_caught(monkeypatch):
 from subsum.impl.network.protocols import client_server as impl  # noqa: E402
 
 
-def test_simulator_relays_that_forget_to_cache_are_caught(monkeypatch):
+def test_simulator_relays_that_forget_to_cache_are_caught(monkeypatch, first_failure):
     """SC's en-route caching left out of the simulator's protocol."""
     monkeypatch.setattr(impl.ClientServerBroker, "response_received",
                         lambda self, src, r: self.pass_response(self.shared.requests[r.rid], r.stack, r.answer, r.hops))
@@ -64,7 +64,7 @@ def test_simulator_relays_that_forget_to_cache_are_caught(monkeypatch):
         run_property(checks.simulator_equals_reference)
 
 
-def test_soha_neighbours_forwarding_further_in_the_simulator_are_caught(monkeypatch):
+def test_soha_neighbours_forwarding_further_in_the_simulator_are_caught(monkeypatch, first_failure):
     """A SOHA active neighbour that misses passes the probe on instead of dropping it."""
     real = impl.ClientServerBroker.request_received
 
@@ -80,7 +80,7 @@ def test_soha_neighbours_forwarding_further_in_the_simulator_are_caught(monkeypa
         run_property(checks.simulator_equals_reference)
 
 
-def test_a_hit_not_counted_by_the_cache_is_caught(monkeypatch):
+def test_a_hit_not_counted_by_the_cache_is_caught(monkeypatch, first_failure):
     """Caches that ignore request hits (LFU's count, LRU's access, regeneration's move to the head)."""
     from subsum.impl.caching import policies
 
