@@ -167,3 +167,31 @@ def test_bad_client_server_replay_files(tmp_path):
                                 "policy": "sc", "cache_policy": "lfu", "capacity": 1, "requests": []}))
     result = run_cli("replay", str(path))
     assert result.exit_code == 2 and "field 'links[0]': link (0, 5) names a broker outside" in result.stderr, result.stderr
+
+
+# --- the request process (DEF-CS-4, seed 003 §5.2) ------------------------------------
+
+def requests_in(schedule) -> int:
+    return sum(1 for step, _, _ in schedule if step)
+
+
+def test_the_default_request_process_has_the_thesis_magnitude():
+    """Seed 003 §5.2: "on average 400000 requests" a run at N = K = 10,
+    λ = μ = 0.05, MC = 5000. Poisson(λ·N·M(t)) gives about 3.1×10^5, within
+    a factor of 2 of it; Poisson(λ·N), the old reading, gives 2,500."""
+    from subsum.impl.network.workloads.client_server import schedule
+
+    for seed in (1, 2):
+        assert 200_000 <= requests_in(schedule(10, seed=seed)) <= 800_000
+    assert 2_200 <= requests_in(schedule(10, seed=1, request_process="per-broker")) <= 2_800
+
+
+def test_a_run_serves_its_schedule_and_refuses_an_unknown_process():
+    from subsum.impl.network.workloads.client_server import run_client_server, schedule
+
+    for process in ("per-message", "per-broker"):
+        _, report = run_client_server(steps=200, seed=3, request_process=process)
+        assert report["requests"] == requests_in(schedule(10, steps=200, seed=3, request_process=process)) > 0
+        assert report["request_process"] == process
+    with pytest.raises(ValueError, match="unknown request process 'per-step'"):
+        run_client_server(steps=10, request_process="per-step")

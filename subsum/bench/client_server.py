@@ -32,7 +32,7 @@ from typing import Callable
 import attrs
 
 from subsum.bench.output import pyplot, save_figure, write_csv
-from subsum.core.names import CACHE_POLICIES, REQUEST_POLICIES
+from subsum.core.names import CACHE_POLICIES, REQUEST_POLICIES, REQUEST_PROCESSES
 from subsum.impl.network.workloads.client_server import run_client_server
 
 DEFAULTS = {"brokers": 10, "slots": 10, "lam": 0.05, "mu": 0.05}
@@ -55,7 +55,7 @@ FULL = Sweep({"brokers": (5, 10, 20, 30, 40, 50), "slots": (5, 10, 20, 30, 40, 5
               "mu": (0.05, 0.1, 0.2, 0.3, 0.4, 0.5)},
              {"brokers": (5, 10, 20, 30, 40, 50), "slots": (10, 20, 30, 40, 50, 60, 70, 80)}, 3, 5000)
 QUICK = Sweep({"brokers": (5, 20), "slots": (5, 20), "lam": (0.05, 0.5), "mu": (0.05, 0.4)},
-              {"brokers": (5, 20), "slots": (10, 40)}, 1, 500)
+              {"brokers": (5, 20), "slots": (10, 40)}, 1, 300)
 
 #: what the thesis's text says (seed note 003 §3.3), and how we read it
 THESIS = (
@@ -80,9 +80,10 @@ def mean_ci(values: list[float]) -> tuple[float, float]:
     return mean, half
 
 
-def run(out_dir, *, quick: bool = False, seed: int = 1, log: Callable[[str], None] = print) -> dict:
-    """Both series, each point run with the seeds `seed`, `seed` + 1, …;
-    writes client_server.csv, series1.png, series2.png and summary.json into out_dir."""
+def run(out_dir, *, quick: bool = False, seed: int = 1, request_process: str = REQUEST_PROCESSES[0], log: Callable[[str], None] = print) -> dict:
+    """Both series, each point run with the seeds `seed`, `seed` + 1, …,
+    under the request process (DEF-CS-4); writes client_server.csv,
+    series1.png, series2.png and summary.json into out_dir."""
     sweep = QUICK if quick else FULL
     seeds = sweep.seeds(seed)
     out = Path(out_dir)
@@ -95,7 +96,7 @@ def run(out_dir, *, quick: bool = False, seed: int = 1, log: Callable[[str], Non
     for k, (series, knob, value, policy, cache) in enumerate(jobs, 1):
         settings = {**DEFAULTS, knob: value}
         runs = [run_client_server(policy=policy, cache_policy=cache, brokers=settings["brokers"], slots=settings["slots"], lam=settings["lam"],
-                                  mu=settings["mu"], steps=sweep.steps, seed=s)[1] for s in seeds]
+                                  mu=settings["mu"], steps=sweep.steps, seed=s, request_process=request_process)[1] for s in seeds]
         row = {"series": series, "varied": knob, "value": value, "policy": policy, "cache_policy": cache, **settings,
                "steps": sweep.steps, "seeds": len(seeds), "requests": round(statistics.fmean(r["requests"] for r in runs))}
         for metric in ("delay", "overhead", "hit"):
@@ -110,7 +111,8 @@ def run(out_dir, *, quick: bool = False, seed: int = 1, log: Callable[[str], Non
     files = [str(out / "client_server.csv"), *map(str, plots), str(out / "summary.json")]
     seconds = round(time.perf_counter() - started, 1)
     summary = {"seconds": seconds, "parameters": {"defaults": DEFAULTS, "series1": sweep.series1, "series2": sweep.series2,
-                                                  "seeds": list(seeds), "steps": sweep.steps, "quick": quick},
+                                                  "seeds": list(seeds), "steps": sweep.steps, "quick": quick,
+                                                  "request_process": request_process},
                "thesis": verdicts, "files": files}
     (out / "summary.json").write_text(json.dumps(summary, indent=2, ensure_ascii=False) + "\n")
     log(f"wrote {', '.join(files)} in {seconds}s")

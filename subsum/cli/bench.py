@@ -25,6 +25,7 @@ from subsum.bench.summaries_report import markdown_table as summaries_table
 from subsum.cli.console import emit, out, say
 from subsum.cli.options import FiniteFloat, apply_options, bench_out_dir_option, format_option, seed_option, timeout_options
 from subsum.core.errors import CheckFailed
+from subsum.core.names import REQUEST_PROCESSES
 from subsum.impl.network import forwarding_protocols
 from subsum.impl.spark.session import check_java
 
@@ -120,15 +121,19 @@ def bench_caching(out_dir, fmt, quick, seed) -> None:
 
 
 @bench_command("client-server", "client_server.csv, series1.png, series2.png and summary.json",
-               quick="Two points per parameter, one seed, 500 steps (a few seconds).",
+               quick="Two points per parameter, one seed, 300 steps (a few seconds).",
                seed="Seed of each point's first run; the full run's other two use the next two seeds.")
-def bench_client_server(out_dir, fmt, quick, seed) -> None:
+@click.option("--request-process", type=click.Choice(REQUEST_PROCESSES), default=REQUEST_PROCESSES[0], show_default=True,
+              help="per-message: Poisson(λ·N·M(t)) requests a step, the thesis's magnitude (hours for the full run on the simulator); "
+                   "per-broker: Poisson(λ·N) (DEF-CS-4).")
+def bench_client_server(out_dir, fmt, quick, seed, request_process) -> None:
     """Seed 003's two experiment series on the client-server driver (spec/10):
     series 1 (LFU; Server, SC, SOHA, SS) against brokers, cache slots, λ
     and μ; series 2 (SC; FIFO, Regenerate, LFU, LRU) against brokers and
     slots. Means over three seeds with 95% intervals, the thesis's quoted
     numbers beside ours, and a verdict on each."""
-    run_and_show(bcs.run, bcs.markdown_table, Path(out_dir) / "client-server", fmt, quick, seed)
+    result = bcs.run(Path(out_dir) / "client-server", quick=quick, seed=seed, request_process=request_process, log=say)
+    show(result, fmt, bcs.markdown_table(result))
 
 
 @bench_command("network", "network.csv, throughput.png, swaps.png and summary.json",

@@ -14,11 +14,12 @@ import time
 from typing import Callable
 
 import click
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from subsum.cli.console import counter_table, deprecated, emit, out, write_json
+from subsum.cli.console import counter_table, deprecated, emit, err, out, write_json
 from subsum.cli.options import (MAX_COUNT, FiniteFloat, apply_options, deprecated_json_option, distinct_files, format_option, protocol_option,
                                 seed_option, timeout_options, topology_option, writable_path)
-from subsum.core.names import CACHE_POLICIES, LEAF_READINGS, PLACEMENTS, REQUEST_POLICIES
+from subsum.core.names import CACHE_POLICIES, LEAF_READINGS, PLACEMENTS, REQUEST_POLICIES, REQUEST_PROCESSES
 from subsum.impl.network import forwarding_protocols
 from subsum.impl.network.protocols.summaries.rounds import DEFAULTS as SUMMARIES
 from subsum.impl.network.protocols.summaries.rounds import NEXT_BROKER_OPTIONS
@@ -192,17 +193,24 @@ def simulate_caching(placement, cache_policy, capacity, leaf_reading, zipf, stay
               help="Each broker's replacement policy (DEF-CACHE-2 … 5).")
 @click.option("--slots", type=click.IntRange(1, MAX_COUNT), default=client_server.SLOTS, show_default=True, help="Cache slots K per broker.")
 @click.option("--lambda", "lam", type=FiniteFloat(0.0, 100.0), default=client_server.LAMBDA, show_default=True,
-              help="Request rate λ: Poisson(λ·N) requests a step.")
+              help="Request rate λ: Poisson(λ·N·M(t)) requests a step, M(t) the messages so far (per-broker: Poisson(λ·N)).")
+@click.option("--request-process", type=click.Choice(REQUEST_PROCESSES), default=client_server.REQUEST_PROCESS, show_default=True,
+              help="per-message: the count grows with the messages served (seed 003 §5.2, about 3×10^5 requests at N = K = 10); "
+                   "per-broker: Poisson(λ·N), the reading before issue 33 (DEF-CS-4).")
 @click.option("--mu", type=FiniteFloat(0.0, 1.0), default=client_server.MU, show_default=True, help="Chance a step brings a new server and message.")
 @click.option("--steps", type=click.IntRange(1, 10_000_000), default=client_server.STEPS, show_default=True, help="Steps MC.")
 @common_options(brokers=20)
-def simulate_client_server(request_policy, cache_policy, slots, lam, mu, steps, topology, brokers, seed, fmt, json_path) -> None:
+def simulate_client_server(request_policy, cache_policy, slots, lam, request_process, mu, steps, topology, brokers, seed, fmt, json_path) -> None:
     """Seed 003's client-server simulation (spec/10): servers advertise
     messages, clients request them under the request policy; reports
     delay, overhead and hit per request (DEF-CS-3)."""
     started = time.perf_counter()
-    _, report = client_server.run_client_server(policy=request_policy, cache_policy=cache_policy, brokers=brokers, slots=slots, lam=lam,
-                                                mu=mu, steps=steps, topology=topology, seed=seed)
+    with Progress(TextColumn("steps"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=err, transient=True,
+                  disable=not err.is_terminal) as bar:  # about 3×10^5 requests at the defaults: tens of seconds
+        task = bar.add_task("steps", total=steps)
+        _, report = client_server.run_client_server(policy=request_policy, cache_policy=cache_policy, brokers=brokers, slots=slots, lam=lam,
+                                                    mu=mu, steps=steps, topology=topology, seed=seed, request_process=request_process,
+                                                    progress=lambda step: bar.update(task, completed=step))
     report["seconds"] = round(time.perf_counter() - started, 3)
     show(f"subsum simulate client-server {request_policy}", report, fmt, json_path)
 

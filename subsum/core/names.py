@@ -19,3 +19,8 @@ LEAF_READINGS = ("i", "ii")
 
 #: DEF-CS-2: the client-server request policies (Server, Server-Cache, Server-One-Hop-Away, Server-Subscription).
 REQUEST_POLICIES = ("server", "sc", "soha", "ss")
+
+#: DEF-CS-4: how many requests a step. per-message: Poisson(λ·N·M(t)), M(t) the
+#: messages served so far (seed 003 §5.2: the count grows with the brokers and
+#: with the messages; the default). per-broker: Poisson(λ·N) (the reading before issue 33).
+REQUEST_PROCESSES = ("per-message", "per-broker")

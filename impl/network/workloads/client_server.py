@@ -1,5 +1,5 @@
 """Seed 003's simulation driver for the client-server system (§5;
-spec/10-client-server.md DEF-CS-4): what `subsum simulate --client-server`
+spec/10-client-server.md DEF-CS-4): what `subsum simulate client-server`
 runs and `subsum bench client-server` sweeps.
 
 A random tree of N brokers, each with a cache of K slots. For `steps`
@@ -8,14 +8,16 @@ steps (the thesis's MC):
 - with probability μ a server arrives at a random broker with a new
   message (one server is there from the start, so there is always
   something to ask for);
-- Poisson(λ·N) requests arrive (more brokers, more clients), each from a
-  random broker, for a message drawn by popularity: uniform, except that
-  every 20th message is "hot", requested `hot_weight` times as often;
+- requests arrive, each from a random broker, for a message drawn by
+  popularity: uniform, except that every 20th message is "hot", requested
+  `hot_weight` times as often. How many: Poisson(λ·N·M(t)) with M(t) the
+  messages so far (`per-message`, the default: seed 003 §5.2 says the
+  count grows with the brokers and with the distinct messages, and its
+  "400,000 requests a run" is of this order, about 3×10^5), or
+  Poisson(λ·N) (`per-broker`, 2,500 a run at the defaults);
 - each request runs to quiescence before the next, at the step as the
   caches' clock.
 
-The thesis's "400,000 requests per run" does not follow from its
-parameters (seed note 003 §5); λ·N per step gives 2,500 at the defaults.
 Everything is drawn from one generator seeded by `seed`.
 """
 
@@ -23,8 +25,9 @@ from __future__ import annotations
 
 import math
 import random
-from typing import cast
+from typing import Callable, Iterator, cast
 
+from subsum.core.names import REQUEST_PROCESSES
 from subsum.impl.network.protocols.client_server import CACHE_POLICY, POLICY, SLOTS, ClientServerNetwork, add_server, request
 from subsum.impl.network.sim import Network, build
 from subsum.impl.network.topology import overlay_links
@@ -35,10 +38,13 @@ HOT_EVERY = 20
 LAMBDA = 0.05
 MU = 0.05
 STEPS = 5000
+REQUEST_PROCESS = REQUEST_PROCESSES[0]
+#: Knuth's method draws Poisson pieces of at most this mean (exp(−mean) stays far from underflow).
+POISSON_PIECE = 30.0
 
 
-def poisson(rng: random.Random, mean: float) -> int:
-    """A Poisson(mean) draw (Knuth's method; the means here are below 100)."""
+def knuth_poisson(rng: random.Random, mean: float) -> int:
+    """A Poisson(mean) draw by Knuth's method (mean at most POISSON_PIECE)."""
     limit, k, product = math.exp(-mean), 0, rng.random()
     while product > limit:
         k += 1
@@ -46,43 +52,87 @@ def poisson(rng: random.Random, mean: float) -> int:
     return k
 
 
+def poisson(rng: random.Random, mean: float) -> int:
+    """A Poisson(mean) draw. A sum of independent Poisson draws is Poisson
+    with the summed mean, so a large mean is drawn in pieces of
+    POISSON_PIECE; a small one is one Knuth draw, as it always was."""
+    if mean <= POISSON_PIECE:
+        return knuth_poisson(rng, mean)
+    k = 0
+    while mean > 0:
+        piece = min(mean, POISSON_PIECE)
+        k += knuth_poisson(rng, piece)
+        mean -= piece
+    return k
+
+
+def requests_mean(process: str, lam: float, brokers: int, messages: int) -> float:
+    """DEF-CS-4: the mean number of requests in a step with `messages` served so far."""
+    if process not in REQUEST_PROCESSES:
+        raise ValueError(f"unknown request process {process!r}; expected one of {', '.join(REQUEST_PROCESSES)}")
+    return lam * brokers * (messages if process == "per-message" else 1)
+
+
+def schedule(brokers: int, lam: float = LAMBDA, mu: float = MU, steps: int = STEPS, hot_weight: float = 10.0,
+             request_process: str = REQUEST_PROCESS, seed: int = 0) -> Iterator[tuple[int, int, int]]:
+    """The run's arrivals, in order, drawn from the generator seeded by
+    `seed`: (0, broker, m) for a server with the new message m at `broker`,
+    (step, broker, m) for a request at `step` ≥ 1 from `broker` for
+    message m (messages are numbered 0, 1, … as their servers arrive).
+    Serving never draws from this generator, so the schedule is the same
+    under every policy."""
+    requests_mean(request_process, lam, brokers, 1)  # refuses an unknown process before anything is drawn
+    rng = random.Random(f"client-server-{seed}")
+    messages: list[int] = []
+    cumulative: list[float] = []  # running sums of the popularity weights: rng.choices draws as with weights=
+
+    def new_message() -> tuple[int, int, int]:
+        m = len(messages)
+        messages.append(m)
+        cumulative.append((cumulative[-1] if cumulative else 0.0) + (hot_weight if m % HOT_EVERY == 0 else 1.0))
+        return 0, rng.randrange(brokers), m
+
+    yield new_message()
+    for step in range(1, steps + 1):
+        if rng.random() < mu:
+            yield new_message()
+        for _ in range(poisson(rng, requests_mean(request_process, lam, brokers, len(messages)))):
+            m = rng.choices(messages, cum_weights=cumulative)[0]
+            yield step, rng.randrange(brokers), m
+
+
 def run_client_server(policy: str = POLICY, cache_policy: str = CACHE_POLICY, brokers: int = 10, slots: int = SLOTS, lam: float = LAMBDA,
                       mu: float = MU, steps: int = STEPS, hot_weight: float = 10.0, topology: str = "random-tree",
-                      seed: int = 0) -> tuple[Network, dict]:
-    """Run the driver; returns the network and the report: delay, overhead
-    and hit per request (DEF-CS-3), and the counts."""
-    rng = random.Random(f"client-server-{seed}")
+                      seed: int = 0, request_process: str = REQUEST_PROCESS,
+                      progress: Callable[[int], None] | None = None) -> tuple[Network, dict]:
+    """Run the driver on the simulator; returns the network and the report:
+    delay, overhead and hit per request (DEF-CS-3), and the counts.
+    `progress`, if given, is called with each step as the run reaches it."""
     n, links = overlay_links(topology, brokers, seed)
     net = build(links, n, seed=seed, delay=(1.0, 1.0), protocol="client-server",
                 options={"policy": policy, "cache_policy": cache_policy, "capacity": slots})
     clients = {b: net.add_client(b) for b in range(n)}
-    messages: list[str] = []
-    weights: list[float] = []
-
-    def new_message() -> None:
-        m = f"m{len(messages)}"
-        add_server(net, rng.randrange(n), m)
-        net.run()
-        messages.append(m)
-        weights.append(hot_weight if len(messages) % HOT_EVERY == 1 else 1.0)
-
-    new_message()
     delay = overhead = hits = requests = 0
-    for step in range(1, steps + 1):
-        if rng.random() < mu:
-            new_message()
-        for _ in range(poisson(rng, lam * n)):
-            m = rng.choices(messages, weights)[0]
-            record = request(net, clients[rng.randrange(n)], m, float(step))
+    reached = 0
+    for step, broker, m in schedule(n, lam, mu, steps, hot_weight, request_process, seed):
+        if progress is not None and step > reached:
+            reached = step
+            progress(step)
+        if step == 0:
+            add_server(net, broker, f"m{m}")
             net.run()
-            delay += record.delay
-            overhead += record.overhead
-            hits += record.hit
-            requests += 1
+            continue
+        record = request(net, clients[broker], f"m{m}", float(step))
+        net.run()
+        delay += record.delay
+        overhead += record.overhead
+        hits += record.hit
+        requests += 1
     shared = cast(ClientServerNetwork, net.shared)
     return net, {
         "policy": policy, "cache_policy": cache_policy if policy != "server" else None, "brokers": n, "slots": slots,
-        "lambda": lam, "mu": mu, "steps": steps, "seed": seed, "messages": len(shared.server_of), "requests": requests,
+        "lambda": lam, "mu": mu, "steps": steps, "request_process": request_process, "seed": seed, "messages": len(shared.server_of),
+        "requests": requests,
         "delay": round(delay / requests, 4) if requests else None,
         "overhead": round(overhead / requests, 4) if requests else None,
         "hit": round(hits / requests, 4) if requests else None,
