@@ -10,7 +10,7 @@ import pytest
 from subsum.bench import summary_routing as sr
 from subsum.bench import summary_routing_report as report
 from subsum.bench.summaries_workload import SCHEMA
-from subsum.bench.summary_routing_events import route_shape, routing_rows
+from subsum.bench.summary_routing_events import false_positive_row, route_shape, routing_rows
 from subsum.bench.summary_routing_overlays import make_topology, rng_for, topologies
 from subsum.bench.summary_routing_siena import reverse_path_incidence, siena_expected_messages, siena_period
 from subsum.bench.summary_routing_summaries import GrowingDeltas, broker_workloads, propagate, summary_propagation
@@ -158,3 +158,30 @@ def test_benchmark_bytes_equal_the_simulated_protocol():
     net.run()
     assert net.ledger.sent["SUMMARY"] == expected["summary_sends"]
     assert net.ledger.payload_bytes["SUMMARY"] == expected["summary_wire_bytes"] > 0
+
+
+def test_benchmark_routing_equals_the_simulated_protocol():
+    """The benchmark routes events with the model's BROCLI routing (DEF-SR-2)
+    on the plan and real history summaries; the summaries protocol on the
+    simulator, on the benchmark's own tree, with the same subscriptions,
+    events and publishers, must send exactly those ROUTE and DELIVER
+    messages, over exactly those overlay links (DEF-SR-5)."""
+    seed, per_broker = 1, 40
+    t = topologies(seed, 1)[1]
+    workload = broker_workloads(0.5, t.n, per_broker, 3, seed)
+    histories = propagate(t.plan, GrowingDeltas(workload).grow_to(per_broker))
+    row, problems = false_positive_row(t, workload, histories, seed)
+    assert problems == [] and row["delivers"] > 0 and row["routes"] > row["events"]
+    net = build(t.edges, t.n, seed=seed, protocol="summaries", options={"schema": SCHEMA, "brokers": t.n, "max_subscriptions": per_broker})
+    clients = [net.add_client(b) for b in range(t.n)]
+    for b in range(t.n):
+        for _, subscription in workload.subscriptions[b]:
+            net.subscribe(clients[b], subscription)
+    net.run()
+    publishers = rng_for(seed, "publishers", workload.p)  # the benchmark's draw of each event's publisher
+    for events in workload.events.values():
+        for event in events:
+            net.publish(clients[publishers.randrange(t.n)], event)
+            net.run()
+    assert (net.ledger.sent["ROUTE"], net.ledger.sent["DELIVER"]) == (row["routes"], row["delivers"])
+    assert (net.ledger.overlay_hops["ROUTE"], net.ledger.overlay_hops["DELIVER"]) == (row["route_links"], row["deliver_links"])

@@ -101,7 +101,8 @@ def false_positive_row(t: Topology, w: Brokers, histories: Mapping[int, Summary]
     everything = [(f"{b}:{sid}", sub) for b, ids in w.ids.items() for sid, sub in ids.items()]
     engine = make_engine("indexed", everything, count_distinct=False)
     engine.prepare()
-    counts = dict.fromkeys(("events", "messages", "routes", "delivers", "false_delivers", "local_false", "true_owners"), 0)
+    counts = dict.fromkeys(("events", "messages", "routes", "delivers", "false_delivers", "local_false", "true_owners",
+                            "route_links", "deliver_links"), 0)
     problems = []
     publishers = rng_for(seed, "publishers", w.p)
     for b, events in w.events.items():
@@ -114,7 +115,7 @@ def false_positive_row(t: Topology, w: Brokers, histories: Mapping[int, Summary]
             truth = {int(name.split(":")[0]) for name in names}
             if kept != truth:
                 problems.append(f"p={w.p} event of broker {b} at {publisher}: owners after re-check {sorted(kept)}, exact {sorted(truth)}")
-            tally_route(counts, route, kept)
+            tally_route(counts, route, kept, t.distance)
     row = {"topology": t.name, "p": w.p, **counts}
     row["false_deliver_share"] = round(counts["false_delivers"] / counts["delivers"], 4) if counts["delivers"] else 0.0
     row["messages_per_event"] = round(counts["messages"] / counts["events"], 3) if counts["events"] else 0.0
@@ -146,10 +147,14 @@ class MatchReports(Mapping[int, Mapping[int, set[int]]]):
         return len(self.histories)
 
 
-def tally_route(counts: dict, route: Route, kept: set[int]) -> None:
+def tally_route(counts: dict, route: Route, kept: set[int], distance: Mapping[int, Mapping[int, int]]) -> None:
+    """Add one routed event: its messages (ROUTE and DELIVER, the thesis's
+    hops), the overlay links they cross (DEF-SR-5), and its false positives."""
     counts["events"] += 1
     counts["messages"] += len(route.messages)
     counts["routes"] += route.route_hops
+    for kind, a, b in route.messages:
+        counts["route_links" if kind == "ROUTE" else "deliver_links"] += distance[a][b]
     counts["true_owners"] += len(kept)
     for owner, at in route.delivered.items():
         if owner != at:
