@@ -21,6 +21,7 @@ def test_quick_run_writes_every_file_and_every_verdict(quick):
     assert all(v["verdict"] for v in saved["thesis"])
     assert bcs.markdown_table(saved).count("\n") == len(bcs.THESIS) + 1
     assert any(m.startswith("[1/") for m in messages)
+    assert result["disagreements"] == [] and saved["parameters"]["request_process"] == "per-message"
 
 
 def test_rows_keep_the_policies_relations(quick):
@@ -50,3 +51,16 @@ def test_seeds_start_at_the_seed_given():
     """`--seed S` runs each point with S, S + 1, S + 2 (one with --quick); 1 is the default."""
     assert bcs.FULL.seeds(1) == (1, 2, 3) and bcs.QUICK.seeds(1) == (1,)
     assert bcs.FULL.seeds(7) == (7, 8, 9) and bcs.QUICK.seeds(7) == (7,)
+
+
+def test_a_direct_driver_that_differs_from_the_simulator_is_a_disagreement(tmp_path, monkeypatch):
+    """The bench serves its runs with the direct driver and checks it against
+    the simulator's protocol: a direct driver that forgets SS's interested
+    brokers is reported, not plotted."""
+    from subsum.impl.network.workloads import client_server_direct as direct
+
+    real = direct.serve
+    monkeypatch.setattr(direct, "serve", lambda tree, caches, interested, policy, *rest: real(tree, caches, {}, policy, *rest))
+    monkeypatch.setattr(bcs, "QUICK", bcs.Sweep({"brokers": (10,)}, {"brokers": (10,)}, 1, 200))
+    result = bcs.run(tmp_path, quick=True, log=lambda _: None)
+    assert result["disagreements"] and all("ss/lfu" in d for d in result["disagreements"]), result["disagreements"]

@@ -195,3 +195,18 @@ def test_a_run_serves_its_schedule_and_refuses_an_unknown_process():
         assert report["request_process"] == process
     with pytest.raises(ValueError, match="unknown request process 'per-step'"):
         run_client_server(steps=10, request_process="per-step")
+
+
+@pytest.mark.parametrize("policy", ["server", "sc", "soha", "ss"])
+def test_the_direct_driver_reports_what_the_simulator_reports(policy):
+    """client_server_direct serves the same schedule by walking the tree; its
+    report equals the simulator's run for run, under every cache policy and
+    both request processes, on trees of several shapes."""
+    from subsum.impl.network.workloads.client_server import run_client_server
+    from subsum.impl.network.workloads.client_server_direct import run_client_server_direct
+
+    for cache in ("fifo", "regdeg", "lfu", "lru"):
+        for process, brokers, slots, seed in (("per-message", 12, 3, 5), ("per-broker", 30, 2, 6), ("per-message", 7, 5, 7)):
+            run = dict(policy=policy, cache_policy=cache, brokers=brokers, slots=slots, steps=250, mu=0.2, seed=seed, request_process=process)
+            simulated, direct = run_client_server(**run)[1], run_client_server_direct(**run)
+            assert simulated == direct and direct["requests"] > 100, (run, simulated, direct)
