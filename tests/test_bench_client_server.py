@@ -48,9 +48,9 @@ def test_mean_ci():
 
 
 def test_seeds_start_at_the_seed_given():
-    """`--seed S` runs each point with S, S + 1, S + 2 (one with --quick); 1 is the default."""
-    assert bcs.FULL.seeds(1) == (1, 2, 3) and bcs.QUICK.seeds(1) == (1,)
-    assert bcs.FULL.seeds(7) == (7, 8, 9) and bcs.QUICK.seeds(7) == (7,)
+    """`--seed S` runs each point with S, S + 1, …, S + 4 (one with --quick); 1 is the default."""
+    assert bcs.FULL.seeds(1) == (1, 2, 3, 4, 5) and bcs.QUICK.seeds(1) == (1,)
+    assert bcs.FULL.seeds(7) == (7, 8, 9, 10, 11) and bcs.QUICK.seeds(7) == (7,)
 
 
 def test_a_direct_driver_that_differs_from_the_simulator_is_a_disagreement(tmp_path, monkeypatch):

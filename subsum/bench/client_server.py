@@ -12,7 +12,7 @@ repeated over seeds, reported as a mean with a 95% confidence interval
 - **series 2**, Server-Cache requests, the four replacement policies,
   against N = 5 … 50 and K = 10 … 80.
 
-A point's runs use the seeds `seed`, `seed + 1`, … (three in the full
+A point's runs use the seeds `seed`, `seed + 1`, … (five in the full
 run, one with --quick; `seed` is 1 unless given).
 
 The runs are served by the direct driver (`client_server_direct`: the same
@@ -31,8 +31,11 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import statistics
 import time
+from concurrent.futures import ProcessPoolExecutor
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Callable
 
@@ -59,9 +62,13 @@ class Sweep:
         return tuple(range(first, first + self.runs))
 
 
-FULL = Sweep({"brokers": (5, 10, 20, 30, 40, 50), "slots": (5, 10, 20, 30, 40, 50), "lam": (0.05, 0.25, 0.5, 1.0, 1.5),
+#: The thesis's points (seed note 003 §4.4): N = 5, 10, …, 50; K up to 50
+#: (series 1) and 80 (series 2), and K = 100, the conclusion's 0.4·M with
+#: M ≈ 250 messages a run (K = 40 is 0.4·M with the text's M ≈ 100); λ from
+#: 0.05 to 1.5; μ up to 0.5. Five seeds a point.
+FULL = Sweep({"brokers": tuple(range(5, 55, 5)), "slots": (5, 10, 20, 30, 40, 50, 100), "lam": (0.05, 0.25, 0.5, 1.0, 1.5),
               "mu": (0.05, 0.1, 0.2, 0.3, 0.4, 0.5)},
-             {"brokers": (5, 10, 20, 30, 40, 50), "slots": (10, 20, 30, 40, 50, 60, 70, 80)}, 3, 5000)
+             {"brokers": tuple(range(5, 55, 5)), "slots": (10, 20, 30, 40, 50, 60, 70, 80, 100)}, 5, 5000)
 QUICK = Sweep({"brokers": (5, 20), "slots": (5, 20), "lam": (0.05, 0.5), "mu": (0.05, 0.4)},
               {"brokers": (5, 20), "slots": (10, 40)}, 1, 300)
 
@@ -88,10 +95,18 @@ def mean_ci(values: list[float]) -> tuple[float, float]:
     return mean, half
 
 
-def run(out_dir, *, quick: bool = False, seed: int = 1, request_process: str = REQUEST_PROCESSES[0], log: Callable[[str], None] = print) -> dict:
+def run_one(task: tuple[str, dict]) -> dict:
+    """One run's report, on the direct driver or on the simulator (a worker process's job)."""
+    driver, options = task
+    return run_client_server_direct(**options) if driver == "direct" else run_client_server(**options)[1]
+
+
+def run(out_dir, *, quick: bool = False, seed: int = 1, request_process: str = REQUEST_PROCESSES[0], workers: int | None = None,
+        log: Callable[[str], None] = print) -> dict:
     """Both series, each point run with the seeds `seed`, `seed` + 1, …,
-    under the request process (DEF-CS-4); writes client_server.csv,
-    series1.png, series2.png and summary.json into out_dir."""
+    under the request process (DEF-CS-4), in `workers` processes (the full
+    run: one per core unless given; --quick: this process); writes client_server.csv, series1.png, series2.png
+    and summary.json into out_dir."""
     sweep = QUICK if quick else FULL
     seeds = sweep.seeds(seed)
     out = Path(out_dir)
@@ -102,23 +117,32 @@ def run(out_dir, *, quick: bool = False, seed: int = 1, request_process: str = R
     jobs = [("1", knob, value, policy, "lfu") for knob, values in sweep.series1.items() for value in values for policy in REQUEST_POLICIES]
     jobs += [("2", knob, value, "sc", cache) for knob, values in sweep.series2.items() for value in values for cache in CACHE_POLICIES]
     jobs += [("2", "slots", 10, "server", "lfu")]  # Server's delay, the baseline of the delay cut
-    for k, (series, knob, value, policy, cache) in enumerate(jobs, 1):
+    tasks = []  # (driver, options): every seed of every job on the direct driver; some on the simulator too
+    for series, knob, value, policy, cache in jobs:
         settings = {**DEFAULTS, knob: value}
         options = dict(policy=policy, cache_policy=cache, brokers=settings["brokers"], slots=settings["slots"], lam=settings["lam"],
                        mu=settings["mu"], steps=sweep.steps, request_process=request_process)
-        runs = [run_client_server_direct(**options, seed=s) for s in seeds]
+        tasks += [("direct", {**options, "seed": s}) for s in seeds]
         if quick or value == DEFAULTS[knob]:  # the simulator's protocol must report the same, run for run
-            simulated = run_client_server(**options, seed=seeds[0])[1]
-            if simulated != runs[0]:
-                disagreements.append(f"series {series}, {knob} = {value}, {policy}/{cache}, seed {seeds[0]}: "
-                                     f"the simulator reports {simulated}, the direct driver {runs[0]}")
-        row = {"series": series, "varied": knob, "value": value, "policy": policy, "cache_policy": cache, **settings,
-               "steps": sweep.steps, "seeds": len(seeds), "requests": round(statistics.fmean(r["requests"] for r in runs))}
-        for metric in ("delay", "overhead", "hit"):
-            row[metric], row[f"{metric}_ci95"] = (round(x, 4) for x in mean_ci([r[metric] for r in runs]))
-        rows.append(row)
-        log(f"[{k}/{len(jobs)}] series {series}, {knob} = {value}, {policy}/{cache}: delay {row['delay']} ± {row['delay_ci95']}, "
-            f"overhead {row['overhead']}, hit {row['hit']}")
+            tasks.append(("simulator", {**options, "seed": seeds[0]}))
+    workers = min(workers or (1 if quick else os.cpu_count() or 1), len(tasks))
+    with ProcessPoolExecutor(max_workers=workers) if workers > 1 else nullcontext() as pool:
+        reports = iter(pool.map(run_one, tasks) if pool else map(run_one, tasks))
+        for k, (series, knob, value, policy, cache) in enumerate(jobs, 1):
+            settings = {**DEFAULTS, knob: value}
+            runs = [next(reports) for _ in seeds]
+            if quick or value == DEFAULTS[knob]:
+                simulated = next(reports)
+                if simulated != runs[0]:
+                    disagreements.append(f"series {series}, {knob} = {value}, {policy}/{cache}, seed {seeds[0]}: "
+                                         f"the simulator reports {simulated}, the direct driver {runs[0]}")
+            row = {"series": series, "varied": knob, "value": value, "policy": policy, "cache_policy": cache, **settings,
+                   "steps": sweep.steps, "seeds": len(seeds), "requests": round(statistics.fmean(r["requests"] for r in runs))}
+            for metric in ("delay", "overhead", "hit"):
+                row[metric], row[f"{metric}_ci95"] = (round(x, 4) for x in mean_ci([r[metric] for r in runs]))
+            rows.append(row)
+            log(f"[{k}/{len(jobs)}] series {series}, {knob} = {value}, {policy}/{cache}: delay {row['delay']} ± {row['delay_ci95']}, "
+                f"overhead {row['overhead']}, hit {row['hit']}")
     write_csv(out / "client_server.csv", rows)
     verdicts = compare(rows)
     plots = [plot_series(rows, "1", REQUEST_POLICIES, "policy", sweep.series1, out / "series1.png", verdicts),

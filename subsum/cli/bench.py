@@ -122,7 +122,7 @@ def bench_caching(out_dir, fmt, quick, seed) -> None:
 
 @bench_command("client-server", "client_server.csv, series1.png, series2.png and summary.json",
                quick="Two points per parameter, one seed, 300 steps (a few seconds).",
-               seed="Seed of each point's first run; the full run's other two use the next two seeds.")
+               seed="Seed of each point's first run; the full run's other four use the next four seeds.")
 @click.option("--request-process", type=click.Choice(REQUEST_PROCESSES), default=REQUEST_PROCESSES[0], show_default=True,
               help="per-message: Poisson(λ·N·M(t)) requests a step, the thesis's magnitude (hours for the full run on the simulator); "
                    "per-broker: Poisson(λ·N) (DEF-CS-4).")
@@ -130,7 +130,7 @@ def bench_client_server(out_dir, fmt, quick, seed, request_process) -> None:
     """Seed 003's two experiment series on the client-server driver (spec/10):
     series 1 (LFU; Server, SC, SOHA, SS) against brokers, cache slots, λ
     and μ; series 2 (SC; FIFO, Regenerate, LFU, LRU) against brokers and
-    slots. Means over three seeds with 95% intervals, the thesis's quoted
+    slots. Means over five seeds with 95% intervals, the thesis's quoted
     numbers beside ours, and a verdict on each."""
     result = bcs.run(Path(out_dir) / "client-server", quick=quick, seed=seed, request_process=request_process, log=say)
     show(result, fmt, bcs.markdown_table(result))
