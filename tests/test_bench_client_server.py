@@ -22,6 +22,7 @@ def test_quick_run_writes_every_file_and_every_verdict(quick):
     assert bcs.markdown_table(saved).count("\n") == len(bcs.THESIS) + 1
     assert any(m.startswith("[1/") for m in messages)
     assert result["disagreements"] == [] and saved["parameters"]["request_process"] == "per-message"
+    assert saved["points"] and all(set(p["hit"]) == {"mean", "ci95"} and p["seeds"] == 1 for p in saved["points"])
 
 
 def test_rows_keep_the_policies_relations(quick):
@@ -41,10 +42,16 @@ def test_rows_keep_the_policies_relations(quick):
         assert at["sc"] <= at["server"], (varied, value, at)  # each request's SC delay is at most its tree distance
 
 
-def test_mean_ci():
-    assert bcs.mean_ci([2.0]) == (2.0, 0.0)
-    mean, half = bcs.mean_ci([1.0, 3.0])
-    assert mean == 2.0 and round(half, 4) == round(1.96 * 2 ** 0.5 / 2 ** 0.5, 4)
+def test_mean_ci_is_students_t():
+    """Five seeds: t(0.975, 4) = 2.776 standard errors, not the normal 1.96."""
+    from subsum.bench.intervals import mean_ci, t_critical
+
+    assert mean_ci([2.0]) == (2.0, 0.0)
+    assert mean_ci([1.0, 2.0, 3.0, 4.0, 5.0]) == (3.0, round(2.776 * 2.5 ** 0.5 / 5 ** 0.5, 4)) == (3.0, 1.9629)
+    assert mean_ci([1.0, 3.0]) == (2.0, 12.706)
+    assert t_critical(30) == 2.042 and t_critical(31) == 1.96
+    with pytest.raises(ValueError, match="at least 2 values"):
+        t_critical(0)
 
 
 def test_seeds_start_at_the_seed_given():

@@ -3,7 +3,7 @@
 
 The thesis's two series on its driver (`run_client_server`), each point
 repeated over seeds, reported as a mean with a 95% confidence interval
-(normal approximation, 1.96 standard errors):
+(Student's t, `subsum.bench.intervals`):
 
 - **series 1**, LFU replacement, the four request policies, against brokers
   N = 5 … 50, cache slots K = 5 … 50, request rate λ = 0.05 … 1.5 and
@@ -30,7 +30,6 @@ claim holds here.
 from __future__ import annotations
 
 import json
-import math
 import os
 import statistics
 import time
@@ -41,6 +40,7 @@ from typing import Callable
 
 import attrs
 
+from subsum.bench.intervals import mean_ci
 from subsum.bench.output import pyplot, save_figure, write_csv
 from subsum.core.names import CACHE_POLICIES, REQUEST_POLICIES, REQUEST_PROCESSES
 from subsum.impl.network.workloads.client_server import run_client_server
@@ -88,13 +88,6 @@ THESIS = (
 )
 
 
-def mean_ci(values: list[float]) -> tuple[float, float]:
-    """The mean and the half-width of its 95% confidence interval (0 for one value)."""
-    mean = statistics.fmean(values)
-    half = 1.96 * statistics.stdev(values) / math.sqrt(len(values)) if len(values) > 1 else 0.0
-    return mean, half
-
-
 def run_one(task: tuple[str, dict]) -> dict:
     """One run's report, on the direct driver or on the simulator (a worker process's job)."""
     driver, options = task
@@ -139,7 +132,7 @@ def run(out_dir, *, quick: bool = False, seed: int = 1, request_process: str = R
             row = {"series": series, "varied": knob, "value": value, "policy": policy, "cache_policy": cache, **settings,
                    "steps": sweep.steps, "seeds": len(seeds), "requests": round(statistics.fmean(r["requests"] for r in runs))}
             for metric in ("delay", "overhead", "hit"):
-                row[metric], row[f"{metric}_ci95"] = (round(x, 4) for x in mean_ci([r[metric] for r in runs]))
+                row[metric], row[f"{metric}_ci95"] = mean_ci([r[metric] for r in runs])
             rows.append(row)
             log(f"[{k}/{len(jobs)}] series {series}, {knob} = {value}, {policy}/{cache}: delay {row['delay']} ± {row['delay_ci95']}, "
                 f"overhead {row['overhead']}, hit {row['hit']}")
@@ -152,10 +145,17 @@ def run(out_dir, *, quick: bool = False, seed: int = 1, request_process: str = R
     summary = {"seconds": seconds, "parameters": {"defaults": DEFAULTS, "series1": sweep.series1, "series2": sweep.series2,
                                                   "seeds": list(seeds), "steps": sweep.steps, "quick": quick,
                                                   "request_process": request_process},
-               "thesis": verdicts, "disagreements": disagreements, "files": files}
+               "thesis": verdicts, "points": [point_json(r) for r in rows], "disagreements": disagreements, "files": files}
     (out / "summary.json").write_text(json.dumps(summary, indent=2, ensure_ascii=False) + "\n")
     log(f"wrote {', '.join(files)} in {seconds}s")
     return summary
+
+
+def point_json(row: dict) -> dict:
+    """A CSV row as summary.json gives it: each metric's mean and 95% half-width over the seeds."""
+    metrics = ("delay", "overhead", "hit")
+    out = {k: v for k, v in row.items() if k not in metrics and not k.endswith("_ci95")}
+    return {**out, **{m: {"mean": row[m], "ci95": row[f"{m}_ci95"]} for m in metrics}}
 
 
 def point(rows: list[dict], series: str, knob: str, value, policy: str | None = None, cache: str | None = None) -> list[dict]:
