@@ -45,10 +45,22 @@ def test_bench_rows_are_the_simulations(quick):
     out, _, _ = quick
     with open(out / "caching.csv", newline="") as fh:
         row = next(r for r in csv.DictReader(fh) if r["series"] == "placement" and r["placement"] == "candidate")
+    assert int(row["seeds"]) == 1 and float(row["survivability_ci95"]) == 0.0  # --quick: one seed, no interval
     _, report = run_caching(brokers=int(row["brokers"]), placement="candidate", policy="lru", capacity=int(row["capacity"]),
-                            alpha=float(row["alpha"]), messages=int(row["messages"]), seed=int(row["seed"]))
+                            alpha=float(row["alpha"]), messages=int(row["messages"]), seed=int(row["first_seed"]))
     assert float(row["survivability"]) == report["survivability"]
-    assert int(row["request_hops"]) == report["request_hops"] and int(row["response_hops"]) == report["response_hops"]
+    assert float(row["request_hops"]) == report["request_hops"] and float(row["response_hops"]) == report["response_hops"]
+
+
+def test_a_point_over_seeds_is_the_mean_of_its_runs_with_an_interval():
+    """Five seeds: each metric is the mean of the five simulations, its
+    half-width Student's t; a metric no run defines stays None."""
+    reports = [bc.one_run(20, "candidate", "lru", 0.05, 0.8, 200, seed) for seed in range(3, 8)]
+    row = bc.over_seeds([{**r, "series": "placement"} for r in reports])
+    values = [r["survivability"] for r in reports]
+    assert row["seeds"] == 5 and row["first_seed"] == 3 and row["series"] == "placement"
+    assert row["survivability"] == round(sum(values) / 5, 4) and row["survivability_ci95"] > 0
+    assert bc.over_seeds([{**r, "survivability": None} for r in reports[:2]])["survivability"] is None
 
 
 def test_cache_ops_cross_checks_bite(monkeypatch):

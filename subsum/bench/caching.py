@@ -14,7 +14,8 @@ still but cheaply, a single copy least. It checks that ranking:
 on every (tree size, Zipf α) point, and says where it holds and where not.
 
 Two series on the churning-subscriber workload of the `caching` protocol
-(`subsum simulate --caching`), each point one seeded simulation:
+(`subsum simulate caching`), each point five seeded simulations (one with
+--quick), reported as means with 95% intervals:
 
 - **placement**: all, candidate, leaf (reading ii) and single, on random
   trees of 20, 50 and 100 brokers, Zipf α 0.6, 0.8, 1.0 and 1.2, caches of
@@ -30,13 +31,17 @@ implementation policy beside its reference and cachetools.
 from __future__ import annotations
 
 import json
+import os
 import time
+from concurrent.futures import ProcessPoolExecutor
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Callable
 
 import attrs
 
 from subsum.bench import cache_ops
+from subsum.bench.intervals import mean_ci
 from subsum.bench.output import pyplot, save_figure, write_csv
 from subsum.core import names
 from subsum.impl.network.workloads.caching import run_caching
@@ -59,10 +64,11 @@ class Sweep:
     messages: int
     capacities: tuple[int, ...]  # of the cache-operation timing
     operations: int
+    runs: int  # seeds per point: `seed`, `seed` + 1, …
 
 
-FULL = Sweep(SIZES, ALPHAS, CACHE_SHARES, MESSAGES, (10, 100, 1000), 200_000)
-QUICK = Sweep((20,), (0.8,), (0.05,), 300, (10, 100), 20_000)
+FULL = Sweep(SIZES, ALPHAS, CACHE_SHARES, MESSAGES, (10, 100, 1000), 200_000, 5)
+QUICK = Sweep((20,), (0.8,), (0.05,), 300, (10, 100), 20_000, 1)
 
 
 def one_run(brokers: int, placement: str, policy: str, cache_share: float | None, alpha: float, messages: int, seed: int) -> dict:
@@ -81,6 +87,25 @@ METRICS = ("capacity", "requests", "requests_with_past", "answered_share", "surv
            "stored_at_response", "evictions")
 
 
+def run_task(task: tuple) -> dict:
+    """One seeded simulation of a point (a worker process's job)."""
+    return one_run(*task)
+
+
+def over_seeds(reports: list[dict]) -> dict:
+    """A point's row: the settings, the seeds, and each metric's mean over
+    the seeds with its 95% half-width (`METRIC_ci95`); a metric no run
+    defines (None) stays None."""
+    first = reports[0]
+    row = {k: first[k] for k in ("series", "brokers", "placement", "policy", "cache_share", "alpha", "messages")}
+    row.update(first_seed=first["seed"], seeds=len(reports), capacity=first["capacity"])
+    for metric in METRICS[1:]:
+        values = [r[metric] for r in reports if r[metric] is not None]
+        row[metric], row[f"{metric}_ci95"] = mean_ci(values) if values else (None, None)
+    row["seconds"] = round(sum(r["seconds"] for r in reports), 2)
+    return row
+
+
 def ranking_holds(rows: list[dict], metric: str) -> bool:
     """all >= candidate > leaf > single on `metric` (rows: one per placement)."""
     v = {r["placement"]: r[metric] or 0.0 for r in rows}
@@ -95,50 +120,51 @@ def findings(placement_rows: list[dict]) -> list[dict]:
     out = []
     for (brokers, alpha), rows in sorted(points.items()):
         by = {r["placement"]: r for r in rows}
-        out.append({"brokers": brokers, "alpha": alpha,
-                    "survivability": {p: by[p]["survivability"] for p in PLACEMENTS},
-                    "answered_share": {p: by[p]["answered_share"] for p in PLACEMENTS},
-                    "overhead_per_request": {p: by[p]["overhead_per_request"] for p in PLACEMENTS},
-                    "delay_mean_hops": {p: by[p]["delay_mean_hops"] for p in PLACEMENTS},
+        shown = ("survivability", "answered_share", "overhead_per_request", "delay_mean_hops")
+        out.append({"brokers": brokers, "alpha": alpha, "seeds": rows[0]["seeds"],
+                    **{metric: {p: by[p][metric] for p in PLACEMENTS} for metric in shown},
+                    **{f"{metric}_ci95": {p: by[p][f"{metric}_ci95"] for p in PLACEMENTS} for metric in shown},
                     "survivability_ranking_holds": ranking_holds(rows, "survivability"),
                     "answered_ranking_holds": ranking_holds(rows, "answered_share"),
                     "overhead_ranking_holds": ranking_holds(rows, "overhead_per_request")})
     return out
 
 
-def run(out_dir, *, quick: bool = False, seed: int = 1, log: Callable[[str], None] = print) -> dict:
-    """The whole benchmark; writes caching.csv, cache_ops.csv, tradeoff.png,
-    policies.png, cache_ops.png and summary.json into out_dir."""
+def point_list(sweep: Sweep, policy_brokers: int) -> list[tuple]:
+    """Every point of a run: (series, brokers, placement, policy, cache share, α)."""
+    points: list[tuple] = [("placement", brokers, placement, "lru", 0.05, alpha) for brokers in sweep.sizes for alpha in sweep.alphas
+                           for placement in PLACEMENTS]
+    # the same trees with caches that never evict: the seeds' reasoning without eviction
+    points += [("unbounded", brokers, placement, "lru", None, 0.8) for brokers in sweep.sizes for placement in PLACEMENTS]
+    points += [("policy", policy_brokers, "candidate", policy, share, alpha) for alpha in sweep.alphas for share in sweep.shares
+               for policy in POLICIES]
+    return points
+
+
+def run(out_dir, *, quick: bool = False, seed: int = 1, workers: int | None = None, log: Callable[[str], None] = print) -> dict:
+    """The whole benchmark, each point over the seeds `seed`, `seed` + 1, …
+    (five in the full run, in one process per core unless `workers` says;
+    one with --quick, in this process); writes caching.csv, cache_ops.csv,
+    tradeoff.png, policies.png, cache_ops.png and summary.json into out_dir."""
     sweep = QUICK if quick else FULL
     sizes, alphas, shares, messages = sweep.sizes, sweep.alphas, sweep.shares, sweep.messages
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
     rows: list[dict] = []
-    total = len(sizes) * len(alphas) * len(PLACEMENTS) + len(alphas) * len(shares) * len(POLICIES) + len(sizes) * len(PLACEMENTS)
-    done = 0
-
-    def record(row: dict, series: str) -> None:
-        nonlocal done
-        row["series"] = series
-        rows.append(row)
-        done += 1
-        log(f"[{done}/{total}] {series}: {row['brokers']} brokers, α {row['alpha']}, {row['placement']}, {row['policy']}, "
-            f"cache {row['capacity'] or 'unbounded'}: survivability {row['survivability']}, overhead {row['overhead_per_request']}/request "
-            f"({row['seconds']}s)")
-
-    for brokers in sizes:
-        for alpha in alphas:
-            for placement in PLACEMENTS:
-                record(one_run(brokers, placement, "lru", 0.05, alpha, messages, seed), "placement")
-    for brokers in sizes:  # the same points with caches that never evict: the seeds' reasoning without eviction
-        for placement in PLACEMENTS:
-            record(one_run(brokers, placement, "lru", None, 0.8, messages, seed), "unbounded")
     policy_brokers = 50 if not quick else sizes[0]
-    for alpha in alphas:
-        for share in shares:
-            for policy in POLICIES:
-                record(one_run(policy_brokers, "candidate", policy, share, alpha, messages, seed), "policy")
+    points = point_list(sweep, policy_brokers)
+    seeds = range(seed, seed + sweep.runs)
+    tasks = [(brokers, placement, policy, share, alpha, messages, s) for _, brokers, placement, policy, share, alpha in points for s in seeds]
+    workers = min(workers or (1 if quick else os.cpu_count() or 1), len(tasks))
+    with ProcessPoolExecutor(max_workers=workers) if workers > 1 else nullcontext() as pool:
+        reports = iter(pool.map(run_task, tasks) if pool else map(run_task, tasks))
+        for done, (series, *_) in enumerate(points, 1):
+            row = over_seeds([{**next(reports), "series": series} for _ in seeds])
+            rows.append(row)
+            log(f"[{done}/{len(points)}] {series}: {row['brokers']} brokers, α {row['alpha']}, {row['placement']}, {row['policy']}, "
+                f"cache {row['capacity'] or 'unbounded'}: survivability {row['survivability']} ± {row['survivability_ci95']}, "
+                f"overhead {row['overhead_per_request']}/request ({row['seconds']}s over {row['seeds']} seeds)")
 
     op_rows, disagreements = cache_ops.measure(sweep.capacities, 5000, 0.8, sweep.operations, min(sweep.operations, 5000), seed, log)
 
@@ -156,7 +182,8 @@ def run(out_dir, *, quick: bool = False, seed: int = 1, log: Callable[[str], Non
         "seconds": seconds,
         "parameters": {"sizes": list(sizes), "alphas": list(alphas), "cache_shares": list(shares), "messages": messages,
                        "topics": max(1, messages // 10), "placement_series": "LRU, caches of 5% of the messages",
-                       "policy_series": f"candidate placement, {policy_brokers} brokers", "seed": seed, "quick": quick},
+                       "policy_series": f"candidate placement, {policy_brokers} brokers", "seeds": list(seeds), "quick": quick,
+                       "interval": "95%, Student's t over the seeds (subsum/bench/intervals.py)"},
         "hypothesis": "survivability and answered share: all >= candidate > leaf > single; overhead per request: the same order",
         "hypothesis_holds": {metric: f"{sum(f[key] for f in found)} of {len(found)} points" for metric, key in
                              (("survivability", "survivability_ranking_holds"), ("answered_share", "answered_ranking_holds"),
@@ -166,8 +193,8 @@ def run(out_dir, *, quick: bool = False, seed: int = 1, log: Callable[[str], Non
         "unbounded_hypothesis_holds": {metric: f"{sum(f[key] for f in unbounded)} of {len(unbounded)} points" for metric, key in
                                        (("survivability", "survivability_ranking_holds"), ("answered_share", "answered_ranking_holds"),
                                         ("overhead", "overhead_ranking_holds"))},
-        "policies": [{k: r[k] for k in ("alpha", "cache_share", "policy", "survivability", "answered_share", "delay_mean_hops",
-                                        "overhead_per_request")} for r in rows if r["series"] == "policy"],
+        "policies": [{k: r[k] for k in ("alpha", "cache_share", "policy", "seeds", "survivability", "survivability_ci95", "answered_share",
+                                        "answered_share_ci95", "delay_mean_hops", "overhead_per_request")} for r in rows if r["series"] == "policy"],
         "cache_ops": cache_ops.ratios(op_rows),
         "disagreements": disagreements,
         "seed_numbers": "none: seed 004's file stops at its page 21, before the results (seed note 004 §0)",
@@ -192,14 +219,15 @@ def plot_tradeoff(rows: list[dict], path: Path) -> Path:
             for row_index, metric, label in ((0, "survivability", "survivability (recovered / matching past)"),
                                              (1, "delay_mean_hops", "delay (mean broker hops of a recovered message)")):
                 ax = axes[row_index][column]
-                ax.plot(x, [r[metric] or 0.0 for r in mine], marker=MARKERS[placement], label=placement)
+                ax.errorbar(x, [r[metric] or 0.0 for r in mine], yerr=[r[f"{metric}_ci95"] or 0.0 for r in mine],
+                            xerr=[r["overhead_per_request_ci95"] or 0.0 for r in mine], marker=MARKERS[placement], capsize=2, label=placement)
                 for r in mine:
                     ax.annotate(f"α{r['alpha']}", (r["overhead_per_request"], r[metric] or 0.0), fontsize=6)
                 ax.set_xlabel("overhead: REQUEST + RESPONSE + STORE messages per request")
                 ax.set_ylabel(label)
                 ax.set_title(f"{brokers} brokers, LRU, caches of 5%")
                 ax.legend(fontsize=7)
-    fig.suptitle("Placement trade-off (no published numbers: seed 004's results are lost)")
+    fig.suptitle("Placement trade-off (no published numbers: seed 004's results are lost); means over seeds, 95% intervals")
     return save_figure(fig, path, dpi=100)
 
 
@@ -210,7 +238,8 @@ def plot_policies(rows: list[dict], path: Path) -> Path:
     for ax, alpha in zip(axes[0], alphas):
         for policy in POLICIES:
             mine = sorted((r for r in rows if r["alpha"] == alpha and r["policy"] == policy), key=lambda r: r["cache_share"])
-            ax.plot([100 * r["cache_share"] for r in mine], [r["survivability"] or 0.0 for r in mine], marker="o", label=policy)
+            ax.errorbar([100 * r["cache_share"] for r in mine], [r["survivability"] or 0.0 for r in mine],
+                        yerr=[r["survivability_ci95"] or 0.0 for r in mine], marker="o", capsize=2, label=policy)
         ax.set_xlabel("cache size, % of the messages")
         ax.set_ylabel("survivability")
         ax.set_title(f"Zipf α = {alpha}, candidate placement")
