@@ -14,6 +14,8 @@ from subsum.conformance.replays.writing import save_client_server
 from subsum.conformance.violations import ClaimViolation, require
 from subsum.impl.network import build
 from subsum.impl.network.protocols import client_server as impl
+from subsum.impl.network.workloads.client_server import run_client_server
+from subsum.impl.network.workloads.client_server_direct import run_client_server_direct
 from subsum.model import client_server as ref
 from subsum.model.caching import order
 from subsum.model.caching import empty_cache, insert
@@ -185,3 +187,22 @@ def simulator_equals_reference(case) -> None:
     difference = first_difference(case)
     if difference is not None:
         raise ClaimViolation("CLM-CS-5", f"{difference}. Replay: subsum replay {save_client_server(case)}")
+
+
+# --- CLM-CS-6: the direct driver against the simulator's protocol ---------------------------
+
+@st.composite
+def driver_runs(draw) -> dict:
+    """A small run of DEF-CS-4's driver: policies, tree size, cache slots, rates, steps, seed, request process."""
+    return {"policy": draw(st.sampled_from(ref.POLICIES)), "cache_policy": draw(st.sampled_from(["fifo", "regdeg", "lfu", "lru"])),
+            "brokers": draw(st.integers(1, 14)), "slots": draw(st.integers(1, 4)), "lam": draw(st.sampled_from([0.05, 0.2, 0.5])),
+            "mu": draw(st.sampled_from([0.05, 0.2, 0.5])), "steps": draw(st.integers(1, 60)), "seed": draw(st.integers(0, 10_000)),
+            "request_process": draw(st.sampled_from(["per-message", "per-broker"]))}
+
+
+@property_check(driver_runs())
+def direct_driver_equals_simulator(run: dict) -> None:
+    """CLM-CS-6: the direct driver (`client_server_direct`) reports exactly
+    what the simulator's protocol reports on the same run."""
+    simulated, direct = run_client_server(**run)[1], run_client_server_direct(**run)
+    require(simulated == direct, "CLM-CS-6", lambda: f"{run}: the simulator reports {simulated}, the direct driver {direct}")

@@ -33,8 +33,6 @@ from __future__ import annotations
 import json
 import os
 import time
-from concurrent.futures import ProcessPoolExecutor
-from contextlib import nullcontext
 from pathlib import Path
 from typing import Callable
 
@@ -42,7 +40,7 @@ import attrs
 
 from subsum.bench import cache_ops
 from subsum.bench.intervals import mean_ci
-from subsum.bench.output import pyplot, save_figure, write_csv
+from subsum.bench.output import map_runs, pyplot, save_figure, write_csv
 from subsum.core import names
 from subsum.impl.network.workloads.caching import run_caching
 
@@ -156,15 +154,13 @@ def run(out_dir, *, quick: bool = False, seed: int = 1, workers: int | None = No
     points = point_list(sweep, policy_brokers)
     seeds = range(seed, seed + sweep.runs)
     tasks = [(brokers, placement, policy, share, alpha, messages, s) for _, brokers, placement, policy, share, alpha in points for s in seeds]
-    workers = min(workers or (1 if quick else os.cpu_count() or 1), len(tasks))
-    with ProcessPoolExecutor(max_workers=workers) if workers > 1 else nullcontext() as pool:
-        reports = iter(pool.map(run_task, tasks) if pool else map(run_task, tasks))
-        for done, (series, *_) in enumerate(points, 1):
-            row = over_seeds([{**next(reports), "series": series} for _ in seeds])
-            rows.append(row)
-            log(f"[{done}/{len(points)}] {series}: {row['brokers']} brokers, α {row['alpha']}, {row['placement']}, {row['policy']}, "
-                f"cache {row['capacity'] or 'unbounded'}: survivability {row['survivability']} ± {row['survivability_ci95']}, "
-                f"overhead {row['overhead_per_request']}/request ({row['seconds']}s over {row['seeds']} seeds)")
+    reports = map_runs(run_task, tasks, workers or (1 if quick else os.cpu_count() or 1))
+    for done, (series, *_) in enumerate(points, 1):
+        row = over_seeds([{**next(reports), "series": series} for _ in seeds])
+        rows.append(row)
+        log(f"[{done}/{len(points)}] {series}: {row['brokers']} brokers, α {row['alpha']}, {row['placement']}, {row['policy']}, "
+            f"cache {row['capacity'] or 'unbounded'}: survivability {row['survivability']} ± {row['survivability_ci95']}, "
+            f"overhead {row['overhead_per_request']}/request ({row['seconds']}s over {row['seeds']} seeds)")
 
     op_rows, disagreements = cache_ops.measure(sweep.capacities, 5000, 0.8, sweep.operations, min(sweep.operations, 5000), seed, log)
 

@@ -33,15 +33,13 @@ import json
 import os
 import statistics
 import time
-from concurrent.futures import ProcessPoolExecutor
-from contextlib import nullcontext
 from pathlib import Path
 from typing import Callable
 
 import attrs
 
 from subsum.bench.intervals import mean_ci
-from subsum.bench.output import pyplot, save_figure, write_csv
+from subsum.bench.output import map_runs, pyplot, save_figure, write_csv
 from subsum.core.names import CACHE_POLICIES, REQUEST_POLICIES, REQUEST_PROCESSES
 from subsum.impl.network.workloads.client_server import run_client_server
 from subsum.impl.network.workloads.client_server_direct import run_client_server_direct
@@ -118,24 +116,22 @@ def run(out_dir, *, quick: bool = False, seed: int = 1, request_process: str = R
         tasks += [("direct", {**options, "seed": s}) for s in seeds]
         if quick or value == DEFAULTS[knob]:  # the simulator's protocol must report the same, run for run
             tasks.append(("simulator", {**options, "seed": seeds[0]}))
-    workers = min(workers or (1 if quick else os.cpu_count() or 1), len(tasks))
-    with ProcessPoolExecutor(max_workers=workers) if workers > 1 else nullcontext() as pool:
-        reports = iter(pool.map(run_one, tasks) if pool else map(run_one, tasks))
-        for k, (series, knob, value, policy, cache) in enumerate(jobs, 1):
-            settings = {**DEFAULTS, knob: value}
-            runs = [next(reports) for _ in seeds]
-            if quick or value == DEFAULTS[knob]:
-                simulated = next(reports)
-                if simulated != runs[0]:
-                    disagreements.append(f"series {series}, {knob} = {value}, {policy}/{cache}, seed {seeds[0]}: "
-                                         f"the simulator reports {simulated}, the direct driver {runs[0]}")
-            row = {"series": series, "varied": knob, "value": value, "policy": policy, "cache_policy": cache, **settings,
-                   "steps": sweep.steps, "seeds": len(seeds), "requests": round(statistics.fmean(r["requests"] for r in runs))}
-            for metric in ("delay", "overhead", "hit"):
-                row[metric], row[f"{metric}_ci95"] = mean_ci([r[metric] for r in runs])
-            rows.append(row)
-            log(f"[{k}/{len(jobs)}] series {series}, {knob} = {value}, {policy}/{cache}: delay {row['delay']} ± {row['delay_ci95']}, "
-                f"overhead {row['overhead']}, hit {row['hit']}")
+    reports = map_runs(run_one, tasks, workers or (1 if quick else os.cpu_count() or 1))
+    for k, (series, knob, value, policy, cache) in enumerate(jobs, 1):
+        settings = {**DEFAULTS, knob: value}
+        runs = [next(reports) for _ in seeds]
+        if quick or value == DEFAULTS[knob]:
+            simulated = next(reports)
+            if simulated != runs[0]:
+                disagreements.append(f"series {series}, {knob} = {value}, {policy}/{cache}, seed {seeds[0]}: "
+                                     f"the simulator reports {simulated}, the direct driver {runs[0]}")
+        row = {"series": series, "varied": knob, "value": value, "policy": policy, "cache_policy": cache, **settings,
+               "steps": sweep.steps, "seeds": len(seeds), "requests": round(statistics.fmean(r["requests"] for r in runs))}
+        for metric in ("delay", "overhead", "hit"):
+            row[metric], row[f"{metric}_ci95"] = mean_ci([r[metric] for r in runs])
+        rows.append(row)
+        log(f"[{k}/{len(jobs)}] series {series}, {knob} = {value}, {policy}/{cache}: delay {row['delay']} ± {row['delay_ci95']}, "
+            f"overhead {row['overhead']}, hit {row['hit']}")
     write_csv(out / "client_server.csv", rows)
     verdicts = compare(rows)
     plots = [plot_series(rows, "1", REQUEST_POLICIES, "policy", sweep.series1, out / "series1.png", verdicts),

@@ -8,8 +8,9 @@ is imported: it is heavy, and only the plotting step needs it.
 from __future__ import annotations
 
 import csv
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any, Callable, Iterable, Iterator, Sequence
 
 
 def write_csv(path: Path, rows: Sequence[dict], fields: Iterable[str] | None = None) -> Path:
@@ -40,3 +41,14 @@ def save_figure(fig: Any, path: Path, *, dpi: int = 110, **layout: Any) -> Path:
     fig.savefig(path, dpi=dpi)
     pyplot().close(fig)
     return path
+
+
+def map_runs(run: Callable[[Any], dict], tasks: Sequence[Any], workers: int) -> Iterator[dict]:
+    """`run` over `tasks`, results in task order: in `workers` processes, or
+    in this one when `workers` is 1 (what --quick runs and tests patch).
+    Seeded runs give the same results either way."""
+    if min(workers, len(tasks)) <= 1:
+        yield from map(run, tasks)
+        return
+    with ProcessPoolExecutor(max_workers=min(workers, len(tasks))) as pool:
+        yield from pool.map(run, tasks)

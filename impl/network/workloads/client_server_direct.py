@@ -21,7 +21,7 @@ from typing import Callable
 from subsum.impl.caching import make_cache
 from subsum.impl.network.protocols.client_server import CACHE_POLICY, POLICY, SLOTS
 from subsum.impl.network.topology import overlay_links
-from subsum.impl.network.workloads.client_server import LAMBDA, MU, REQUEST_PROCESS, STEPS, requests_mean, schedule
+from subsum.impl.network.workloads.client_server import LAMBDA, MU, REQUEST_PROCESS, STEPS, schedule
 
 
 class Tree:
@@ -108,7 +108,6 @@ def run_client_server_direct(policy: str = POLICY, cache_policy: str = CACHE_POL
                              progress: Callable[[int], None] | None = None) -> dict:
     """The driver of `client_server.run_client_server`, served directly;
     returns the same report."""
-    requests_mean(request_process, lam, brokers, 1)  # refuses an unknown process before anything runs
     n, links = overlay_links(topology, brokers, seed)
     tree = Tree(n, links)
     caches = [make_cache(cache_policy, slots) for _ in range(n)]
