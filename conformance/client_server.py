@@ -193,11 +193,12 @@ def simulator_equals_reference(case) -> None:
 
 @st.composite
 def driver_runs(draw) -> dict:
-    """A small run of DEF-CS-4's driver: policies, tree size, cache slots, rates, steps, seed, request process."""
+    """A small run of DEF-CS-4's driver: policies, tree size, cache slots, rates, steps, seed, request process, SS's memory."""
     return {"policy": draw(st.sampled_from(ref.POLICIES)), "cache_policy": draw(st.sampled_from(["fifo", "regdeg", "lfu", "lru"])),
             "brokers": draw(st.integers(1, 14)), "slots": draw(st.integers(1, 4)), "lam": draw(st.sampled_from([0.05, 0.2, 0.5])),
             "mu": draw(st.sampled_from([0.05, 0.2, 0.5])), "steps": draw(st.integers(1, 60)), "seed": draw(st.integers(0, 10_000)),
-            "request_process": draw(st.sampled_from(["per-message", "per-broker"]))}
+            "request_process": draw(st.sampled_from(["per-message", "per-broker"])),
+            "ss_memory": draw(st.sampled_from([None, 0, 1, 10]))}
 
 
 @property_check(driver_runs())

@@ -7,6 +7,7 @@ import csv
 import pytest
 
 from subsum.bench import client_server as bcs
+from subsum.bench.verdict import band_of, number_verdict
 
 
 @pytest.fixture(scope="module")
@@ -17,11 +18,16 @@ def quick(quick_bench):
 def test_quick_run_writes_every_file_and_every_verdict(quick):
     _, result, messages = quick
     saved = quick.written(("client_server.csv", "series1.png", "series2.png", "summary.json"))
-    assert [v["claim"] for v in saved["thesis"]] == [claim for _, claim, _ in bcs.THESIS]
-    assert all(v["verdict"] for v in saved["thesis"])
+    assert [v["claim"] for v in saved["thesis"]] == [claim for _, claim, _, _ in bcs.THESIS]
+    # every verdict is the rule's (subsum.bench.verdict), recomputed here from the thesis's value, its band and ours
+    for v, (_, _, value, band) in zip(saved["thesis"], bcs.THESIS):
+        assert v["verdict"] == number_verdict(value, band, v["ours"]) and v["band"] == list(band_of(value, band)), v
     assert bcs.markdown_table(saved).count("\n") == len(bcs.THESIS) + 1
     assert any(m.startswith("[1/") for m in messages)
     assert result["disagreements"] == [] and saved["parameters"]["request_process"] == "per-message"
+    assert saved["parameters"]["ss_memory"] == 0  # SS asks the requesters of the same step (spec/10)
+    kinds = {(p["series"], p["varied"]) for p in saved["points"]}
+    assert {("1", "corner"), ("2", "corner"), ("1-ss-ever", "brokers"), ("1-ss-ever", "lam")} <= kinds
     assert saved["points"] and all(set(p["hit"]) == {"mean", "ci95"} and p["seeds"] == 1 for p in saved["points"])
 
 

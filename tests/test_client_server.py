@@ -127,6 +127,8 @@ def test_simulate_client_server_json_is_deterministic_and_sane():
     (["client-server", "--swaps", "2"], "No such option '--swaps'"),
     (["client-server", "--mu", "2"], "--mu"),
     (["client-server", "--lambda", "nan"], "--lambda"),
+    (["client-server", "--ss-memory", "-1"], "--ss-memory"),
+    (["client-server", "--ss-memory", "soon"], "--ss-memory"),
     (["--client-server", "sc"], "`--client-server P` is `simulate client-server --request-policy P`"),
 ])
 def test_simulate_client_server_refuses_what_makes_no_sense(args, message):
@@ -201,12 +203,39 @@ def test_a_run_serves_its_schedule_and_refuses_an_unknown_process():
 def test_the_direct_driver_reports_what_the_simulator_reports(policy):
     """client_server_direct serves the same schedule by walking the tree; its
     report equals the simulator's run for run, under every cache policy and
-    both request processes, on trees of several shapes."""
+    both request processes and SS's readings of an interested broker
+    (ever, the same step, the last 5 steps), on trees of several shapes."""
     from subsum.impl.network.workloads.client_server import run_client_server
     from subsum.impl.network.workloads.client_server_direct import run_client_server_direct
 
     for cache in ("fifo", "regdeg", "lfu", "lru"):
-        for process, brokers, slots, seed in (("per-message", 12, 3, 5), ("per-broker", 30, 2, 6), ("per-message", 7, 5, 7)):
-            run = dict(policy=policy, cache_policy=cache, brokers=brokers, slots=slots, steps=250, mu=0.2, seed=seed, request_process=process)
+        for process, brokers, slots, seed, memory in (("per-message", 12, 3, 5, None), ("per-broker", 30, 2, 6, 5),
+                                                      ("per-message", 7, 5, 7, 0)):
+            run = dict(policy=policy, cache_policy=cache, brokers=brokers, slots=slots, steps=250, mu=0.2, seed=seed, request_process=process,
+                       ss_memory=memory)
             simulated, direct = run_client_server(**run)[1], run_client_server_direct(**run)
             assert simulated == direct and direct["requests"] > 100, (run, simulated, direct)
+
+
+@pytest.mark.parametrize("memory", [0, 3, None])
+def test_ss_asks_the_requesters_its_reading_names(memory):
+    """spec/10, SS's interested brokers: with ss_memory = S, every broker SS
+    asks off the AT path had a client request the same message within the
+    last S steps (S = 0: the same step); with None, at any earlier time.
+    The same-step reading asks fewer brokers than the ever reading."""
+    from typing import cast
+
+    from subsum.impl.network.workloads.client_server import run_client_server
+
+    net, report = run_client_server(policy="ss", brokers=15, slots=2, mu=0.2, steps=200, seed=3, ss_memory=memory)
+    records = sorted(cast(impl.ClientServerNetwork, net.shared).requests.values(), key=lambda r: r.rid)
+    asked_off_path = 0
+    for k, record in enumerate(records):
+        path = set(net.overlay.path(record.broker, record.server_broker))
+        earlier = [r.now for r in records[:k] if r.message == record.message]
+        for q in set(record.asked) - path:
+            times = [r.now for r in records[:k] if r.message == record.message and r.broker == q]
+            assert times, (record, q, earlier)
+            asked_off_path += 1
+            assert memory is None or max(times) >= record.now - memory, (record, q, times)
+    assert report["requests"] > 500 and asked_off_path > 0

@@ -167,6 +167,25 @@ class FiniteFloat(click.FloatRange):
         return number
 
 
+class StepsOrEver(click.ParamType):
+    """A number of steps ≥ 0, or "ever" (None): SS's memory of requesters (`--ss-memory`)."""
+
+    name = "steps|ever"
+
+    def convert(self, value, param, ctx):
+        if value is None or (isinstance(value, str) and value.strip().lower() == "ever"):
+            return None
+        if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+            return value
+        try:
+            steps = int(str(value).strip())
+        except ValueError:
+            self.fail(f"{value!r} is neither a whole number of steps >= 0 nor 'ever'", param, ctx)
+        if steps < 0:
+            self.fail(f"{value!r} is negative; give a whole number of steps >= 0 or 'ever'", param, ctx)
+        return steps
+
+
 def apply_options(options: list[Callable]) -> Callable:
     """One decorator of several options, listed in the order `--help` shows them."""
     def apply(command: Callable) -> Callable:

@@ -17,7 +17,7 @@ import click
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from subsum.cli.console import counter_table, deprecated, emit, err, out, write_json
-from subsum.cli.options import (MAX_COUNT, FiniteFloat, apply_options, deprecated_json_option, distinct_files, format_option, protocol_option,
+from subsum.cli.options import (MAX_COUNT, FiniteFloat, StepsOrEver, apply_options, deprecated_json_option, distinct_files, format_option, protocol_option,
                                 seed_option, timeout_options, topology_option, writable_path)
 from subsum.core.names import CACHE_POLICIES, LEAF_READINGS, PLACEMENTS, REQUEST_POLICIES, REQUEST_PROCESSES
 from subsum.impl.network import forwarding_protocols
@@ -197,10 +197,14 @@ def simulate_caching(placement, cache_policy, capacity, leaf_reading, zipf, stay
 @click.option("--request-process", type=click.Choice(REQUEST_PROCESSES), default=client_server.REQUEST_PROCESS, show_default=True,
               help="per-message: the count grows with the messages served (seed 003 §5.2, about 3×10^5 requests at N = K = 10); "
                    "per-broker: Poisson(λ·N), the reading before issue 33 (DEF-CS-4).")
+@click.option("--ss-memory", type=StepsOrEver(), default=str(client_server.SS_MEMORY), show_default=True,
+              help="SS's interested brokers: those with a client that requested the message within this many steps (0: in the same "
+                   "step, the seed's 'is looking for'), or 'ever' (spec/10).")
 @click.option("--mu", type=FiniteFloat(0.0, 1.0), default=client_server.MU, show_default=True, help="Chance a step brings a new server and message.")
 @click.option("--steps", type=click.IntRange(1, 10_000_000), default=client_server.STEPS, show_default=True, help="Steps MC.")
 @common_options(brokers=20)
-def simulate_client_server(request_policy, cache_policy, slots, lam, request_process, mu, steps, topology, brokers, seed, fmt, json_path) -> None:
+def simulate_client_server(request_policy, cache_policy, slots, lam, request_process, ss_memory, mu, steps, topology, brokers, seed, fmt,
+                           json_path) -> None:
     """Seed 003's client-server simulation (spec/10): servers advertise
     messages, clients request them under the request policy; reports
     delay, overhead and hit per request (DEF-CS-3)."""
@@ -210,7 +214,7 @@ def simulate_client_server(request_policy, cache_policy, slots, lam, request_pro
         task = bar.add_task("steps", total=steps)
         _, report = client_server.run_client_server(policy=request_policy, cache_policy=cache_policy, brokers=brokers, slots=slots, lam=lam,
                                                     mu=mu, steps=steps, topology=topology, seed=seed, request_process=request_process,
-                                                    progress=lambda step: bar.update(task, completed=step))
+                                                    ss_memory=ss_memory, progress=lambda step: bar.update(task, completed=step))
     report["seconds"] = round(time.perf_counter() - started, 3)
     show(f"subsum simulate client-server {request_policy}", report, fmt, json_path)
 

@@ -17,7 +17,10 @@ spec/10-client-server.md DEF-CS-1 … 3), registered as protocol
 Caches are `subsum.impl.caching` caches (options `cache_policy`,
 `capacity`), and read the request's step (`now` in the request), not the
 simulator's clock: the thesis's time is its steps. The request policy is
-option `policy`: server, sc, soha or ss.
+option `policy`: server, sc, soha or ss. Option `ss_memory` is SS's
+reading of "a broker with a client requesting the same message"
+(spec/10): None, a client there ever requested it (the default); S ≥ 0,
+one did within the last S steps (0: in the same step).
 """
 
 from __future__ import annotations
@@ -38,7 +41,24 @@ from subsum.impl.network.transport import CLIENT_BASE
 POLICY = "sc"
 CACHE_POLICY = "lfu"
 SLOTS = 10
-DEFAULTS = {"policy": POLICY, "cache_policy": CACHE_POLICY, "capacity": SLOTS}
+SS_MEMORY = None
+DEFAULTS = {"policy": POLICY, "cache_policy": CACHE_POLICY, "capacity": SLOTS, "ss_memory": SS_MEMORY}
+
+
+def check_ss_memory(memory: int | None) -> int | None:
+    """SS's memory in steps: None (ever) or an integer ≥ 0; anything else is a ValueError."""
+    if memory is not None and (isinstance(memory, bool) or not isinstance(memory, int) or memory < 0):
+        raise ValueError(f"ss_memory must be None (ever) or a whole number of steps >= 0, not {memory!r}")
+    return memory
+
+
+def interested_brokers(table: dict[int, float], now: float, memory: int | None) -> set[int]:
+    """SS's interested brokers for one message: those whose clients
+    requested it (`table`: broker -> the step of its latest request), within
+    the last `memory` steps of `now` (None: ever)."""
+    if memory is None:
+        return set(table)
+    return {b for b, last in table.items() if last >= now - memory}
 
 
 @attrs.frozen
@@ -93,7 +113,11 @@ class ClientServerNetwork:
         self.net = net
         self.policy: str = self.options["policy"]
         self.server_of: dict[str, int] = {}
-        self.interested: dict[str, set[int]] = {}  # the ST-like table: m -> brokers with a client that requested it
+        try:
+            self.ss_memory = check_ss_memory(self.options["ss_memory"])
+        except ValueError as error:
+            raise NetworkError(f"client-server option 'ss_memory': {error}") from None
+        self.interested: dict[str, dict[int, float]] = {}  # the ST-like table: m -> broker -> step of its latest request
         self.requests: dict[int, Request] = {}
 
 
@@ -168,7 +192,8 @@ class ClientServerBroker(Broker):
             return back[::-1]
 
         path = route_from_me(record.server_broker)
-        for q in sorted(self.shared.interested.get(record.message, set()) - set(path)):
+        table = self.shared.interested.get(record.message, {})
+        for q in sorted(interested_brokers(table, record.now, self.shared.ss_memory) - set(path)):
             route = route_from_me(q)[1:]
             mode = "interest" if len(route) == 1 else "transit"
             self.net.send(self.id, route[0], "REQUEST", ServerRequest(record.rid, record.message, stack, mode, len(path), tuple(route[1:])))
@@ -218,5 +243,5 @@ def request(net, client: int, m: str, now: float) -> Request:
     record = Request(rid, client, broker, m, now, shared.server_of[m])
     shared.requests[rid] = record
     net.brokers[broker].receive(client, "REQUEST", ServerRequest(rid, m, (client,), "path", 0))
-    shared.interested.setdefault(m, set()).add(broker)
+    shared.interested.setdefault(m, {})[broker] = now
     return record

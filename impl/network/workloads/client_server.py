@@ -16,7 +16,10 @@ steps (the thesis's MC):
   "400,000 requests a run" is of this order, about 3×10^5), or
   Poisson(λ·N) (`per-broker`, 2,500 a run at the defaults);
 - each request runs to quiescence before the next, at the step as the
-  caches' clock.
+  caches' clock;
+- under SS, the client's broker asks the brokers with a client that
+  requested the same message in the same step (`ss_memory` = 0, the
+  default), within the last S steps (S), or ever (None).
 
 Everything is drawn from one generator seeded by `seed`.
 """
@@ -39,6 +42,11 @@ LAMBDA = 0.05
 MU = 0.05
 STEPS = 5000
 REQUEST_PROCESS = REQUEST_PROCESSES[0]
+#: SS's interested brokers in a run (spec/10): those with a client that
+#: requested the message in the same step (the seed's "has a client who is
+#: looking for"); None, every broker whose client ever did (the protocol's
+#: own default, the reference's table of CLM-CS-5); S, within S steps.
+SS_MEMORY = 0
 #: Knuth's method draws Poisson pieces of at most this mean (exp(−mean) stays far from underflow).
 POISSON_PIECE = 30.0
 
@@ -103,14 +111,16 @@ def schedule(brokers: int, lam: float = LAMBDA, mu: float = MU, steps: int = STE
 
 def run_client_server(policy: str = POLICY, cache_policy: str = CACHE_POLICY, brokers: int = 10, slots: int = SLOTS, lam: float = LAMBDA,
                       mu: float = MU, steps: int = STEPS, hot_weight: float = 10.0, topology: str = "random-tree",
-                      seed: int = 0, request_process: str = REQUEST_PROCESS,
+                      seed: int = 0, request_process: str = REQUEST_PROCESS, ss_memory: int | None = SS_MEMORY,
                       progress: Callable[[int], None] | None = None) -> tuple[Network, dict]:
     """Run the driver on the simulator; returns the network and the report:
     delay, overhead and hit per request (DEF-CS-3), and the counts.
+    `ss_memory` is SS's reading of an interested broker (None: a client
+    there ever requested the message; S: within the last S steps).
     `progress`, if given, is called with each step as the run reaches it."""
     n, links = overlay_links(topology, brokers, seed)
     net = build(links, n, seed=seed, delay=(1.0, 1.0), protocol="client-server",
-                options={"policy": policy, "cache_policy": cache_policy, "capacity": slots})
+                options={"policy": policy, "cache_policy": cache_policy, "capacity": slots, "ss_memory": ss_memory})
     clients = {b: net.add_client(b) for b in range(n)}
     delay = overhead = hits = requests = 0
     reached = 0
@@ -131,7 +141,8 @@ def run_client_server(policy: str = POLICY, cache_policy: str = CACHE_POLICY, br
     shared = cast(ClientServerNetwork, net.shared)
     return net, {
         "policy": policy, "cache_policy": cache_policy if policy != "server" else None, "brokers": n, "slots": slots,
-        "lambda": lam, "mu": mu, "steps": steps, "request_process": request_process, "seed": seed, "messages": len(shared.server_of),
+        "lambda": lam, "mu": mu, "steps": steps, "request_process": request_process,
+        "ss_memory": ss_memory, "seed": seed, "messages": len(shared.server_of),
         "requests": requests,
         "delay": round(delay / requests, 4) if requests else None,
         "overhead": round(overhead / requests, 4) if requests else None,

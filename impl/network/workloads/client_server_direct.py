@@ -19,9 +19,9 @@ from __future__ import annotations
 from typing import Callable
 
 from subsum.impl.caching import make_cache
-from subsum.impl.network.protocols.client_server import CACHE_POLICY, POLICY, SLOTS
+from subsum.impl.network.protocols.client_server import CACHE_POLICY, POLICY, SLOTS, check_ss_memory, interested_brokers
 from subsum.impl.network.topology import overlay_links
-from subsum.impl.network.workloads.client_server import LAMBDA, MU, REQUEST_PROCESS, STEPS, schedule
+from subsum.impl.network.workloads.client_server import LAMBDA, MU, REQUEST_PROCESS, SS_MEMORY, STEPS, schedule
 
 
 class Tree:
@@ -62,16 +62,16 @@ class Tree:
         return found
 
 
-def serve(tree: Tree, caches: list, interested: dict[int, set[int]], policy: str, broker: int, m: int, server: int,
-          now: float) -> tuple[int, int, bool]:
+def serve(tree: Tree, caches: list, interested: dict[int, dict[int, float]], policy: str, broker: int, m: int, server: int,
+          now: float, ss_memory: int | None = SS_MEMORY) -> tuple[int, int, bool]:
     """DEF-CS-2: serve one request from `broker` for message m (its server
-    at broker `server`); update the caches and SS's table; return delay,
-    overhead and hit (DEF-CS-3)."""
+    at broker `server`); update the caches and SS's table (m -> broker ->
+    step of its latest request); return delay, overhead and hit (DEF-CS-3)."""
     path = tree.path(broker, server)
     last = len(path) - 1
-    asking = interested.setdefault(m, set())
+    asking = interested.setdefault(m, {})
     if policy == "server":
-        asking.add(broker)
+        asking[broker] = now
         return last, 0, False
     name = f"m{m}"
     i = next((j for j in range(last) if name in caches[path[j]]), last)
@@ -85,7 +85,7 @@ def serve(tree: Tree, caches: list, interested: dict[int, set[int]], policy: str
                     responses.append((j + 1, True, j, q, (q, *path[j::-1])))
     elif policy == "ss" and i > 0:
         on_path = set(path)
-        for q in sorted(asking - on_path):
+        for q in sorted(interested_brokers(asking, now, ss_memory) - on_path):
             if name in caches[q]:
                 route = tree.path(q, broker)
                 responses.append((len(route) - 1, True, last + 1, q, route))
@@ -97,7 +97,7 @@ def serve(tree: Tree, caches: list, interested: dict[int, set[int]], policy: str
         for relay in r[4][1:]:
             if relay != server:
                 caches[relay].insert(name, now)
-    asking.add(broker)
+    asking[broker] = now
     first = responses[0]
     return first[0], sum(r[0] for r in responses[1:]), not (not first[1] and first[3] == server)
 
@@ -105,13 +105,14 @@ def serve(tree: Tree, caches: list, interested: dict[int, set[int]], policy: str
 def run_client_server_direct(policy: str = POLICY, cache_policy: str = CACHE_POLICY, brokers: int = 10, slots: int = SLOTS,
                              lam: float = LAMBDA, mu: float = MU, steps: int = STEPS, hot_weight: float = 10.0,
                              topology: str = "random-tree", seed: int = 0, request_process: str = REQUEST_PROCESS,
-                             progress: Callable[[int], None] | None = None) -> dict:
+                             ss_memory: int | None = SS_MEMORY, progress: Callable[[int], None] | None = None) -> dict:
     """The driver of `client_server.run_client_server`, served directly;
     returns the same report."""
+    check_ss_memory(ss_memory)
     n, links = overlay_links(topology, brokers, seed)
     tree = Tree(n, links)
     caches = [make_cache(cache_policy, slots) for _ in range(n)]
-    interested: dict[int, set[int]] = {}
+    interested: dict[int, dict[int, float]] = {}
     server_of: list[int] = []
     delay = overhead = hits = requests = reached = 0
     for step, broker, m in schedule(n, lam, mu, steps, hot_weight, request_process, seed):
@@ -121,14 +122,15 @@ def run_client_server_direct(policy: str = POLICY, cache_policy: str = CACHE_POL
         if step == 0:
             server_of.append(broker)
             continue
-        d, o, h = serve(tree, caches, interested, policy, broker, m, server_of[m], float(step))
+        d, o, h = serve(tree, caches, interested, policy, broker, m, server_of[m], float(step), ss_memory)
         delay += d
         overhead += o
         hits += h
         requests += 1
     return {
         "policy": policy, "cache_policy": cache_policy if policy != "server" else None, "brokers": n, "slots": slots,
-        "lambda": lam, "mu": mu, "steps": steps, "request_process": request_process, "seed": seed, "messages": len(server_of),
+        "lambda": lam, "mu": mu, "steps": steps, "request_process": request_process,
+        "ss_memory": ss_memory, "seed": seed, "messages": len(server_of),
         "requests": requests,
         "delay": round(delay / requests, 4) if requests else None,
         "overhead": round(overhead / requests, 4) if requests else None,

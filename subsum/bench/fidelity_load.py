@@ -1,0 +1,171 @@
+"""The fidelity statements as data: `benchmarks/fidelity/seed*.toml`, one
+`[[statement]]` table per quantitative statement of a seed (issue 33).
+
+A statement's `[statement.measure]` says what of our results measures it,
+in one of these kinds (`where` is an inline table of CSV column = value):
+
+- `cell`: file, column, where, `reduce` = mean (default), max or min;
+- `along`: file, column, x, where: a series of column against x;
+- `ranked`: file, column, by, x, where: the means of the statement's
+  `order` (values of column `by`) at each x;
+- `columns`: file, x, where, `names` = {label = column}: several columns
+  of one row ranked, labels as in `order`;
+- `combine`: `op` (a-b, a/b, 1-a/b), `a` and `b` two cell measures;
+- `named`: `name` of a function in `subsum.bench.fidelity_named`;
+- `none`: nothing of ours measures it (`explain` says why).
+
+A number statement may add `[statement.trend]`, an `along` measure: the
+series along the parameter the seed says it moves with (`direction`),
+for the *same trend* verdict. `[[statement.reading]]` tables (label,
+measure) are other readings of an open choice, judged by the same rule
+and shown beside the default.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Mapping
+
+import attrs
+
+from subsum.bench import fidelity_measure as fm
+from subsum.bench import fidelity_named
+from subsum.bench import verdict as rule
+from subsum.bench.fidelity_measure import Measure
+
+OPS = {"a-b": lambda a, b: a - b, "a/b": lambda a, b: a / b if b else float("inf"), "1-a/b": lambda a, b: 1 - a / b if b else float("nan")}
+FOLDER = Path(__file__).resolve().parents[2] / "benchmarks" / "fidelity"
+
+
+KINDS = ("number", "trend", "ranking")
+
+
+@attrs.frozen
+class Reading:
+    """Another reading of a choice the seed leaves open, measured beside the default."""
+
+    label: str
+    measure: Measure | None
+
+
+@attrs.frozen
+class Statement:
+    """One quantitative statement of a seed and how we measure it.
+
+    `number` (with the seed's `band` when it states a precision) for a
+    number; `direction` (up, down, flat) for a trend, or for a number the
+    seed says moves with a parameter; `order` (best first) and `better`
+    (lower or higher) for a ranking. `explain` names the experiment that
+    explains a difference: required when the verdict is differs or not
+    reproduced."""
+
+    id: str
+    section: str
+    quote: str
+    kind: str
+    value: str
+    measure: Measure | None
+    number: float | None = None
+    band: tuple[float, float] | None = None
+    direction: str | None = None
+    order: tuple[str, ...] = ()
+    better: str | None = None
+    figure: str = ""
+    explain: str = ""
+    gloss: str = ""
+    trend: Measure | None = None
+    readings: tuple[Reading, ...] = ()
+
+    def __attrs_post_init__(self) -> None:
+        if self.kind not in KINDS:
+            raise ValueError(f"{self.id}: kind {self.kind!r} is not one of {', '.join(KINDS)}")
+        if self.kind == "number" and self.number is None:
+            raise ValueError(f"{self.id}: a number statement needs the seed's number")
+        if self.kind == "trend" and self.direction not in rule.DIRECTIONS:
+            raise ValueError(f"{self.id}: a trend needs a direction (up, down or flat)")
+        if self.kind == "ranking" and (len(self.order) < 2 or self.better not in rule.BETTER):
+            raise ValueError(f"{self.id}: a ranking needs an order of two or more and better = lower or higher")
+
+    @property
+    def seed(self) -> str:
+        return self.id.split("-", 1)[0]
+
+
+class StatementError(ValueError):
+    """A statement file that does not follow the schema: names the file and the statement."""
+
+
+def build_measure(spec: Mapping, order: tuple[str, ...], context: str) -> fm.Measure | None:
+    """The measure a `[statement.measure]` table describes."""
+    kind = spec.get("kind")
+    where = dict(spec.get("where", {}))
+    text = spec.get("where_text", "")
+    try:
+        if kind == "none":
+            return None
+        if kind == "cell":
+            reduce = spec.get("reduce", "mean")
+            if reduce == "mean":
+                return fm.cell(spec["file"], spec["column"], text, **where)
+            return fm.extreme(spec["file"], spec["column"], reduce == "max", text, **where)
+        if kind == "along":
+            return fm.along(spec["file"], spec["column"], spec["x"], text, **where)
+        if kind == "ranked":
+            return fm.ranked(spec["file"], spec["column"], spec["by"], order, spec["x"], text, **where)
+        if kind == "columns":
+            names = dict(spec["names"])
+            if set(names) != set(order):
+                raise StatementError(f"{context}: columns' labels {sorted(names)} are not the order {list(order)}")
+            return fm.columns(spec["file"], names, spec["x"], text, **where)
+        if kind == "combine":
+            parts = [build_measure({**spec[k], "kind": spec[k].get("kind", "cell")}, order, context) for k in ("a", "b")]
+            return fm.derived(OPS[spec["op"]], text, *[p for p in parts if p is not None])
+        if kind == "named":
+            return getattr(fidelity_named, spec["name"])
+    except KeyError as missing:
+        raise StatementError(f"{context}: measure of kind {kind!r} lacks {missing}") from None
+    except AttributeError:
+        raise StatementError(f"{context}: no named measure {spec.get('name')!r} in subsum.bench.fidelity_named") from None
+    raise StatementError(f"{context}: unknown measure kind {kind!r}")
+
+
+def load(path: Path) -> list[Statement]:
+    """The statements of one file, in order."""
+    try:
+        data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as error:
+        raise StatementError(f"{path}: {error}") from None
+    statements = []
+    for k, raw in enumerate(data.get("statement", []), 1):
+        context = f"{path}: statement {k} ({raw.get('id', 'no id')})"
+        order = tuple(raw.get("order", ()))
+        if "measure" not in raw:
+            raise StatementError(f"{context}: no [statement.measure]")
+        measure = build_measure(raw["measure"], order, context)
+        trend = build_measure({**raw["trend"], "kind": "along"}, order, context) if "trend" in raw else None
+        readings = tuple(Reading(r["label"], build_measure(r["measure"], order, context)) for r in raw.get("reading", []))
+        band = raw.get("band")
+        try:
+            statements.append(Statement(
+                id=raw["id"], section=raw["section"], quote=raw["quote"], kind=raw["kind"], value=raw["value"], measure=measure,
+                number=raw.get("number"), band=tuple(band) if band else None, direction=raw.get("direction"), order=order,
+                better=raw.get("better"), figure=raw.get("figure", ""), explain=raw.get("explain", ""), gloss=raw.get("gloss", ""),
+                trend=trend, readings=readings))
+        except (KeyError, ValueError) as error:
+            raise StatementError(f"{context}: {error}") from None
+    return statements
+
+
+def load_all(folder: Path = FOLDER) -> list[Statement]:
+    """Every statement of every `seed*.toml` in the folder, ids unique."""
+    files = sorted(Path(folder).glob("seed*.toml"))
+    if not files:
+        raise StatementError(f"{folder}: no seed*.toml statement files")
+    statements = [s for f in files for s in load(f)]
+    seen: set[str] = set()
+    for s in statements:
+        if s.id in seen:
+            raise StatementError(f"{folder}: statement id {s.id} used twice")
+        seen.add(s.id)
+    return statements

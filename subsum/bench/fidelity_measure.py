@@ -1,0 +1,189 @@
+"""What a fidelity statement reads from a results folder (issue 33): our
+number, our series along a parameter, or our means at several points, each
+from the CSVs and summary.json files the benches write.
+
+`Results` reads a folder laid out as `benchmarks/results/` (one subfolder
+per bench); `Ours` is what a statement's measure returns. A measure that
+finds no rows returns None: the statement is then *not reproduced*.
+
+>>> ours = Ours(mean=0.44, ci95=0.01, where="N = 50")
+>>> ours.text()
+'0.44 ± 0.01 (N = 50)'
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+from pathlib import Path
+from typing import Callable, Mapping, Sequence
+
+import attrs
+
+
+@attrs.frozen
+class Ours:
+    """Our side of a statement: a mean (± its 95% half-width), a series
+    along a parameter [(x, mean)], or the means of the ranked names at each
+    point; `where` says which rows."""
+
+    mean: float | None = None
+    ci95: float | None = None
+    series: tuple[tuple[float, float], ...] = ()
+    points: tuple[Mapping[str, float], ...] = ()
+    where: str = ""
+
+    def text(self) -> str:
+        parts = []
+        if self.mean is not None:
+            parts.append(f"{fmt(self.mean)}" + (f" ± {fmt(self.ci95)}" if self.ci95 else ""))
+        if self.series:
+            parts.append(", ".join(f"{fmt(x)}: {fmt(y)}" for x, y in self.series))
+        if self.points:
+            shown = [*self.points[:1], *self.points[-1:]] if len(self.points) > 2 else list(self.points)
+            parts.append((" … " if len(self.points) > 2 else "; ").join(", ".join(f"{k} {fmt(v)}" for k, v in p.items()) for p in shown))
+        return " ".join(parts) + (f" ({self.where})" if self.where else "")
+
+
+def fmt(value: float | None) -> str:
+    """A number as the table shows it: three significant digits."""
+    if value is None:
+        return "–"
+    if value == int(value) and abs(value) < 1e6:
+        return str(int(value))
+    return f"{value:.3g}"
+
+
+def same(cell: str, wanted) -> bool:
+    """A CSV cell equals a wanted value: as numbers when both are numbers, else as text."""
+    try:
+        return math.isclose(float(cell), float(wanted), rel_tol=1e-9, abs_tol=1e-12)
+    except (TypeError, ValueError):
+        return cell == str(wanted)
+
+
+class Results:
+    """A results folder: `rows(file, **where)` filters a CSV, `json(file)` reads a summary."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = Path(root)
+        self._csv: dict[str, list[dict[str, str]]] = {}
+
+    def rows(self, file: str, **where) -> list[dict[str, str]]:
+        if file not in self._csv:
+            path = self.root / file
+            if not path.is_file():
+                self._csv[file] = []
+            else:
+                with path.open(newline="", encoding="utf-8") as handle:
+                    self._csv[file] = list(csv.DictReader(handle))
+        return [r for r in self._csv[file] if all(same(r.get(k, ""), v) for k, v in where.items())]
+
+    def json(self, file: str) -> dict:
+        path = self.root / file
+        return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+
+    def quick(self) -> bool | None:
+        """Whether the results came from --quick runs: True if any bench's summary says so, None if none says."""
+        said = [summary.get("parameters", {}).get("quick") for summary in map(json.loads, map(Path.read_text, self.root.glob("*/summary.json")))]
+        said = [s for s in said if s is not None]
+        return any(said) if said else None
+
+
+Measure = Callable[[Results], "Ours | None"]
+
+
+def number(value: str) -> float:
+    return float(value)
+
+
+def cell(file: str, column: str, where_text: str = "", **where) -> Measure:
+    """Our mean of `column` over the rows matching `where` (its `column_ci95` beside it when there is one row)."""
+    def measure(results: Results) -> Ours | None:
+        found = [r for r in results.rows(file, **where) if r.get(column) not in (None, "")]
+        if not found:
+            return None
+        values = [number(r[column]) for r in found]
+        ci = found[0].get(f"{column}_ci95") if len(found) == 1 else None
+        return Ours(mean=sum(values) / len(values), ci95=number(ci) if ci else None, where=where_text or describe(where))
+    return measure
+
+
+def extreme(file: str, column: str, largest: bool = True, where_text: str = "", **where) -> Measure:
+    """The largest (or smallest) `column` over the rows matching `where`."""
+    def measure(results: Results) -> Ours | None:
+        values = [number(r[column]) for r in results.rows(file, **where) if r.get(column) not in (None, "")]
+        if not values:
+            return None
+        return Ours(mean=max(values) if largest else min(values), where=where_text or f"{'max' if largest else 'min'} over {describe(where)}")
+    return measure
+
+
+def along(file: str, column: str, x: str, where_text: str = "", **where) -> Measure:
+    """Our series of `column` against `x` (the mean over rows sharing an x)."""
+    def measure(results: Results) -> Ours | None:
+        grouped: dict[float, list[float]] = {}
+        for r in results.rows(file, **where):
+            if r.get(column) not in (None, ""):
+                grouped.setdefault(number(r[x]), []).append(number(r[column]))
+        if len(grouped) < 2:
+            return None
+        series = tuple((k, sum(v) / len(v)) for k, v in sorted(grouped.items()))
+        return Ours(series=series, where=where_text or f"against {x}, {describe(where)}")
+    return measure
+
+
+def ranked(file: str, column: str, by: str, names: Sequence[str], x: str, where_text: str = "", **where) -> Measure:
+    """Our means of `column` for each of `names` (the values of column `by`) at every `x` where all are measured."""
+    def measure(results: Results) -> Ours | None:
+        table: dict[float, dict[str, float]] = {}
+        for r in results.rows(file, **where):
+            if r.get(by) in names and r.get(column) not in (None, ""):
+                table.setdefault(number(r[x]), {})[r[by]] = number(r[column])
+        points = tuple({n: p[n] for n in names} for _, p in sorted(table.items()) if all(n in p for n in names))
+        if not points:
+            return None
+        return Ours(points=points, where=where_text or f"at each {x}, {describe(where)}")
+    return measure
+
+
+def columns(file: str, names: Mapping[str, str], x: str, where_text: str = "", **where) -> Measure:
+    """Our means of several columns (label -> column) at every `x`: a ranking across columns of one row."""
+    def measure(results: Results) -> Ours | None:
+        table: dict[float, dict[str, list[float]]] = {}
+        for r in results.rows(file, **where):
+            if all(r.get(c) not in (None, "") for c in names.values()):
+                slot = table.setdefault(number(r[x]), {})
+                for label, c in names.items():
+                    slot.setdefault(label, []).append(number(r[c]))
+        points = tuple({label: sum(v) / len(v) for label, v in p.items()} for _, p in sorted(table.items()))
+        return Ours(points=points, where=where_text or f"at each {x}, {describe(where)}") if points else None
+    return measure
+
+
+def describe(where: Mapping) -> str:
+    return ", ".join(f"{k} = {v}" for k, v in where.items()) or "every row"
+
+
+def derived(combine: Callable[..., float], where_text: str, *parts: Measure) -> Measure:
+    """A number computed from other measures' means (a gap, a ratio): None if any part is missing."""
+    def measure(results: Results) -> Ours | None:
+        found = [p(results) for p in parts]
+        if any(f is None or f.mean is None for f in found):
+            return None
+        return Ours(mean=combine(*(f.mean for f in found if f is not None)), where=where_text)
+    return measure
+
+
+def pointwise(combine: Callable[..., float], where_text: str, *parts: Measure) -> Measure:
+    """A series computed pointwise from other measures' series (their shared x values)."""
+    def measure(results: Results) -> Ours | None:
+        found = [p(results) for p in parts]
+        if any(f is None or not f.series for f in found):
+            return None
+        shared = sorted(set.intersection(*(set(x for x, _ in f.series) for f in found if f is not None)))
+        by_x = [dict(f.series) for f in found if f is not None]
+        series = tuple((x, combine(*(s[x] for s in by_x))) for x in shared)
+        return Ours(series=series, where=where_text) if len(series) >= 2 else None
+    return measure

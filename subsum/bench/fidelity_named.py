@@ -1,0 +1,65 @@
+"""Measures too particular for `fidelity_load`'s kinds, named in a
+statement's `[statement.measure]` as `kind = "named"` (issue 33). Each
+takes the results folder and returns `Ours` or None."""
+
+from __future__ import annotations
+
+from subsum.bench.fidelity_measure import Ours, Results, number
+
+ROUTING = "summary-routing/routing.csv"
+PROPAGATION = "summary-routing/propagation.csv"
+STORAGE = "summary-routing/storage.csv"
+CWIX = "cwix"
+
+
+def summaries_win_up_to(results: Results) -> Ours | None:
+    """Fig. 5-4: the largest popularity q such that summaries (option a,
+    messages) need fewer hops than Siena at every popularity up to q; 0 if
+    they do not win at the lowest one."""
+    rows = sorted(results.rows(ROUTING, topology=CWIX), key=lambda r: number(r["popularity"]))
+    if not rows:
+        return None
+    reach = 0.0
+    for r in rows:
+        if number(r["summary_a_messages"]) < number(r["siena_hops"]):
+            reach = number(r["popularity"])
+        else:
+            break
+    wins = [number(r["popularity"]) for r in rows if number(r["summary_a_messages"]) < number(r["siena_hops"])]
+    span = f"{min(wins):.0%}–{max(wins):.0%}" if wins else "nowhere"
+    return Ours(mean=reach, where=f"CWIX, messages per event; summaries win at {span}")
+
+
+def routing_hops_on_average(results: Results) -> Ours | None:
+    """Fig. 5-4 averaged over popularity: mean messages per event, summaries (option a) and Siena."""
+    rows = results.rows(ROUTING, topology=CWIX)
+    if not rows:
+        return None
+    mean = {label: sum(number(r[c]) for r in rows) / len(rows) for label, c in (("summaries", "summary_a_messages"), ("siena", "siena_hops"))}
+    return Ours(points=(mean,), where="CWIX, mean over every popularity")
+
+
+def siena_over_baseline_max(results: Results) -> Ours | None:
+    """Fig. 5-2: baseline (i) bytes over Siena's, the largest over CWIX's (p, σ) rows."""
+    rows = results.rows(PROPAGATION, topology=CWIX)
+    if not rows:
+        return None
+    return Ours(mean=max(number(r["baseline_formula_bytes"]) / number(r["siena_bytes"]) for r in rows), where="CWIX, max over p and σ")
+
+
+def storage_across_topologies(results: Results) -> Ours | None:
+    """Fig. 5-5 at p = 0.5 on every topology: Siena over summaries, one point per topology (a flat series is 'similar')."""
+    rows = sorted(results.rows(STORAGE, p=0.5), key=lambda r: r["topology"])
+    if len(rows) < 2:
+        return None
+    return Ours(series=tuple((float(k), number(r["siena_over_summary"])) for k, r in enumerate(rows)),
+                where="storage Siena / summaries at p = 0.5, topologies " + ", ".join(r["topology"] for r in rows))
+
+
+def storage_both_ways(results: Results) -> Ours | None:
+    """Fig. 5-5 read with the owners' exact copies charged to summaries too: Siena / (summaries + local subscriptions), CWIX, by p."""
+    rows = results.rows(STORAGE, topology=CWIX)
+    if not rows:
+        return None
+    return Ours(series=tuple(sorted((number(r["p"]), number(r["siena_bytes"]) / (number(r["summary_formula_bytes"]) + number(r["local_subscription_bytes"])))
+                                    for r in rows)), where="CWIX, by p")
