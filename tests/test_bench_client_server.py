@@ -77,3 +77,29 @@ def test_a_direct_driver_that_differs_from_the_simulator_is_a_disagreement(tmp_p
     monkeypatch.setattr(bcs, "QUICK", bcs.Sweep({"brokers": (10,)}, {"brokers": (10,)}, 1, 200))
     result = bcs.run(tmp_path, quick=True, log=lambda _: None)
     assert result["disagreements"] and all("ss/lfu" in d for d in result["disagreements"]), result["disagreements"]
+
+
+def test_a_stopped_run_resumes_from_its_store_in_task_order(tmp_path):
+    """bench/output.resumable_runs: runs already in the store are not run
+    again; the results come in task order; a bad store line is an input
+    error naming the file and the line."""
+    from subsum.bench.output import resumable_runs
+    from subsum.core.errors import InputError
+
+    calls: list[int] = []
+
+    def square(task):
+        calls.append(task["n"])
+        return {"square": task["n"] ** 2}
+
+    tasks = [{"n": n} for n in (1, 2, 3, 2)]
+    store = tmp_path / "runs.jsonl"
+    first = resumable_runs(square, tasks, 1, store)
+    assert next(first) == {"square": 1} and next(first) == {"square": 4}
+    first.close()  # stopped after two runs
+    assert calls == [1, 2] and len(store.read_text().splitlines()) == 2
+    assert list(resumable_runs(square, tasks, 1, store)) == [{"square": 1}, {"square": 4}, {"square": 9}, {"square": 4}]
+    assert calls == [1, 2, 3]  # only the run the store lacked, once though asked for twice
+    store.write_text(store.read_text() + "not json\n")  # the store holds 1, 2 and 3 now: line 4
+    with pytest.raises(InputError, match=r"runs.jsonl:4: not JSON"):
+        list(resumable_runs(square, tasks, 1, store))

@@ -45,7 +45,7 @@ import attrs
 
 from subsum.bench import verdict as rule
 from subsum.bench.intervals import mean_ci
-from subsum.bench.output import map_runs, pyplot, save_figure, write_csv
+from subsum.bench.output import pyplot, resumable_runs, save_figure, stored_runs, write_csv
 from subsum.core.names import CACHE_POLICIES, REQUEST_POLICIES, REQUEST_PROCESSES
 from subsum.impl.network.workloads.client_server import SS_MEMORY, run_client_server
 from subsum.impl.network.workloads.client_server_direct import run_client_server_direct
@@ -104,11 +104,13 @@ def run_one(task: tuple[str, dict]) -> dict:
 
 
 def run(out_dir, *, quick: bool = False, seed: int = 1, request_process: str = REQUEST_PROCESSES[0], workers: int | None = None,
-        log: Callable[[str], None] = print) -> dict:
+        resume: bool = False, log: Callable[[str], None] = print) -> dict:
     """Both series, each point run with the seeds `seed`, `seed` + 1, …,
     under the request process (DEF-CS-4), in `workers` processes (the full
     run: one per core unless given; --quick: this process); writes client_server.csv, series1.png, series2.png
-    and summary.json into out_dir."""
+    and summary.json into out_dir. Each finished run is kept in
+    out_dir/runs.jsonl until the whole bench is done; `resume` reuses the
+    runs kept there by an interrupted run instead of starting afresh."""
     sweep = QUICK if quick else FULL
     seeds = sweep.seeds(seed)
     out = Path(out_dir)
@@ -130,7 +132,12 @@ def run(out_dir, *, quick: bool = False, seed: int = 1, request_process: str = R
         tasks += [("direct", {**options, "seed": s}) for s in seeds]
         if quick or value == DEFAULTS.get(knob):  # the simulator's protocol must report the same, run for run
             tasks.append(("simulator", {**options, "seed": seeds[0]}))
-    reports = map_runs(run_one, tasks, workers or (1 if quick else os.cpu_count() or 1))
+    store = out / "runs.jsonl"
+    if not resume:
+        store.unlink(missing_ok=True)
+    elif store.is_file():
+        log(f"resuming: {len(stored_runs(store))} runs already in {store}")
+    reports = resumable_runs(run_one, tasks, workers or (1 if quick else os.cpu_count() or 1), store)
     for k, (series, knob, value, policy, cache) in enumerate(jobs, 1):
         settings = point_settings(knob, value)
         runs = [next(reports) for _ in seeds]
@@ -158,6 +165,7 @@ def run(out_dir, *, quick: bool = False, seed: int = 1, request_process: str = R
                                                   "corner": CORNER, "ss_ever_knobs": SS_EVER_KNOBS},
                "thesis": verdicts, "points": [point_json(r) for r in rows], "disagreements": disagreements, "files": files}
     (out / "summary.json").write_text(json.dumps(summary, indent=2, ensure_ascii=False) + "\n")
+    store.unlink(missing_ok=True)  # every run is in the CSV now
     log(f"wrote {', '.join(files)} in {seconds}s")
     return summary
 

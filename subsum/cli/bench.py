@@ -126,13 +126,15 @@ def bench_caching(out_dir, fmt, quick, seed) -> None:
 @click.option("--request-process", type=click.Choice(REQUEST_PROCESSES), default=REQUEST_PROCESSES[0], show_default=True,
               help="per-message: Poisson(λ·N·M(t)) requests a step, the thesis's magnitude (hours for the full run on the simulator); "
                    "per-broker: Poisson(λ·N) (DEF-CS-4).")
-def bench_client_server(out_dir, fmt, quick, seed, request_process) -> None:
+@click.option("--resume", is_flag=True, help="Go on from an interrupted run: reuse the runs it kept in OUT_DIR/client-server/runs.jsonl "
+                                            "(the full run takes hours on two cores).")
+def bench_client_server(out_dir, fmt, quick, seed, request_process, resume) -> None:
     """Seed 003's two experiment series on the client-server driver (spec/10):
     series 1 (LFU; Server, SC, SOHA, SS) against brokers, cache slots, λ
     and μ; series 2 (SC; FIFO, Regenerate, LFU, LRU) against brokers and
     slots. Means over five seeds with 95% intervals, the thesis's quoted
     numbers beside ours, and a verdict on each."""
-    result = bcs.run(Path(out_dir) / "client-server", quick=quick, seed=seed, request_process=request_process, log=say)
+    result = bcs.run(Path(out_dir) / "client-server", quick=quick, seed=seed, request_process=request_process, resume=resume, log=say)
     show(result, fmt, bcs.markdown_table(result))
 
 
