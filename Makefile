@@ -8,7 +8,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 PROFILE ?= ci
 
-.PHONY: verify test prove claims bench bench-refresh mutate check-python check-java clean help
+.PHONY: verify test prove claims bench bench-refresh fidelity mutate check-python check-java clean help
 
 help:
 	@echo "make verify   bootstrap .venv, install, run 'subsum verify' (every claim's checks); JUnit + HTML in build/reports/"
@@ -17,7 +17,9 @@ help:
 	@echo "make claims   print the traceability matrix"
 	@echo "make bench    run every benchmark: subsum bench matching, summaries, summary-routing, caching, client-server, network, reconfig, spark"
 	@echo "              (about 50 minutes on 2 cores, 25 of them Spark; each writes CSV + PNG under bench-out/, see benchmarks/README.md)"
-	@echo "make bench-refresh   the same, writing the committed results under benchmarks/results/"
+	@echo "              then regenerate the fidelity table (subsum fidelity) as bench-out/FIDELITY.md; QUICK=1 runs every bench with --quick"
+	@echo "make bench-refresh   the same, writing the committed results under benchmarks/results/ and benchmarks/FIDELITY.md"
+	@echo "make fidelity   regenerate benchmarks/FIDELITY.md from the committed results alone (seconds)"
 	@echo "make check-java   say whether a Java 17+ runtime for Spark is present"
 	@echo "make mutate   mutation testing of impl/ and model/ (mutmut; hours; ONLY=glob narrows it); report in mutation/report.md"
 	@echo "PROFILE=thorough make verify   more Hypothesis examples"
@@ -60,19 +62,27 @@ claims: $(STAMP)
 	$(BIN)/subsum claims
 
 BENCH_OUT ?= bench-out
+FIDELITY_OUT ?= $(BENCH_OUT)/FIDELITY.md
+# QUICK=1 runs every bench with --quick (minutes); FIDELITY.md then says its results are quick.
+BENCH_FLAGS := $(if $(QUICK),--quick,)
 
 bench: $(STAMP) check-java
-	$(BIN)/subsum bench matching --out-dir $(BENCH_OUT)
-	$(BIN)/subsum bench summaries --out-dir $(BENCH_OUT)
-	$(BIN)/subsum bench summary-routing --out-dir $(BENCH_OUT)
-	$(BIN)/subsum bench caching --out-dir $(BENCH_OUT)
-	$(BIN)/subsum bench client-server --out-dir $(BENCH_OUT)
-	$(BIN)/subsum bench network --out-dir $(BENCH_OUT)
-	$(BIN)/subsum bench reconfig --out-dir $(BENCH_OUT)
-	$(BIN)/subsum bench spark --out-dir $(BENCH_OUT)
+	$(BIN)/subsum bench matching --out-dir $(BENCH_OUT) $(BENCH_FLAGS)
+	$(BIN)/subsum bench summaries --out-dir $(BENCH_OUT) $(BENCH_FLAGS)
+	$(BIN)/subsum bench summary-routing --out-dir $(BENCH_OUT) $(BENCH_FLAGS)
+	$(BIN)/subsum bench caching --out-dir $(BENCH_OUT) $(BENCH_FLAGS)
+	$(BIN)/subsum bench client-server --out-dir $(BENCH_OUT) $(BENCH_FLAGS)
+	$(BIN)/subsum bench network --out-dir $(BENCH_OUT) $(BENCH_FLAGS)
+	$(BIN)/subsum bench reconfig --out-dir $(BENCH_OUT) $(BENCH_FLAGS)
+	$(BIN)/subsum bench spark --out-dir $(BENCH_OUT) $(BENCH_FLAGS)
+	$(BIN)/subsum fidelity --results $(BENCH_OUT) --output $(FIDELITY_OUT)
 
 bench-refresh:
-	$(MAKE) bench BENCH_OUT=benchmarks/results
+	$(MAKE) bench BENCH_OUT=benchmarks/results FIDELITY_OUT=benchmarks/FIDELITY.md
+
+# The fidelity table alone, from the committed results (seconds).
+fidelity: $(STAMP)
+	$(BIN)/subsum fidelity --results benchmarks/results --output benchmarks/FIDELITY.md
 
 # Mutation testing of impl/ and model/ with mutmut against the ci checks (hours on 2 cores; the weekly job).
 # ONLY="subsum/impl/matching/*" narrows it; SECONDS_LIMIT caps it; a rerun resumes. Report: mutation/report.md.

@@ -18,6 +18,7 @@ from subsum.conformance import strategies as gen
 from subsum.conformance.properties import property_check
 from subsum.conformance.violations import require
 from subsum.core.filters import parse_filter
+from subsum.core.names import SINGLE_READINGS
 from subsum.core.types import Attribute, Event, Subscription
 from subsum.impl.network import build
 from subsum.impl.network.protocols.caching import CacheNetwork, CachingBroker, filters_overlap, request
@@ -44,7 +45,8 @@ def run_workload(workload, placement: str, reading: str = "ii", **options):
     """Build the network, subscribe, publish (each to quiescence); returns
     the network, the client ids and the published (event id, client, event)."""
     n, links, clients, events, _ = workload
-    net = build(links, n, seed=0, protocol="caching", options={"placement": placement, "leaf_reading": reading, "capacity": None, **options})
+    which = "single_reading" if reading in SINGLE_READINGS else "leaf_reading"
+    net = build(links, n, seed=0, protocol="caching", options={"placement": placement, which: reading, "capacity": None, **options})
     ids = [net.add_client(b) for b, _ in clients]
     for c, (_, fs) in zip(ids, clients):
         for f in fs:
@@ -79,9 +81,11 @@ def model_view(net):
 def placements_nest(workload) -> None:
     """CLM-CACHE-5: with unbounded caches, each publication's holders are the
     model's under every placement (leaf in both readings), and leaf ⊆
-    candidate ⊆ all, single holding one copy."""
+    candidate ⊆ all, single holding one copy (the publisher's broker, or the
+    tree's centre in the `centre` reading)."""
     held = {}
-    for placement, reading in (("candidate", "ii"), ("leaf", "ii"), ("leaf", "i"), ("all", "ii"), ("single", "ii")):
+    for placement, reading in (("candidate", "ii"), ("leaf", "ii"), ("leaf", "i"), ("all", "ii"), ("single", "ii"),
+                               ("single", "centre")):
         net, _, published = run_workload(workload, placement, reading)
         graph, access, filters = model_view(net)
         got = holdings(net)
@@ -95,7 +99,9 @@ def placements_nest(workload) -> None:
         candidate, every = held["candidate", "ii"].get(eid, set()), held["all", "ii"][eid]
         require(leaf <= leaf_i <= candidate <= every, "CLM-CACHE-5",
                 lambda: f"event {eid}: leaf {leaf}, leaf (i) {leaf_i}, candidate {candidate}, all {every}")
-        require(len(held["single", "ii"].get(eid, set())) == 1, "CLM-CACHE-5", lambda: f"single holds event {eid} at {held['single', 'ii'].get(eid)}")
+        for reading in ("ii", "centre"):
+            require(len(held["single", reading].get(eid, set())) == 1, "CLM-CACHE-5",
+                    lambda: f"single ({reading}) holds event {eid} at {held['single', reading].get(eid)}")
 
 
 # --- CLM-CACHE-6 … 9: requests and responses ----------------------------------------------

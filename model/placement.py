@@ -90,6 +90,17 @@ def is_leaf(table: set[tuple[int, Subscription]], event: Event, came_from: int |
     return not has_matching_entry(table, event, lambda n: n in brokers and n != came_from)
 
 
+def centre_broker(graph: nx.Graph, broker: int) -> int:
+    """DEF-CACHE-6, single placement's `centre` reading: the broker of least
+    eccentricity in `broker`'s tree, the least id among equals.
+
+    >>> centre_broker(overlay([0, 1, 2, 3], [(0, 1), (1, 2), (2, 3)]), 3)
+    1
+    """
+    centre: list[int] = nx.center(graph.subgraph(nx.node_connected_component(graph, broker)))
+    return min(centre)
+
+
 def holders(graph: nx.Graph, access: ClientAccess, filters: ClientFilters, publisher: int, event: Event, placement: str,
             reading: str = "ii") -> set[int]:
     """DEF-CACHE-6: the brokers that store a publication when it is published
@@ -98,7 +109,8 @@ def holders(graph: nx.Graph, access: ClientAccess, filters: ClientFilters, publi
     - candidate: the brokers it visits whose table has an entry it matches;
     - leaf: the brokers it visits that are leaves for it (`is_leaf`);
     - all: every broker of the publisher's tree;
-    - single: the publisher's broker.
+    - single: one broker, the publisher's (the default reading) or, with
+      reading "centre", the centre of the publisher's tree (`centre_broker`).
 
     >>> from subsum.core.filters import parse_filter
     >>> from subsum.core.types import Attribute
@@ -111,7 +123,7 @@ def holders(graph: nx.Graph, access: ClientAccess, filters: ClientFilters, publi
     if placement == "all":
         return set(nx.node_connected_component(graph, origin))
     if placement == "single":
-        return {origin}
+        return {centre_broker(graph, origin)} if reading == "centre" else {origin}
     brokers = set(graph.nodes)
     visited = delivery_brokers(graph, access, filters, publisher, event)
     kept = set()

@@ -5,6 +5,7 @@ Nothing here asserts timings."""
 import csv
 import random
 
+import numpy as np
 import pytest
 
 from subsum.bench import summary_routing as sr
@@ -12,7 +13,8 @@ from subsum.bench import summary_routing_report as report
 from subsum.bench.summaries_workload import SCHEMA
 from subsum.bench.summary_routing_events import false_positive_row, route_shape, routing_rows
 from subsum.bench.summary_routing_overlays import make_topology, rng_for, topologies
-from subsum.bench.summary_routing_siena import reverse_path_incidence, siena_expected_messages, siena_period
+from subsum.bench.summary_routing_siena import (covered_reverse_links, reverse_path_incidence, reverse_path_receivers, siena_expected_messages,
+                                                siena_period)
 from subsum.bench.summary_routing_summaries import GrowingDeltas, broker_workloads, propagate, summary_propagation
 from subsum.impl.network import build
 from subsum.impl.network.protocols.summaries.plan import plan
@@ -129,6 +131,26 @@ def test_siena_reverse_paths_on_a_tree_cover_it():
     for publisher in (0, 5, 23):
         used = reverse_path_incidence(t, publisher).sum(axis=0)
         assert (used > 0).sum() == t.n - 1
+
+
+def test_siena_covering_reading_charges_a_prefix_of_each_reverse_path():
+    """Siena's covering reading of event cost: with no covering every event
+    is charged X's whole reverse path (the plain reading); with covering,
+    a part of it that starts at X, so never more links; and the chance a
+    link is charged falls as the covering probability grows."""
+    t = topologies(1, 0)[0]
+    rng = np.random.default_rng(7)
+    for publisher in (0, 11):
+        incidence = reverse_path_incidence(t, publisher)
+        plain = covered_reverse_links(t, publisher, 0.0, 20, rng)
+        assert all((plain[x] == incidence[x].astype(bool)).all() for x in range(t.n))
+        half, most = (covered_reverse_links(t, publisher, p, 400, rng) for p in (0.5, 0.9))
+        for x in range(t.n):
+            assert not (half[x] & ~incidence[x].astype(bool)).any()
+            if incidence[x].sum() > 1:  # X's first link is always crossed; later ones less often as p grows
+                assert half[x].sum() > most[x].sum()
+                first, _ = reverse_path_receivers(t, publisher, x)
+                assert half[x][:, first[0]].all()
 
 
 def test_routing_rows_are_deterministic():

@@ -3,11 +3,12 @@ files, and the committed table as the generator writes it."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
-from subsum.bench import fidelity_load
+from subsum.bench import fidelity, fidelity_load
 from subsum.bench import verdict as rule
 from subsum.bench.fidelity_measure import Ours, Results
 
@@ -66,6 +67,29 @@ def test_measures_read_the_rows_they_name(tmp_path):
     assert fm.cell("b/r.csv", "y", x=9)(results) is None and fm.cell("missing.csv", "y")(results) is None
 
 
+def test_rankings_over_several_parameters_and_one_against_its_strongest_rival(tmp_path):
+    """`ranked` over a list of columns makes each combination a point, and
+    refuses two rows at one point; `one_against_others` sets one value
+    against the best of the rest when the order puts it first, the worst
+    when it puts it last."""
+    (tmp_path / "c").mkdir()
+    (tmp_path / "c" / "p.csv").write_text("n,a,placement,y\n20,1,all,5\n20,1,leaf,7\n20,1,single,2\n50,1,all,9\n50,1,leaf,4\n50,1,single,8\n")
+    results = Results(tmp_path)
+    from subsum.bench import fidelity_measure as fm
+
+    assert len(fm.ranked("c/p.csv", "y", "placement", ("all", "leaf"), ["n", "a"])(results).points) == 2
+    with pytest.raises(ValueError, match="two rows with placement = all"):
+        fm.ranked("c/p.csv", "y", "placement", ("all", "leaf"), "a")(results)
+    best = fm.one_against_others("c/p.csv", "y", "placement", ("all", "others"), "all", ("leaf", "single"), "higher", ["n", "a"])
+    assert best(results).points == ({"all": 5.0, "others": 7.0}, {"all": 9.0, "others": 8.0})
+    worst = fm.one_against_others("c/p.csv", "y", "placement", ("others", "all"), "all", ("leaf", "single"), "lower", ["n", "a"])
+    assert worst(results).points == ({"all": 5.0, "others": 7.0}, {"all": 9.0, "others": 8.0})
+    assert rule.ranking_verdict(("all", "others"), "higher", best(results).points) == rule.DIFFERS
+    assert rule.ranking_verdict(("others", "all"), "lower", worst(results).points) == rule.DIFFERS
+    lowest = fm.one_against_others("c/p.csv", "y", "placement", ("all", "others"), "all", ("leaf", "single"), "lower", ["n", "a"])
+    assert lowest(results).points == ({"all": 5.0, "others": 2.0}, {"all": 9.0, "others": 4.0})
+
+
 def test_a_statement_file_that_breaks_the_schema_is_refused_with_its_name(tmp_path):
     bad = tmp_path / "seed999.toml"
     bad.write_text('[[statement]]\nid = "999-a"\nsection = "§1"\nquote = "q"\nkind = "ranking"\nvalue = "v"\norder = ["a"]\n'
@@ -79,3 +103,45 @@ def test_a_statement_file_that_breaks_the_schema_is_refused_with_its_name(tmp_pa
     bad.write_text('[[statement]\n')
     with pytest.raises(fidelity_load.StatementError, match="seed999.toml"):
         fidelity_load.load(bad)
+
+
+def test_the_committed_table_is_what_the_generator_writes_from_the_committed_results(tmp_path):
+    """benchmarks/FIDELITY.md and fidelity.json are generated, never edited:
+    regenerated from benchmarks/results/ they come out byte for byte the
+    same; every statement has a computed verdict, and every row that
+    differs or is not reproduced names its explanation."""
+    written = fidelity.run(ROOT / "benchmarks" / "results", tmp_path / "FIDELITY.md")
+    committed = (ROOT / "benchmarks" / "FIDELITY.md").read_text(encoding="utf-8")
+    fresh = (tmp_path / "FIDELITY.md").read_text(encoding="utf-8").replace(str(ROOT / "benchmarks" / "results"), "benchmarks/results")
+    assert fresh == committed, "benchmarks/FIDELITY.md is stale: run `make fidelity`"
+    assert json.loads((ROOT / "benchmarks" / "fidelity.json").read_text(encoding="utf-8")) == written
+    assert written["unexplained"] == []
+    statements = fidelity_load.load_all()
+    assert len(written["statements"]) == len(statements) and {s.seed for s in statements} == {"000", "003", "004"}
+    assert all(row["verdict"] in rule.VERDICTS for row in written["statements"])
+    assert sum(written["counts"]["all"].values()) == len(statements)
+
+
+def test_subsum_fidelity_writes_the_table_and_refuses_a_broken_statement_file(tmp_path):
+    from click.testing import CliRunner
+
+    from subsum.cli import main
+
+    runner = CliRunner()
+    result = runner.invoke(main, ["fidelity", "--results", str(ROOT / "benchmarks" / "results"), "--output", str(tmp_path / "F.md"),
+                                  "--format", "json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output)["counts"]["all"] and (tmp_path / "F.md").is_file() and (tmp_path / "fidelity.json").is_file()
+    broken = tmp_path / "statements"
+    broken.mkdir()
+    (broken / "seed000.toml").write_text('[[statement]]\nid = "000-a"\n')
+    result = runner.invoke(main, ["fidelity", "--statements", str(broken), "--output", str(tmp_path / "G.md")])
+    assert result.exit_code == 2 and "seed000.toml: statement 1 (000-a)" in result.output + (result.stderr or ""), result.output
+    assert not (tmp_path / "G.md").exists()  # no partial output
+
+
+def test_quick_results_say_so_at_the_top(tmp_path):
+    (tmp_path / "client-server").mkdir()
+    (tmp_path / "client-server" / "summary.json").write_text('{"parameters": {"quick": true}}')
+    fidelity.run(tmp_path, tmp_path / "F.md")
+    assert "**QUICK RESULTS.**" in (tmp_path / "F.md").read_text()

@@ -22,7 +22,12 @@ Two series on the churning-subscriber workload of the `caching` protocol
   5% of the messages, LRU;
 - **policy**: FIFO, regeneration/degradation, rate-LFU and LRU under
   candidate placement on 50 brokers, caches of 1%, 5% and 10% of the
-  messages, for each α.
+  messages, for each α;
+- **readings**: the placement points again under the other readings of
+  the choices seed 004 leaves open (spec/09 DEF-CACHE-6): leaf (i), a
+  broker with a local subscriber, and single at the tree's centre (not the
+  publisher's broker). Only leaf and single are simulated again; the
+  series' all and candidate rows are the placement series' own.
 
 And the caches alone (`cache_ops`): operations per second of each
 implementation policy beside its reference and cachetools.
@@ -39,9 +44,11 @@ from typing import Callable
 import attrs
 
 from subsum.bench import cache_ops
+from subsum.bench import verdict as rule
 from subsum.bench.intervals import mean_ci
 from subsum.bench.output import map_runs, pyplot, save_figure, write_csv
 from subsum.core import names
+from subsum.impl.network.protocols.caching import LEAF_READING, SINGLE_READING
 from subsum.impl.network.workloads.caching import run_caching
 
 PLACEMENTS = tuple(sorted(names.PLACEMENTS))  # in the order of the tables and plots
@@ -69,15 +76,26 @@ FULL = Sweep(SIZES, ALPHAS, CACHE_SHARES, MESSAGES, (10, 100, 1000), 200_000, 5)
 QUICK = Sweep((20,), (0.8,), (0.05,), 300, (10, 100), 20_000, 1)
 
 
-def one_run(brokers: int, placement: str, policy: str, cache_share: float | None, alpha: float, messages: int, seed: int) -> dict:
+#: the reading each placement runs under unless a point names another (DEF-CACHE-6; leaf and single leave a choice open)
+DEFAULT_READING = {"leaf": LEAF_READING, "single": SINGLE_READING}
+#: the readings series: the other reading of each open choice
+OTHER_READINGS = (("leaf", "i"), ("single", "centre"))
+
+
+def one_run(brokers: int, placement: str, policy: str, cache_share: float | None, alpha: float, messages: int, seed: int,
+            reading: str = "") -> dict:
     """One seeded simulation of the caching protocol; its report (DEF-CACHE-8).
-    `cache_share` None: unbounded caches."""
+    `cache_share` None: unbounded caches; `reading` the leaf or single
+    reading ("" or None: the default)."""
     capacity = None if cache_share is None else max(1, round(cache_share * messages))
+    reading = reading or DEFAULT_READING.get(placement, "")
     started = time.perf_counter()
     _, report = run_caching(brokers=brokers, placement=placement, policy=policy, capacity=capacity, alpha=alpha, messages=messages,
-                            seed=seed)
-    return {"series": "", "brokers": brokers, "placement": placement, "policy": policy, "cache_share": cache_share, "alpha": alpha,
-            "messages": messages, "seed": seed, **{k: report[k] for k in METRICS}, "seconds": round(time.perf_counter() - started, 2)}
+                            seed=seed, leaf_reading=reading if placement == "leaf" else LEAF_READING,
+                            single_reading=reading if placement == "single" else SINGLE_READING)
+    return {"series": "", "brokers": brokers, "placement": placement, "reading": reading, "policy": policy, "cache_share": cache_share,
+            "alpha": alpha, "messages": messages, "seed": seed, **{k: report[k] for k in METRICS},
+            "seconds": round(time.perf_counter() - started, 2)}
 
 
 METRICS = ("capacity", "requests", "requests_with_past", "answered_share", "survivability", "delay_mean_hops", "overhead_per_request",
@@ -95,7 +113,7 @@ def over_seeds(reports: list[dict]) -> dict:
     the seeds with its 95% half-width (`METRIC_ci95`); a metric no run
     defines (None) stays None."""
     first = reports[0]
-    row = {k: first[k] for k in ("series", "brokers", "placement", "policy", "cache_share", "alpha", "messages")}
+    row = {k: first[k] for k in ("series", "brokers", "placement", "reading", "policy", "cache_share", "alpha", "messages")}
     row.update(first_seed=first["seed"], seeds=len(reports), capacity=first["capacity"])
     for metric in METRICS[1:]:
         values = [r[metric] for r in reports if r[metric] is not None]
@@ -104,14 +122,40 @@ def over_seeds(reports: list[dict]) -> dict:
     return row
 
 
+#: the trade-off the bench checks, as (metric, order best first, better): caching at more brokers answers more and costs more
+#: (seed 004 §3.5: "all" answers most, at the greatest overhead; the strict order is the group's GLOBECOM'09 abstract's, seed note 004 §4.2)
+RANKINGS = (("survivability", ("all", "candidate", "leaf", "single"), "higher"),
+            ("answered_share", ("all", "candidate", "leaf", "single"), "higher"),
+            ("overhead_per_request", ("single", "leaf", "candidate", "all"), "lower"))
+
+
 def ranking_holds(rows: list[dict], metric: str) -> bool:
-    """all >= candidate > leaf > single on `metric` (rows: one per placement)."""
-    v = {r["placement"]: r[metric] or 0.0 for r in rows}
-    return v["all"] >= v["candidate"] > v["leaf"] > v["single"]
+    """The trade-off's order on `metric` holds strictly at one point (rows:
+    one per placement), by `subsum.bench.verdict.holds`."""
+    _, order, better = next(r for r in RANKINGS if r[0] == metric)
+    return rule.holds(order, better, {r["placement"]: r[metric] or 0.0 for r in rows})
+
+
+def verdicts(placement_rows: list[dict]) -> dict[str, str]:
+    """Each ranking's verdict over the series' points, by `subsum.bench.verdict.ranking_verdict`."""
+    out = {}
+    for metric, order, better in RANKINGS:
+        by_point: dict[tuple, dict[str, float]] = {}
+        for r in placement_rows:
+            by_point.setdefault((r["brokers"], r["alpha"]), {})[r["placement"]] = r[metric] or 0.0
+        out[metric] = rule.ranking_verdict(order, better, list(by_point.values()))
+    return out
+
+
+def holding(found: list[dict]) -> dict[str, str]:
+    """At how many of a series' points each ranking holds."""
+    return {metric: f"{sum(f[key] for f in found)} of {len(found)} points" for metric, key in
+            (("survivability", "survivability_ranking_holds"), ("answered_share", "answered_ranking_holds"),
+             ("overhead", "overhead_ranking_holds"))}
 
 
 def findings(placement_rows: list[dict]) -> list[dict]:
-    """The hypothesis at every (brokers, α) point of the placement series."""
+    """The trade-off at every (brokers, α) point of a placement series."""
     points: dict[tuple, list[dict]] = {}
     for row in placement_rows:
         points.setdefault((row["brokers"], row["alpha"]), []).append(row)
@@ -120,6 +164,7 @@ def findings(placement_rows: list[dict]) -> list[dict]:
         by = {r["placement"]: r for r in rows}
         shown = ("survivability", "answered_share", "overhead_per_request", "delay_mean_hops")
         out.append({"brokers": brokers, "alpha": alpha, "seeds": rows[0]["seeds"],
+                    "readings": {p: by[p]["reading"] for p in PLACEMENTS if by[p]["reading"]},
                     **{metric: {p: by[p][metric] for p in PLACEMENTS} for metric in shown},
                     **{f"{metric}_ci95": {p: by[p][f"{metric}_ci95"] for p in PLACEMENTS} for metric in shown},
                     "survivability_ranking_holds": ranking_holds(rows, "survivability"),
@@ -129,14 +174,24 @@ def findings(placement_rows: list[dict]) -> list[dict]:
 
 
 def point_list(sweep: Sweep, policy_brokers: int) -> list[tuple]:
-    """Every point of a run: (series, brokers, placement, policy, cache share, α)."""
-    points: list[tuple] = [("placement", brokers, placement, "lru", 0.05, alpha) for brokers in sweep.sizes for alpha in sweep.alphas
+    """Every point a run simulates: (series, brokers, placement, policy, cache share, α, reading)."""
+    points: list[tuple] = [("placement", brokers, placement, "lru", 0.05, alpha, "") for brokers in sweep.sizes for alpha in sweep.alphas
                            for placement in PLACEMENTS]
     # the same trees with caches that never evict: the seeds' reasoning without eviction
-    points += [("unbounded", brokers, placement, "lru", None, 0.8) for brokers in sweep.sizes for placement in PLACEMENTS]
-    points += [("policy", policy_brokers, "candidate", policy, share, alpha) for alpha in sweep.alphas for share in sweep.shares
+    points += [("unbounded", brokers, placement, "lru", None, 0.8, "") for brokers in sweep.sizes for placement in PLACEMENTS]
+    points += [("policy", policy_brokers, "candidate", policy, share, alpha, "") for alpha in sweep.alphas for share in sweep.shares
                for policy in POLICIES]
+    points += [("readings", brokers, placement, "lru", 0.05, alpha, reading) for brokers in sweep.sizes for alpha in sweep.alphas
+               for placement, reading in OTHER_READINGS]
     return points
+
+
+def with_readings_rows(rows: list[dict]) -> list[dict]:
+    """The readings series made whole: the placement series' all and
+    candidate rows (no reading changes them) copied beside its own leaf and
+    single rows, so that each of its points ranks the four placements."""
+    copied = [{**r, "series": "readings"} for r in rows if r["series"] == "placement" and r["placement"] in ("all", "candidate")]
+    return rows + copied
 
 
 def run(out_dir, *, quick: bool = False, seed: int = 1, workers: int | None = None, log: Callable[[str], None] = print) -> dict:
@@ -153,15 +208,17 @@ def run(out_dir, *, quick: bool = False, seed: int = 1, workers: int | None = No
     policy_brokers = 50 if not quick else sizes[0]
     points = point_list(sweep, policy_brokers)
     seeds = range(seed, seed + sweep.runs)
-    tasks = [(brokers, placement, policy, share, alpha, messages, s) for _, brokers, placement, policy, share, alpha in points for s in seeds]
+    tasks = [(brokers, placement, policy, share, alpha, messages, s, reading) for _, brokers, placement, policy, share, alpha, reading in points
+             for s in seeds]
     reports = map_runs(run_task, tasks, workers or (1 if quick else os.cpu_count() or 1))
     for done, (series, *_) in enumerate(points, 1):
         row = over_seeds([{**next(reports), "series": series} for _ in seeds])
         rows.append(row)
-        log(f"[{done}/{len(points)}] {series}: {row['brokers']} brokers, α {row['alpha']}, {row['placement']}, {row['policy']}, "
+        log(f"[{done}/{len(points)}] {series}: {row['brokers']} brokers, α {row['alpha']}, {row['placement']} {row['reading']}, {row['policy']}, "
             f"cache {row['capacity'] or 'unbounded'}: survivability {row['survivability']} ± {row['survivability_ci95']}, "
             f"overhead {row['overhead_per_request']}/request ({row['seconds']}s over {row['seeds']} seeds)")
 
+    rows = with_readings_rows(rows)
     op_rows, disagreements = cache_ops.measure(sweep.capacities, 5000, 0.8, sweep.operations, min(sweep.operations, 5000), seed, log)
 
     write_csv(out / "caching.csv", rows)
@@ -169,6 +226,7 @@ def run(out_dir, *, quick: bool = False, seed: int = 1, workers: int | None = No
     placement_rows = [r for r in rows if r["series"] == "placement"]
     found = findings(placement_rows)
     unbounded = findings([r for r in rows if r["series"] == "unbounded"])
+    readings = findings([r for r in rows if r["series"] == "readings"])
     plots = [plot_tradeoff(placement_rows, out / "tradeoff.png"), plot_policies([r for r in rows if r["series"] == "policy"], out / "policies.png")]
     cache_ops.plot(op_rows, out / "cache_ops.png")
     plots.append(out / "cache_ops.png")
@@ -180,15 +238,16 @@ def run(out_dir, *, quick: bool = False, seed: int = 1, workers: int | None = No
                        "topics": max(1, messages // 10), "placement_series": "LRU, caches of 5% of the messages",
                        "policy_series": f"candidate placement, {policy_brokers} brokers", "seeds": list(seeds), "quick": quick,
                        "interval": "95%, Student's t over the seeds (subsum/bench/intervals.py)"},
-        "hypothesis": "survivability and answered share: all >= candidate > leaf > single; overhead per request: the same order",
-        "hypothesis_holds": {metric: f"{sum(f[key] for f in found)} of {len(found)} points" for metric, key in
-                             (("survivability", "survivability_ranking_holds"), ("answered_share", "answered_ranking_holds"),
-                              ("overhead", "overhead_ranking_holds"))},
+        "hypothesis": "survivability and answered share: all > candidate > leaf > single; overhead per request: the same order "
+                      "(seed 004 §3.5 for all; the strict order is seed note 004 §4.2's outside context)",
+        "verdicts": {series: verdicts([r for r in rows if r["series"] == series]) for series in ("placement", "unbounded", "readings")},
+        "verdict_rule": "subsum/bench/verdict.py: matches if the order holds at every point, same trend at more than half, else differs",
+        "hypothesis_holds": holding(found),
         "points": found,
         "unbounded_points": unbounded,
-        "unbounded_hypothesis_holds": {metric: f"{sum(f[key] for f in unbounded)} of {len(unbounded)} points" for metric, key in
-                                       (("survivability", "survivability_ranking_holds"), ("answered_share", "answered_ranking_holds"),
-                                        ("overhead", "overhead_ranking_holds"))},
+        "unbounded_hypothesis_holds": holding(unbounded),
+        "readings_points": readings,
+        "readings_hypothesis_holds": holding(readings),
         "policies": [{k: r[k] for k in ("alpha", "cache_share", "policy", "seeds", "survivability", "survivability_ci95", "answered_share",
                                         "answered_share_ci95", "delay_mean_hops", "overhead_per_request")} for r in rows if r["series"] == "policy"],
         "cache_ops": cache_ops.ratios(op_rows),
@@ -247,7 +306,8 @@ def markdown_table(summary: dict) -> str:
     """The placement points and the hypothesis, as a markdown table."""
     lines = ["| caches | brokers | α | survivability all / candidate / leaf / single | overhead per request all / candidate / leaf / single "
              "| ranking holds (surv., overhead) |", "|---|---|---|---|---|---|"]
-    for caches, f in [("5%", f) for f in summary["points"]] + [("unbounded", f) for f in summary["unbounded_points"]]:
+    for caches, f in ([("5%", f) for f in summary["points"]] + [("unbounded", f) for f in summary["unbounded_points"]]
+                      + [("5%, leaf (i), single at the centre", f) for f in summary.get("readings_points", [])]):
         surv = " / ".join(f"{f['survivability'][p] or 0:.2f}" for p in PLACEMENTS)
         over = " / ".join(f"{f['overhead_per_request'][p] or 0:.1f}" for p in PLACEMENTS)
         lines.append(f"| {caches} | {f['brokers']} | {f['alpha']} | {surv} | {over} | {'yes' if f['survivability_ranking_holds'] else 'no'}, "
@@ -255,6 +315,11 @@ def markdown_table(summary: dict) -> str:
     lines.append("")
     lines.append("hypothesis holds at (caches of 5%): " + "; ".join(f"{k} {v}" for k, v in summary["hypothesis_holds"].items()))
     lines.append("hypothesis holds at (unbounded caches): " + "; ".join(f"{k} {v}" for k, v in summary["unbounded_hypothesis_holds"].items()))
+    if "readings_hypothesis_holds" in summary:
+        lines.append("hypothesis holds at (leaf (i), single at the centre): "
+                     + "; ".join(f"{k} {v}" for k, v in summary["readings_hypothesis_holds"].items()))
+    lines.append("verdicts (subsum/bench/verdict.py): " + "; ".join(f"{series}: " + ", ".join(f"{m} {v}" for m, v in found.items())
+                                                                  for series, found in summary.get("verdicts", {}).items()))
     lines.append("cache operations per second, implementation over reference (over cachetools): " + "; ".join(
         f"{r['policy']} K={r['capacity']} {r['impl_over_reference']}x" + (f" ({r['impl_over_cachetools']}x)" if r["impl_over_cachetools"] else "")
         for r in summary["cache_ops"]))

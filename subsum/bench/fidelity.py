@@ -19,8 +19,9 @@ from typing import Sequence
 import attrs
 
 from subsum.bench import verdict as rule
-from subsum.bench.fidelity_load import FOLDER, Statement, load_all
+from subsum.bench.fidelity_load import FOLDER, Statement, StatementError, load_all
 from subsum.bench.fidelity_measure import Ours, Results, fmt
+from subsum.core.outputs import write_lines_atomically
 
 @attrs.frozen
 class Row:
@@ -50,12 +51,15 @@ def evaluate(statements: Sequence[Statement], results: Results) -> list[Row]:
     """Every statement measured on `results` and judged."""
     rows = []
     for s in statements:
-        ours = s.measure(results) if s.measure is not None else None
-        series = s.trend(results) if s.trend is not None else None
-        readings = []
-        for reading in s.readings:
-            theirs = reading.measure(results) if reading.measure is not None else None
-            readings.append((reading.label, theirs, judge(s, theirs, series)))
+        try:
+            ours = s.measure(results) if s.measure is not None else None
+            series = s.trend(results) if s.trend is not None else None
+            readings = []
+            for reading in s.readings:
+                theirs = reading.measure(results) if reading.measure is not None else None
+                readings.append((reading.label, theirs, judge(s, theirs, series)))
+        except (ValueError, KeyError) as error:
+            raise StatementError(f"statement {s.id}: its measure cannot read the results: {error}") from None
         rows.append(Row(s, ours, judge(s, ours, series), tuple(readings)))
     return rows
 
@@ -159,7 +163,7 @@ def run(results_dir, output, *, json_output=None, statements_dir=None) -> dict:
     out = Path(output)
     out.parent.mkdir(parents=True, exist_ok=True)
     document = as_json(rows, quick)
-    out.write_text(markdown(rows, str(results_dir), quick), encoding="utf-8")
     target = Path(json_output) if json_output else out.with_name("fidelity.json")
-    target.write_text(json.dumps(document, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    write_lines_atomically(out, markdown(rows, str(results_dir), quick).rstrip("\n").split("\n"))
+    write_lines_atomically(target, [json.dumps(document, indent=2, ensure_ascii=False)])
     return document

@@ -7,11 +7,17 @@ in one of these kinds (`where` is an inline table of CSV column = value):
 - `cell`: file, column, where, `reduce` = mean (default), max or min;
 - `along`: file, column, x, where: a series of column against x;
 - `ranked`: file, column, by, x, where: the means of the statement's
-  `order` (values of column `by`) at each x;
+  `order` (values of column `by`) at each x (a column, or a list of
+  columns: each combination is a point; two rows at one point are an
+  error);
+- `one_against_others`: file, column, by, x, where, `one` and `others`
+  (values of `by`): `one` against its strongest rival among `others` at
+  each point, for "X is the best (or the worst) of them";
 - `columns`: file, x, where, `names` = {label = column}: several columns
   of one row ranked, labels as in `order`;
 - `combine`: `op` (a-b, a/b, 1-a/b), `a` and `b` two cell measures;
-- `named`: `name` of a function in `subsum.bench.fidelity_named`;
+- `named`: `name` of a function in `subsum.bench.fidelity_named` or
+  `fidelity_named_cs`;
 - `none`: nothing of ours measures it (`explain` says why).
 
 A number statement may add `[statement.trend]`, an `along` measure: the
@@ -30,11 +36,13 @@ from typing import Mapping
 import attrs
 
 from subsum.bench import fidelity_measure as fm
-from subsum.bench import fidelity_named
+from subsum.bench import fidelity_named, fidelity_named_cs
 from subsum.bench import verdict as rule
 from subsum.bench.fidelity_measure import Measure
 
 OPS = {"a-b": lambda a, b: a - b, "a/b": lambda a, b: a / b if b else float("inf"), "1-a/b": lambda a, b: 1 - a / b if b else float("nan")}
+#: where `kind = "named"` measures live
+NAMED = (fidelity_named, fidelity_named_cs)
 FOLDER = Path(__file__).resolve().parents[2] / "benchmarks" / "fidelity"
 
 
@@ -96,7 +104,7 @@ class StatementError(ValueError):
     """A statement file that does not follow the schema: names the file and the statement."""
 
 
-def build_measure(spec: Mapping, order: tuple[str, ...], context: str) -> fm.Measure | None:
+def build_measure(spec: Mapping, order: tuple[str, ...], context: str, better: str | None = None) -> fm.Measure | None:
     """The measure a `[statement.measure]` table describes."""
     kind = spec.get("kind")
     where = dict(spec.get("where", {}))
@@ -113,20 +121,28 @@ def build_measure(spec: Mapping, order: tuple[str, ...], context: str) -> fm.Mea
             return fm.along(spec["file"], spec["column"], spec["x"], text, **where)
         if kind == "ranked":
             return fm.ranked(spec["file"], spec["column"], spec["by"], order, spec["x"], text, **where)
+        if kind == "one_against_others":
+            if spec["one"] not in order or len(order) != 2 or better not in rule.BETTER:
+                raise StatementError(f"{context}: one_against_others needs an order of two labels, one of them {spec['one']!r}, "
+                                     "and better = lower or higher")
+            return fm.one_against_others(spec["file"], spec["column"], spec["by"], order, spec["one"], tuple(spec["others"]), better,
+                                         spec["x"], text, **where)
         if kind == "columns":
             names = dict(spec["names"])
             if set(names) != set(order):
                 raise StatementError(f"{context}: columns' labels {sorted(names)} are not the order {list(order)}")
             return fm.columns(spec["file"], names, spec["x"], text, **where)
         if kind == "combine":
-            parts = [build_measure({**spec[k], "kind": spec[k].get("kind", "cell")}, order, context) for k in ("a", "b")]
+            parts = [build_measure({**spec[k], "kind": spec[k].get("kind", "cell")}, order, context, better) for k in ("a", "b")]
             return fm.derived(OPS[spec["op"]], text, *[p for p in parts if p is not None])
         if kind == "named":
-            return getattr(fidelity_named, spec["name"])
+            found = [getattr(m, spec["name"]) for m in NAMED if hasattr(m, spec["name"])]
+            if not found:
+                raise StatementError(f"{context}: no named measure {spec['name']!r} in "
+                                     + " or ".join(m.__name__ for m in NAMED))
+            return found[0]
     except KeyError as missing:
         raise StatementError(f"{context}: measure of kind {kind!r} lacks {missing}") from None
-    except AttributeError:
-        raise StatementError(f"{context}: no named measure {spec.get('name')!r} in subsum.bench.fidelity_named") from None
     raise StatementError(f"{context}: unknown measure kind {kind!r}")
 
 
@@ -142,9 +158,10 @@ def load(path: Path) -> list[Statement]:
         order = tuple(raw.get("order", ()))
         if "measure" not in raw:
             raise StatementError(f"{context}: no [statement.measure]")
-        measure = build_measure(raw["measure"], order, context)
+        better = raw.get("better")
+        measure = build_measure(raw["measure"], order, context, better)
         trend = build_measure({**raw["trend"], "kind": "along"}, order, context) if "trend" in raw else None
-        readings = tuple(Reading(r["label"], build_measure(r["measure"], order, context)) for r in raw.get("reading", []))
+        readings = tuple(Reading(r["label"], build_measure(r["measure"], order, context, better)) for r in raw.get("reading", []))
         band = raw.get("band")
         try:
             statements.append(Statement(

@@ -134,17 +134,60 @@ def along(file: str, column: str, x: str, where_text: str = "", **where) -> Meas
     return measure
 
 
-def ranked(file: str, column: str, by: str, names: Sequence[str], x: str, where_text: str = "", **where) -> Measure:
-    """Our means of `column` for each of `names` (the values of column `by`) at every `x` where all are measured."""
+def point_key(r: Mapping, x: str | Sequence[str]) -> tuple[float, ...]:
+    """A row's point: the value of `x`, or of each of its columns."""
+    return tuple(number(r[c]) for c in ([x] if isinstance(x, str) else x))
+
+
+def by_point(results: Results, file: str, column: str, by: str, x: str | Sequence[str], where: Mapping) -> dict[tuple, dict[str, float]]:
+    """point -> value of `by` -> `column`, over the rows `where` selects. Two
+    rows at one point with one `by` value are an error of the statement
+    (it must fix every other parameter, or name it in `x`)."""
+    table: dict[tuple, dict[str, float]] = {}
+    for r in results.rows(file, **where):
+        if r.get(column) in (None, ""):
+            continue
+        slot = table.setdefault(point_key(r, x), {})
+        if r.get(by) in slot:
+            raise ValueError(f"{file}: two rows with {by} = {r.get(by)} at {x} = {point_key(r, x)} ({describe(where)}): "
+                             "fix the other parameters in `where` or add them to `x`")
+        slot[str(r.get(by))] = number(r[column])
+    return table
+
+
+def ranked(file: str, column: str, by: str, names: Sequence[str], x: str | Sequence[str], where_text: str = "", **where) -> Measure:
+    """Our means of `column` for each of `names` (the values of column `by`)
+    at every point (a value of `x`, or of each column `x` lists) where all are measured."""
     def measure(results: Results) -> Ours | None:
-        table: dict[float, dict[str, float]] = {}
-        for r in results.rows(file, **where):
-            if r.get(by) in names and r.get(column) not in (None, ""):
-                table.setdefault(number(r[x]), {})[r[by]] = number(r[column])
+        table = by_point(results, file, column, by, x, where)
         points = tuple({n: p[n] for n in names} for _, p in sorted(table.items()) if all(n in p for n in names))
         if not points:
             return None
         return Ours(points=points, where=where_text or f"at each {x}, {describe(where)}")
+    return measure
+
+
+def one_against_others(file: str, column: str, by: str, order: Sequence[str], one: str, others: Sequence[str], better: str,
+                       x: str | Sequence[str], where_text: str = "", **where) -> Measure:
+    """A ranking of one value of `by` against the rest ("all answers the
+    most", "all loads the most"): at each point, `one` against its strongest
+    rival among `others`, the best of them when the order puts `one` first,
+    the worst when it puts `one` last. `order` has two labels: `one` and
+    the label the others go by."""
+    rival_label = next(label for label in order if label != one)
+    one_first = order[0] == one
+
+    def measure(results: Results) -> Ours | None:
+        table = by_point(results, file, column, by, x, where)
+        points = []
+        for _, p in sorted(table.items()):
+            if one in p and all(o in p for o in others):
+                values = [p[o] for o in others]
+                best, worst = (max, min) if better == "higher" else (min, max)
+                points.append({one: p[one], rival_label: (best if one_first else worst)(values)})
+        if not points:
+            return None
+        return Ours(points=tuple(points), where=where_text or f"at each {x}, {describe(where)}")
     return measure
 
 

@@ -12,22 +12,31 @@ STORAGE = "summary-routing/storage.csv"
 CWIX = "cwix"
 
 
+def _summaries_win_up_to(results: Results, siena: str, reading: str) -> Ours | None:
+    rows = sorted(results.rows(ROUTING, topology=CWIX), key=lambda r: number(r["popularity"]))
+    if not rows or siena not in rows[0]:
+        return None
+    reach = 0.0
+    for r in rows:
+        if number(r["summary_a_messages"]) < number(r[siena]):
+            reach = number(r["popularity"])
+        else:
+            break
+    wins = [number(r["popularity"]) for r in rows if number(r["summary_a_messages"]) < number(r[siena])]
+    span = f"{min(wins):.0%}–{max(wins):.0%}" if wins else "nowhere"
+    return Ours(mean=reach, where=f"CWIX, messages per event{reading}; summaries win at {span}")
+
+
 def summaries_win_up_to(results: Results) -> Ours | None:
     """Fig. 5-4: the largest popularity q such that summaries (option a,
     messages) need fewer hops than Siena at every popularity up to q; 0 if
     they do not win at the lowest one."""
-    rows = sorted(results.rows(ROUTING, topology=CWIX), key=lambda r: number(r["popularity"]))
-    if not rows:
-        return None
-    reach = 0.0
-    for r in rows:
-        if number(r["summary_a_messages"]) < number(r["siena_hops"]):
-            reach = number(r["popularity"])
-        else:
-            break
-    wins = [number(r["popularity"]) for r in rows if number(r["summary_a_messages"]) < number(r["siena_hops"])]
-    span = f"{min(wins):.0%}–{max(wins):.0%}" if wins else "nowhere"
-    return Ours(mean=reach, where=f"CWIX, messages per event; summaries win at {span}")
+    return _summaries_win_up_to(results, "siena_hops", "")
+
+
+def summaries_win_up_to_siena_covering(results: Results) -> Ours | None:
+    """Fig. 5-4 against Siena's covering reading of event cost (covering probability 0.9)."""
+    return _summaries_win_up_to(results, "siena_cover90_hops", ", Siena charged only each subscription's own links (covering 0.9)")
 
 
 def routing_hops_on_average(results: Results) -> Ours | None:
@@ -63,3 +72,54 @@ def storage_both_ways(results: Results) -> Ours | None:
         return None
     return Ours(series=tuple(sorted((number(r["p"]), number(r["siena_bytes"]) / (number(r["summary_formula_bytes"]) + number(r["local_subscription_bytes"])))
                                     for r in rows)), where="CWIX, by p")
+
+
+def _both_ways(row) -> float:
+    """Siena / (summaries + the owners' exact local subscriptions), one storage.csv row."""
+    return number(row["siena_bytes"]) / (number(row["summary_formula_bytes"]) + number(row["local_subscription_bytes"]))
+
+
+def _storage_both_ways_at(results: Results, p: float) -> Ours | None:
+    rows = results.rows(STORAGE, topology=CWIX, p=p)
+    if not rows:
+        return None
+    return Ours(mean=_both_ways(rows[0]), where=f"CWIX, p = {p}, owners' exact copies charged to summaries too")
+
+
+def storage_both_ways_at_0_1(results: Results) -> Ours | None:
+    """Fig. 5-5 at p = 0.1, charged both ways: Siena / (summaries + local subscriptions), CWIX."""
+    return _storage_both_ways_at(results, 0.1)
+
+
+def storage_both_ways_at_0_9(results: Results) -> Ours | None:
+    """Fig. 5-5 at p = 0.9, charged both ways: Siena / (summaries + local subscriptions), CWIX."""
+    return _storage_both_ways_at(results, 0.9)
+
+
+def storage_both_ways_mean(results: Results) -> Ours | None:
+    """Fig. 5-5 charged both ways, the mean over p (CWIX), with the series by p beside it."""
+    rows = results.rows(STORAGE, topology=CWIX)
+    if not rows:
+        return None
+    series = tuple(sorted((number(r["p"]), _both_ways(r)) for r in rows))
+    return Ours(mean=sum(y for _, y in series) / len(series), series=series,
+                where="CWIX, mean over p, owners' exact copies charged to summaries too")
+
+
+def _routing_order_above_75(results: Results, siena: str, reading: str) -> Ours | None:
+    rows = sorted((r for r in results.rows(ROUTING, topology=CWIX) if number(r["popularity"]) > 0.75),
+                  key=lambda r: number(r["popularity"]))
+    if not rows or siena not in rows[0]:
+        return None
+    return Ours(points=tuple({"siena": number(r[siena]), "summaries": number(r["summary_a_messages"])} for r in rows),
+                where=f"CWIX, every popularity above 75%, messages per event{reading}")
+
+
+def routing_order_above_75(results: Results) -> Ours | None:
+    """Fig. 5-4 above 75 % popularity: Siena's hops and summaries' messages (option a) at every such popularity, CWIX."""
+    return _routing_order_above_75(results, "siena_hops", "")
+
+
+def routing_order_above_75_siena_covering(results: Results) -> Ours | None:
+    """Fig. 5-4 above 75 % popularity against Siena's covering reading of event cost (covering probability 0.9)."""
+    return _routing_order_above_75(results, "siena_cover90_hops", ", Siena charged only each subscription's own links (covering 0.9)")

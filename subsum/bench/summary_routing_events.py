@@ -12,7 +12,7 @@ import attrs
 import numpy as np
 
 from subsum.bench.summary_routing_overlays import Topology, np_rng_for, rng_for
-from subsum.bench.summary_routing_siena import reverse_path_incidence
+from subsum.bench.summary_routing_siena import covered_reverse_links, reverse_path_incidence
 from subsum.bench.summary_routing_summaries import Brokers
 from subsum.impl.matching import make_engine
 from subsum.impl.summary import IdLayout, Summary
@@ -21,6 +21,10 @@ from subsum.model.routing import Route, brocli_route
 
 
 # -- routing (DEF-SR-2, DEF-SR-5) -------------------------------------------------
+
+#: the covering probabilities of Siena's covering reading of event cost (`siena_coverP_hops`): a middle one and the thesis's highest
+SIENA_COVERING = (0.5, 0.9)
+SUMMARY_KEYS = ("a_messages", "a_links", "b_messages", "b_links")
 
 @attrs.frozen
 class RouteShape:
@@ -48,16 +52,20 @@ def routing_rows(t: Topology, events_per_broker: int, seed: int, check_per_point
     """Fig. 5-4: for k = 0 … N interested brokers (popularity k/N), chosen at
     random per event (nested as k grows), `events_per_broker` events at
     every broker. Summaries: ROUTE + DELIVER messages (option a, and b) and
-    their overlay links; Siena: the links of the union of reverse paths.
+    their overlay links; Siena: the links of the union of reverse paths, and
+    under the covering reading (`siena_cover50_hops`, `siena_cover90_hops`)
+    of only the links each interested broker's own subscription crossed.
     `check_per_point` events per publisher and k are also routed one by one
     (`brocli_route`) to check the shape's prediction."""
     rng = np_rng_for(seed, t.name, "interest")
     shapes = {opt: [route_shape(t, b, opt) for b in range(t.n)] for opt in ("a", "b")}
     incidence = [reverse_path_incidence(t, b) for b in range(t.n)]
     ranks = {b: rng.random((events_per_broker, t.n)).argsort(axis=1).argsort(axis=1) for b in range(t.n)}
+    cover_rng = np_rng_for(seed, t.name, "siena-covering")
+    covered = {p: [covered_reverse_links(t, b, p, events_per_broker, cover_rng) for b in range(t.n)] for p in SIENA_COVERING}
     rows, problems = [], []
     for k in range(t.n + 1):
-        totals = dict.fromkeys(("a_messages", "a_links", "b_messages", "b_links", "siena"), 0)
+        totals = dict.fromkeys(("a_messages", "a_links", "b_messages", "b_links", "siena", *covered), 0)
         for b in range(t.n):
             interested = (ranks[b] < k).astype(np.int64)
             for opt in ("a", "b"):
@@ -65,12 +73,25 @@ def routing_rows(t: Topology, events_per_broker: int, seed: int, check_per_point
                 totals[f"{opt}_messages"] += int(interested.shape[0] * s.routes + (interested @ s.remote).sum())
                 totals[f"{opt}_links"] += int(interested.shape[0] * s.route_links + (interested @ s.deliver_links).sum())
             totals["siena"] += int(((interested @ incidence[b]) > 0).sum())
+            for p, per_publisher in covered.items():
+                totals[p] += covered_links(per_publisher[b], ranks[b] < k)
             problems += check_routes(t, b, interested[:check_per_point], shapes["a"][b])
         events = t.n * events_per_broker
         rows.append({"topology": t.name, "interested": k, "popularity": round(k / t.n, 4), "events": events,
-                     **{f"summary_{key}": round(v / events, 4) for key, v in totals.items() if key != "siena"},
-                     "siena_hops": round(totals["siena"] / events, 4)})
+                     **{f"summary_{key}": round(v / events, 4) for key, v in totals.items() if key in SUMMARY_KEYS},
+                     "siena_hops": round(totals["siena"] / events, 4),
+                     **{f"siena_cover{round(100 * p)}_hops": round(totals[p] / events, 4) for p in covered}})
     return rows, problems
+
+
+def covered_links(crossed: list[np.ndarray], interested: np.ndarray) -> int:
+    """Links crossed by the events of one publisher under Siena's covering
+    reading: for each event, the union over its interested brokers X of the
+    links X's subscription crossed (`covered_reverse_links`)."""
+    used = np.zeros_like(crossed[0])
+    for x, links in enumerate(crossed):
+        used |= links & interested[:, x:x + 1]
+    return int(used.sum())
 
 
 def check_routes(t: Topology, publisher: int, interested: np.ndarray, shape: RouteShape) -> list[str]:

@@ -90,6 +90,7 @@ def plot_routing(plt, results, out: Path) -> Path:
         axis.plot(x, mean("summary_a_links"), "o--", label="summaries: overlay links of those messages")
         axis.plot(x, mean("summary_b_messages"), ".:", label="summaries, next broker option (b): messages")
         axis.plot(x, mean("siena_hops"), "^-", label="Siena: links of the reverse subscription paths")
+        axis.plot(x, mean("siena_cover90_hops"), "v:", label="Siena, covering 0.9: links each subscriber's own subscription crossed")
         axis.axvline(75, color="tab:red", ls="--", lw=1, label="thesis: summaries fewer hops up to 75%")
         _finish(axis, "event popularity: share of brokers interested (%)", "hops per event", f"Fig. 5-4: routing hops, {title}", log_y=False)
     return save_figure(fig, out / "fig5-4-routing-hops.png")

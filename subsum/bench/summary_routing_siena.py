@@ -85,6 +85,43 @@ def reverse_path_incidence(t: Topology, publisher: int) -> np.ndarray:
     return out
 
 
+def reverse_path_receivers(t: Topology, publisher: int, x: int) -> tuple[list[int], list[int]]:
+    """X's subscription on its way down X's tree to the publisher: the links
+    it crosses (indices into t.edges) and the broker receiving each, from
+    X's side to the publisher's."""
+    index = {e: i for i, e in enumerate(t.edges)}
+    links, receivers, v = [], [], publisher
+    while v != x:
+        u = t.trees[x].parent[v]
+        links.append(index[(min(u, v), max(u, v))])
+        receivers.append(v)
+        v = u
+    return links[::-1], receivers[::-1]
+
+
+def covered_reverse_links(t: Topology, publisher: int, p_max: float, events: int, rng: np.random.Generator) -> list[np.ndarray]:
+    """The "covering" reading of Siena's event cost (issue 33): X's
+    subscription stops at the first broker on its way to the publisher
+    that covers it (with that broker's probability, `covering_probabilities`),
+    and an event is charged only the links X's own subscription crossed,
+    the covering subscription's route being another subscriber's cost.
+    Returns, for every broker X, a boolean [events, links] matrix: link e
+    carries an event for X (one covering draw per event and X)."""
+    cover = covering_probabilities(t, p_max)
+    out = []
+    for x in range(t.n):
+        crossed = np.zeros((events, len(t.edges)), dtype=bool)
+        links, receivers = reverse_path_receivers(t, publisher, x)
+        if links:
+            covered = rng.random((events, len(links))) < np.array([cover[r] for r in receivers])
+            covered[:, -1] = True  # the last link, into the publisher's broker, is crossed whether or not it covers
+            reach = covered.argmax(axis=1)  # the index of the last link crossed
+            for j, e in enumerate(links):
+                crossed[:, e] = reach >= j
+        out.append(crossed)
+    return out
+
+
 # -- baseline (i) ------------------------------------------------------------------
 
 def baseline_formula_bytes(t: Topology, sigma: int) -> float:

@@ -47,7 +47,8 @@ EXIT_OK, EXIT_VIOLATION, EXIT_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
 #: help page lists it (click's lazily loaded subcommands): `subsum match` does not load what `subsum bench` needs
 COMMAND_MODULES = {"verify": "claims", "claims": "claims", "prove": "claims", "match": "match", "check-filter": "match",
                    "summary": "summary", "simulate": "simulate", "fuzz": "fuzz", "replay": "replay", "cache": "cache",
-                   "trace-check": "pipeline", "bench": "bench", "conform": "conform", "vectors": "conform"}
+                   "trace-check": "pipeline", "bench": "bench", "conform": "conform", "vectors": "conform",
+                   "fidelity": "fidelity"}
 
 
 def engine_failure(exc: BaseException) -> bool:

@@ -19,7 +19,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from subsum.cli.console import counter_table, deprecated, emit, err, out, write_json
 from subsum.cli.options import (MAX_COUNT, FiniteFloat, StepsOrEver, apply_options, deprecated_json_option, distinct_files, format_option, protocol_option,
                                 seed_option, timeout_options, topology_option, writable_path)
-from subsum.core.names import CACHE_POLICIES, LEAF_READINGS, PLACEMENTS, REQUEST_POLICIES, REQUEST_PROCESSES
+from subsum.core.names import CACHE_POLICIES, LEAF_READINGS, PLACEMENTS, REQUEST_POLICIES, REQUEST_PROCESSES, SINGLE_READINGS
 from subsum.impl.network import forwarding_protocols
 from subsum.impl.network.protocols.summaries.rounds import DEFAULTS as SUMMARIES
 from subsum.impl.network.protocols.summaries.rounds import NEXT_BROKER_OPTIONS
@@ -169,19 +169,22 @@ def simulate_flooding(**settings) -> None:
               help=f"Cache slots per broker.  [default: {caching.CAPACITY_SHARE:.0%} of --events]")
 @click.option("--leaf-reading", type=click.Choice(LEAF_READINGS), default=caching.LEAF_READING, show_default=True,
               help="Leaf placement: (ii) a local subscriber and no interested broker downstream, or (i) a local subscriber.")
+@click.option("--single-reading", type=click.Choice(SINGLE_READINGS), default=caching.SINGLE_READING, show_default=True,
+              help="Single placement: the publisher's access broker stores each publication, or the overlay's centre.")
 @click.option("--zipf", type=FiniteFloat(0.0, 10.0), default=caching.ALPHA, show_default=True, help="Zipf exponent of topic popularity.")
 @click.option("--stay", type=click.IntRange(1, MAX_COUNT), default=caching.STAY, show_default=True, help="Rounds a visitor stays subscribed.")
 @click.option("--events", type=click.IntRange(1, MAX_COUNT), default=100, show_default=True,
               help="Publications, one a round, each followed by one visitor.")
 @common_options(brokers=20)
-def simulate_caching(placement, cache_policy, capacity, leaf_reading, zipf, stay, events, topology, brokers, seed, fmt, json_path) -> None:
+def simulate_caching(placement, cache_policy, capacity, leaf_reading, single_reading, zipf, stay, events, topology, brokers, seed, fmt, json_path) -> None:
     """Broker caches with request/response (seeds 003, 004; spec/09) on a
     churning-subscriber workload: visitors subscribe to a topic, request
     its past publications, stay and leave. Reports answered share,
     survivability, delay, hops and duplicates (DEF-CACHE-8)."""
     started = time.perf_counter()
     _, report = caching.run_caching(brokers=brokers, placement=placement, policy=cache_policy, capacity=capacity or caching.default_capacity(events),
-                                    alpha=zipf, messages=events, stay=stay, leaf_reading=leaf_reading, topology=topology, seed=seed)
+                                    alpha=zipf, messages=events, stay=stay, leaf_reading=leaf_reading,
+                                    single_reading=single_reading, topology=topology, seed=seed)
     report["seconds"] = round(time.perf_counter() - started, 3)
     show("subsum simulate caching", report, fmt, json_path)
 

@@ -17,6 +17,10 @@ PLACEMENTS = ("candidate", "leaf", "all", "single")
 #: DEF-CACHE-6, leaf placement: (i) a local subscriber; (ii) and no interested broker downstream.
 LEAF_READINGS = ("i", "ii")
 
+#: DEF-CACHE-6, single placement: which one broker stores a publication (seed 004 §3.5 does not say):
+#: the publisher's access broker, or the overlay's centre (least eccentricity, then least id).
+SINGLE_READINGS = ("publisher", "centre")
+
 #: DEF-CS-2: the client-server request policies (Server, Server-Cache, Server-One-Hop-Away, Server-Subscription).
 REQUEST_POLICIES = ("server", "sc", "soha", "ss")
 

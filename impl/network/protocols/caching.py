@@ -10,7 +10,8 @@ Subscription forwarding as Strawman runs it (`StrawmanBroker`), plus:
   `placement` option names store it: `candidate` a broker with a table
   entry it matches; `leaf` one with a local end client it matches and, in
   reading (ii), no broker neighbour but the sender with a matching entry;
-  `single` only the publisher's access broker; `all` every broker, the
+  `single` one broker, the publisher's access broker (`single_reading`
+  publisher) or the overlay's centre (centre); `all` every broker, the
   publication being also flooded (STORE) to the brokers off its delivery
   tree;
 - **requests** (DEF-CACHE-7): a client's REQUEST (`messages.CacheRequest`:
@@ -40,8 +41,9 @@ from collections import Counter
 from typing import cast
 
 import attrs
+import networkx as nx
 
-from subsum.core.names import LEAF_READINGS, PLACEMENTS
+from subsum.core.names import LEAF_READINGS, PLACEMENTS, SINGLE_READINGS
 from subsum.core.types import Constraint, Event, Subscription
 from subsum.impl.caching import make_cache
 from subsum.impl.caching.policies import POLICIES
@@ -57,8 +59,18 @@ MISSING = object()
 #: the protocol's settings when `Network(options=...)` names none: placement, leaf reading, cache policy, capacity (None: unbounded)
 PLACEMENT = "candidate"
 LEAF_READING = "ii"
+SINGLE_READING = "publisher"
 POLICY = "fifo"
-DEFAULTS = {"placement": PLACEMENT, "leaf_reading": LEAF_READING, "policy": POLICY, "capacity": None, "suppress_duplicates": True}
+DEFAULTS = {"placement": PLACEMENT, "leaf_reading": LEAF_READING, "single_reading": SINGLE_READING, "policy": POLICY, "capacity": None,
+            "suppress_duplicates": True}
+
+
+def centre(brokers: set[int], links: list[tuple[int, int]]) -> int:
+    """The broker of least eccentricity in a tree of brokers (the least id among equals): single placement's `centre` reading."""
+    graph = nx.Graph()
+    graph.add_nodes_from(brokers)
+    graph.add_edges_from((a, b) for a, b in links if a in brokers and b in brokers)
+    return min(nx.center(graph))
 
 
 def float_ordinal(x: float) -> int:
@@ -121,7 +133,8 @@ class CacheNetwork(FilterIndex):
     def __init__(self, net) -> None:
         super().__init__()
         self.options = protocol_settings("caching", net.options, DEFAULTS,
-                                         {"placement": PLACEMENTS, "leaf_reading": LEAF_READINGS, "policy": tuple(POLICIES)})
+                                         {"placement": PLACEMENTS, "leaf_reading": LEAF_READINGS, "single_reading": SINGLE_READINGS,
+                                          "policy": tuple(POLICIES)})
         capacity = self.options["capacity"]
         if capacity is not None and (type(capacity) is not int or capacity < 1):
             raise NetworkError(f"the cache capacity must be an int >= 1 or None (unbounded), got {capacity!r}")
@@ -130,6 +143,7 @@ class CacheNetwork(FilterIndex):
         self.events: dict[int, Event] = {}  # every publication, by event id
         self.values: dict[int, dict[tuple[str, str], object]] = {}  # event id -> (name, type) -> value
         self.publisher_broker: dict[int, int] = {}
+        self.single_holder: dict[int, int] = {}  # event id -> the one broker single placement stores it at
         self.requests: dict[int, RequestRecord] = {}
         self.counters: Counter = Counter()
         self.next_rid = 0
@@ -138,6 +152,9 @@ class CacheNetwork(FilterIndex):
         self.events[eid] = event
         self.values[eid] = {(a.name, a.type): a.value for a in event.attributes}
         self.publisher_broker[eid] = broker
+        if self.placement == "single":
+            overlay = self.net.overlay
+            self.single_holder[eid] = broker if self.options["single_reading"] == "publisher" else centre(overlay.component(broker), overlay.links())
 
     def event_matches(self, f: Subscription, m: int) -> bool:
         """Publication m matches filter f (DEF-MATCH-1), whether or not f is in a table."""
@@ -191,7 +208,7 @@ class CachingBroker(StrawmanBroker):
             shared.published(eid, event, self.id)
         matched = shared.matching(eid, event)
         placement = shared.placement
-        if placement == "all" or (placement == "single" and shared.publisher_broker[eid] == self.id):
+        if placement == "all" or (placement == "single" and shared.single_holder[eid] == self.id):
             self.store(eid, "publish")
         elif placement in ("candidate", "leaf") and matched and self.is_holder(matched, n):
             self.store(eid, "publish")
@@ -202,6 +219,17 @@ class CachingBroker(StrawmanBroker):
             rest = [m for m in sorted(self.neighbors) if m < CLIENT_BASE and m != n and m not in targets]
             for m in rest:
                 self.net.send(self.id, m, "STORE", eid)
+        if placement == "single" and n >= CLIENT_BASE and shared.single_holder[eid] != self.id:
+            self.place_received(self.id, (eid, tuple(self.net.overlay.path(self.id, shared.single_holder[eid])[1:])))
+
+    @handles("PLACE")
+    def place_received(self, n: int, placing: tuple[int, tuple[int, ...]]) -> None:
+        """Single placement, centre reading: a copy on its way along the tree path to the one broker that stores it."""
+        eid, route = placing
+        if not route:
+            self.store(eid, "publish")
+        else:
+            self.net.send(self.id, route[0], "PLACE", (eid, route[1:]))
 
     @handles("STORE")
     def store_received(self, n: int, eid: int) -> None:

@@ -27,7 +27,7 @@ from typing import cast
 import numpy as np
 
 from subsum.core.types import Attribute, Constraint, Event, Subscription
-from subsum.impl.network.protocols.caching import LEAF_READING, PLACEMENT, POLICY, CacheNetwork, request
+from subsum.impl.network.protocols.caching import LEAF_READING, PLACEMENT, POLICY, SINGLE_READING, CacheNetwork, request
 from subsum.impl.network.sim import Network, build
 from subsum.impl.network.topology import overlay_links
 
@@ -68,7 +68,8 @@ class Popularity:
 
 def run_caching(brokers: int = 20, placement: str = PLACEMENT, policy: str = POLICY, capacity: int | None = 50,
                 alpha: float = ALPHA, messages: int = 1000, topics: int | None = None, stay: int = STAY,
-                leaf_reading: str = LEAF_READING, topology: str = "random-tree", seed: int = 0) -> tuple[Network, dict]:
+                leaf_reading: str = LEAF_READING, single_reading: str = SINGLE_READING, topology: str = "random-tree",
+                seed: int = 0) -> tuple[Network, dict]:
     """Run the workload; returns the network and its report (`report`).
     `topology` is a generator's name (random-tree, path, star, balanced)
     or an edge-list file (connected); `capacity` None is unbounded;
@@ -78,7 +79,8 @@ def run_caching(brokers: int = 20, placement: str = PLACEMENT, policy: str = POL
     popularity = Popularity(topics, alpha, rng)
     brokers, links = overlay_links(topology, brokers, seed)
     net = build(links, brokers, seed=seed, protocol="caching",
-                options={"placement": placement, "policy": policy, "capacity": capacity, "leaf_reading": leaf_reading})
+                options={"placement": placement, "policy": policy, "capacity": capacity, "leaf_reading": leaf_reading,
+                             "single_reading": single_reading})
     ids = sorted(net.brokers)
     for _ in range(max(1, brokers // 5)):
         net.subscribe(net.add_client(rng.choice(ids)), topic_filter(popularity.draw()))
@@ -111,7 +113,8 @@ def report(net: Network) -> dict:
     - survivability: messages recovered over matching past publications;
     - delay: broker hops of the response that first brought each
       recovered message (0: a hit at the requester's own broker), mean;
-    - overhead: REQUEST and RESPONSE messages per request;
+    - overhead: REQUEST, RESPONSE and placement messages (STORE floods
+      under `all`, PLACE copies under single's centre reading) per request;
     - duplicates: copies beyond the first a client received, and responses
       dropped by duplicate suppression.
     """
@@ -124,7 +127,7 @@ def report(net: Network) -> dict:
     delays = [d for r in requests for d in r.delay.values()]
     request_hops = sum(r.request_hops for r in requests)
     response_hops = sum(r.response_hops for r in requests)
-    store_messages = net.ledger.sent["STORE"]
+    store_messages = net.ledger.sent["STORE"] + net.ledger.sent["PLACE"]  # copies placed off the delivery tree
     counters = shared.counters
     return {
         "placement": shared.placement, "policy": shared.options["policy"], "capacity": shared.options["capacity"],

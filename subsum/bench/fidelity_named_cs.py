@@ -1,0 +1,209 @@
+"""Named measures of seed 003's fidelity statements (the client-server
+series), beside `subsum.bench.fidelity_named`'s (issue 33): each takes the
+results folder and returns `Ours` or None.
+
+Why they are needed: a statement that sets one policy against a *group*
+("Server has the largest delay", "LFU is slightly better than the
+others") or a *gap* along a sweep ("the difference from Server shrinks as
+λ grows") cannot be written with `ranked` (a strict chain of every
+label) or `along` (one column). And the `1-ss-ever` rows hold SS alone,
+so a ranking's "SS asks every past requester" reading has to take the
+other policies from series 1 and SS from `1-ss-ever`.
+
+Every function reads `client-server/client_server.csv` by its `where`
+columns only, so it works on the committed (per-broker) results and on
+the new per-message run (N = 5, 10, …, 50; K = 100; corner; 1-ss-ever).
+"""
+
+from __future__ import annotations
+
+import statistics
+
+from subsum.bench.fidelity_measure import Ours, Results, number
+
+CS = "client-server/client_server.csv"
+SWEEPS1 = ("brokers", "slots", "lam", "mu")
+CACHED = ("sc", "soha", "ss")
+OTHER_CACHES = ("fifo", "regdeg", "lru")
+EVER = "1-ss-ever"
+
+
+def _series1(results: Results, varied: str, ever: bool = False) -> dict[float, dict[str, dict]]:
+    """One series-1 sweep: value -> {policy: row}; with `ever`, SS's rows come from series 1-ss-ever."""
+    table: dict[float, dict[str, dict]] = {}
+    for r in results.rows(CS, series="1", varied=varied):
+        if not (ever and r["policy"] == "ss"):
+            table.setdefault(number(r["value"]), {})[r["policy"]] = r
+    if ever:
+        for r in results.rows(CS, series=EVER, varied=varied, policy="ss"):
+            table.setdefault(number(r["value"]), {})["ss"] = r
+    return table
+
+
+def _series2(results: Results, varied: str) -> dict[float, dict[str, dict]]:
+    """One series-2 sweep (Server-Cache requests): value -> {cache_policy: row}."""
+    table: dict[float, dict[str, dict]] = {}
+    for r in results.rows(CS, series="2", varied=varied, policy="sc"):
+        table.setdefault(number(r["value"]), {})[r["cache_policy"]] = r
+    return table
+
+
+def _value(row: dict, metric: str) -> float:
+    """A row's metric; "miss" is 1 − hit, so that lower is better for delay and miss alike."""
+    return 1 - number(row["hit"]) if metric == "miss" else number(row[metric])
+
+
+def _versus(tables, metrics, lead: str, group, lead_label: str, group_label: str, pick) -> tuple[dict[str, float], ...]:
+    """At every point where all are measured: the lead's value and `pick` (min or max) of the group's."""
+    points = []
+    for table in tables:
+        for _, by in sorted(table.items()):
+            if lead in by and all(g in by for g in group):
+                for metric in metrics:
+                    points.append({lead_label: _value(by[lead], metric), group_label: pick(_value(by[g], metric) for g in group)})
+    return tuple(points)
+
+
+# --- Server against the cached policies (§4.2, Fig. 5-1) --------------------------------------------------
+
+def _server_worst(results: Results, sweeps, where: str) -> Ours | None:
+    points = _versus([_series1(results, s) for s in sweeps], ("delay",), "server", CACHED, "server", "cached (worst)", max)
+    # order in the statement: ["cached (worst)", "server"], lower is better
+    return Ours(points=tuple({"cached (worst)": p["cached (worst)"], "server": p["server"]} for p in points), where=where) if points else None
+
+
+def server_delay_worst_everywhere(results: Results) -> Ours | None:
+    """§4.2: Server's delay above the largest of SC, SOHA, SS at every series-1 point (N, K, λ, μ sweeps)."""
+    return _server_worst(results, SWEEPS1, "delay, Server against the worst of SC, SOHA, SS, every series-1 point")
+
+
+def server_delay_worst_brokers(results: Results) -> Ours | None:
+    """Fig. 5-1: Server's delay above the largest of SC, SOHA, SS at each N."""
+    return _server_worst(results, ("brokers",), "delay, Server against the worst of SC, SOHA, SS, at each N")
+
+
+# --- SOHA against the other request policies (Fig. 5-3, §6) ------------------------------------------------
+
+def _soha_best(results: Results, sweeps, metrics, ever: bool, where: str) -> Ours | None:
+    points = _versus([_series1(results, s, ever) for s in sweeps], metrics, "soha", ("sc", "ss", "server"), "soha", "best other", min)
+    return Ours(points=points, where=where + (" (SS: every past requester)" if ever else "")) if points else None
+
+
+def soha_delay_best_slots(results: Results) -> Ours | None:
+    """Fig. 5-3: SOHA's delay below the smallest of SC, SS, Server at each K."""
+    return _soha_best(results, ("slots",), ("delay",), False, "delay, SOHA against the best of SC, SS, Server, at each K")
+
+
+def soha_delay_best_slots_ss_ever(results: Results) -> Ours | None:
+    """As soha_delay_best_slots, SS read as asking every past requester (series 1-ss-ever)."""
+    return _soha_best(results, ("slots",), ("delay",), True, "delay, SOHA against the best of SC, SS, Server, at each K")
+
+
+def soha_best_delay_and_hit(results: Results) -> Ours | None:
+    """§6: SOHA best on delay and on hit (as 1 − hit) against the best of SC, SS, Server, at every series-1 point."""
+    return _soha_best(results, SWEEPS1, ("delay", "miss"), False, "delay and 1 − hit, SOHA against the best other, every series-1 point")
+
+
+def soha_best_delay_and_hit_ss_ever(results: Results) -> Ours | None:
+    """As soha_best_delay_and_hit, SS read as asking every past requester (series 1-ss-ever)."""
+    return _soha_best(results, SWEEPS1, ("delay", "miss"), True, "delay and 1 − hit, SOHA against the best other, every series-1 point")
+
+
+# --- LFU against FIFO, Regenerate, LRU (series 2) ----------------------------------------------------------
+
+def lfu_hit_best_45_50(results: Results) -> Ours | None:
+    """Fig. 5-10: LFU's hit above the best of FIFO, Reg-Deg, LRU at N = 45 and 50."""
+    table = {x: by for x, by in _series2(results, "brokers").items() if x >= 45}
+    points = tuple({"lfu": p["lfu"], "best other": p["best other"]} for p in
+                   _versus([table], ("hit",), "lfu", OTHER_CACHES, "lfu", "best other", max))
+    return Ours(points=points, where="hit, LFU against the best of FIFO, Reg-Deg, LRU, N = 45 and 50") if points else None
+
+
+def lfu_delay_best_slots(results: Results) -> Ours | None:
+    """Fig. 5-11: LFU's delay below the best of FIFO, Reg-Deg, LRU at each K."""
+    points = _versus([_series2(results, "slots")], ("delay",), "lfu", OTHER_CACHES, "lfu", "best other", min)
+    return Ours(points=points, where="delay, LFU against the best of FIFO, Reg-Deg, LRU, at each K") if points else None
+
+
+def lfu_best_delay_and_hit(results: Results) -> Ours | None:
+    """§6: LFU best on delay and on hit (as 1 − hit) against the best of FIFO, Reg-Deg, LRU, every series-2 point."""
+    points = _versus([_series2(results, "brokers"), _series2(results, "slots")], ("delay", "miss"), "lfu", OTHER_CACHES, "lfu",
+                     "best other", min)
+    return Ours(points=points, where="delay and 1 − hit, LFU against the best other, every series-2 point") if points else None
+
+
+def _lfu_gap(results: Results, varied: str, value: float, metric: str, sign: float, where: str) -> Ours | None:
+    by = _series2(results, varied).get(float(value), {})
+    if "lfu" not in by or not all(c in by for c in OTHER_CACHES):
+        return None
+    others = statistics.fmean(number(by[c][metric]) for c in OTHER_CACHES)
+    return Ours(mean=sign * (others - number(by["lfu"][metric])), where=where)
+
+
+def lfu_delay_gap_n50(results: Results) -> Ours | None:
+    """Fig. 5-9: the mean delay of FIFO, Reg-Deg, LRU minus LFU's, at N = 50 (hops LFU saves)."""
+    return _lfu_gap(results, "brokers", 50, "delay", 1.0, "delay, mean of FIFO, Reg-Deg, LRU minus LFU, N = 50")
+
+
+def lfu_hit_gap_k80(results: Results) -> Ours | None:
+    """Fig. 5-12: the mean hit of FIFO, Reg-Deg, LRU minus LFU's, at K = 80 (how far LFU is below)."""
+    return _lfu_gap(results, "slots", 80, "hit", 1.0, "hit, mean of FIFO, Reg-Deg, LRU minus LFU, K = 80")
+
+
+# --- the hop gap between Server and the cached policies ----------------------------------------------------
+
+def _gap_series(results: Results, varied: str, ever: bool, where: str) -> Ours | None:
+    series = []
+    for x, by in sorted(_series1(results, varied, ever).items()):
+        if "server" in by and all(c in by for c in CACHED):
+            series.append((x, number(by["server"]["delay"]) - statistics.fmean(number(by[c]["delay"]) for c in CACHED)))
+    return Ours(series=tuple(series), where=where + (" (SS: every past requester)" if ever else "")) if len(series) >= 2 else None
+
+
+def cached_gap_along_lam(results: Results) -> Ours | None:
+    """Figs. 5-5, 5-6: Server's delay minus the mean of SC, SOHA, SS, against λ."""
+    return _gap_series(results, "lam", False, "Server's delay minus the mean of SC, SOHA, SS, against λ")
+
+
+def cached_gap_along_lam_ss_ever(results: Results) -> Ours | None:
+    """As cached_gap_along_lam, SS read as asking every past requester (series 1-ss-ever)."""
+    return _gap_series(results, "lam", True, "Server's delay minus the mean of SC, SOHA, SS, against λ")
+
+
+def cached_gap_along_mu(results: Results) -> Ours | None:
+    """Fig. 5-7: Server's delay minus the mean of SC, SOHA, SS, against μ (converging: falling to 0)."""
+    return _gap_series(results, "mu", False, "Server's delay minus the mean of SC, SOHA, SS, against μ")
+
+
+def cached_cut_at_k50_along_n(results: Results) -> Ours | None:
+    """Fig. 5-3's prediction: at K = 50, Server's delay minus the mean of SC, SOHA, SS, at N = 10 (the K
+    sweep's end) and N = 50 (the corner point, varied = corner)."""
+    by_n: dict[float, dict[str, float]] = {}
+    for r in results.rows(CS, series="1", slots=50):
+        by_n.setdefault(number(r["brokers"]), {})[r["policy"]] = number(r["delay"])
+    series = tuple((n, p["server"] - statistics.fmean(p[c] for c in CACHED)) for n, p in sorted(by_n.items())
+                   if "server" in p and all(c in p for c in CACHED))
+    return Ours(series=series, where="K = 50: Server's delay minus the mean of SC, SOHA, SS, against N") if len(series) >= 2 else None
+
+
+# --- rankings with SS read as asking every past requester --------------------------------------------------
+
+def _ranked_ever(results: Results, column: str, varied: str) -> Ours | None:
+    points = tuple({p: number(by[p][column]) for p in ("server", "sc", "soha", "ss")}
+                   for _, by in sorted(_series1(results, varied, ever=True).items()) if all(p in by for p in ("server", "sc", "soha", "ss")))
+    return Ours(points=points, where=f"{column} at each N; SS from series 1-ss-ever, the others from series 1") if points else None
+
+
+def ss_ever_overhead_rank_brokers(results: Results) -> Ours | None:
+    """Overhead of the four request policies at each N, SS asking every past requester."""
+    return _ranked_ever(results, "overhead", "brokers")
+
+
+def ss_ever_delay_rank_brokers(results: Results) -> Ours | None:
+    """Delay of the four request policies at each N, SS asking every past requester."""
+    return _ranked_ever(results, "delay", "brokers")
+
+
+def ss_ever_hit_rank_brokers(results: Results) -> Ours | None:
+    """Hit of the four request policies at each N, SS asking every past requester."""
+    return _ranked_ever(results, "hit", "brokers")
