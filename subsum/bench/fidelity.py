@@ -118,6 +118,7 @@ def markdown(rows: Sequence[Row], source: str, quick: bool | None) -> str:
     for seed in sorted(tally):
         c = tally[seed]
         lines.append(f"| {seed} | " + " | ".join(str(c[v]) for v in rule.VERDICTS) + f" | {sum(c.values())} |")
+    lines += readings_section(rows)
     for seed in sorted(k for k in tally if k != "all"):
         lines += ["", f"## Seed {seed}", "", "| id | section | the seed says | seed's value | ours | verdict | other readings | why it differs |",
                   "|---|---|---|---|---|---|---|---|"]
@@ -132,6 +133,30 @@ def markdown(rows: Sequence[Row], source: str, quick: bool | None) -> str:
             lines.append(f"| {s.id} | {where} | {cell_text(said)} | {cell_text(seed_value(s))} | "
                          f"{cell_text(ours_text(s, r.ours))} | **{r.verdict}** | {cell_text(others)} | {cell_text(why)} |")
     return "\n".join(lines) + "\n"
+
+
+RANK = {rule.MATCHES: 0, rule.SAME_TREND: 1, rule.DIFFERS: 2, rule.NOT_REPRODUCED: 3}
+
+
+def reading_changes(rows: Sequence[Row]) -> list[tuple[Row, str, str]]:
+    """(row, reading, its verdict) for every other reading that reproduces a
+    statement better or worse than the default reading does."""
+    return [(r, label, v) for r in rows for label, _, v in r.readings if v != r.verdict and v != rule.NOT_REPRODUCED]
+
+
+def readings_section(rows: Sequence[Row]) -> list[str]:
+    """Which readings of the seeds' open choices reproduce them better (or worse) than our defaults."""
+    changes = reading_changes(rows)
+    lines = ["", "## Readings that change a verdict", "",
+             "Where a seed leaves a choice open (a protocol's rule, an accounting, which measure its words mean), the default is "
+             "chosen by the seed's text (spec/ says why) and the other readings are measured beside it. These give another "
+             "verdict than the default:", ""]
+    if not changes:
+        return lines + ["None."]
+    lines += ["| id | reading | default's verdict | the reading's verdict |", "|---|---|---|---|"]
+    lines += [f"| {r.statement.id} | {cell_text(label)} | {r.verdict} | {'better: ' if RANK[v] < RANK[r.verdict] else 'worse: '}{v} |"
+              for r, label, v in changes]
+    return lines
 
 
 def as_json(rows: Sequence[Row], quick: bool | None) -> dict:
