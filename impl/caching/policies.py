@@ -230,8 +230,9 @@ class RateLFU(CachePolicy):
                     best, best_key = m, key
         if best is not None:
             return best
-        # every entry has age 0 (+inf): the most recently inserted goes
-        return max(entries, key=lambda m: entries[m][1])
+        # every entry has age 0 (+inf): the most recently inserted goes, the last
+        # key of `entries` (admitted in sequence order, never reordered here)
+        return next(reversed(entries))
 
     def hit(self, messages: Iterable[str], now: float) -> None:
         self.now = now
