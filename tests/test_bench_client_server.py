@@ -3,6 +3,7 @@ the thesis's numbers beside ours, and relations its numbers must keep.
 Nothing here asserts a timing."""
 
 import csv
+import json
 
 import pytest
 
@@ -103,3 +104,22 @@ def test_a_stopped_run_resumes_from_its_store_in_task_order(tmp_path):
     store.write_text(store.read_text() + "not json\n")  # the store holds 1, 2 and 3 now: line 4
     with pytest.raises(InputError, match=r"runs.jsonl:4: not JSON"):
         list(resumable_runs(square, tasks, 1, store))
+
+
+def test_report_only_redoes_the_summary_from_the_csv(quick, tmp_path):
+    """`--report-only` reads a finished run's CSV and summary.json and
+    writes the same summary.json, verdicts and plots, running nothing; a
+    folder without a finished run is refused."""
+    import shutil
+
+    out = tmp_path / "client-server"
+    shutil.copytree(quick.out, out)
+    before = json.loads((out / "summary.json").read_text())
+    (out / "series1.png").unlink()
+    again = json.loads(json.dumps(bcs.report_again(out)))
+    written = json.loads((out / "summary.json").read_text())
+    for summary in (again, written, before):
+        summary.pop("files")  # they name the folder
+    assert again == written == before and (out / "series1.png").is_file()
+    with pytest.raises(ValueError, match="no finished client-server run"):
+        bcs.report_again(tmp_path / "nothing")

@@ -34,6 +34,7 @@ ours in the plots and in summary.json, each with a verdict computed by
 
 from __future__ import annotations
 
+import csv
 import json
 import os
 import statistics
@@ -154,20 +155,56 @@ def run(out_dir, *, quick: bool = False, seed: int = 1, request_process: str = R
         log(f"[{k}/{len(jobs)}] series {series}, {knob} = {value}, {policy}/{cache}: delay {row['delay']} ± {row['delay_ci95']}, "
             f"overhead {row['overhead']}, hit {row['hit']}")
     write_csv(out / "client_server.csv", rows)
-    verdicts = compare(rows)
-    plots = [plot_series(rows, "1", REQUEST_POLICIES, "policy", sweep.series1, out / "series1.png", verdicts),
-             plot_series(rows, "2", CACHE_POLICIES, "cache_policy", sweep.series2, out / "series2.png", verdicts)]
-    files = [str(out / "client_server.csv"), *map(str, plots), str(out / "summary.json")]
-    seconds = round(time.perf_counter() - started, 1)
-    summary = {"seconds": seconds, "parameters": {"defaults": DEFAULTS, "series1": sweep.series1, "series2": sweep.series2,
-                                                  "seeds": list(seeds), "steps": sweep.steps, "quick": quick,
-                                                  "request_process": request_process, "ss_memory": SS_MEMORY,
-                                                  "corner": CORNER, "ss_ever_knobs": SS_EVER_KNOBS},
-               "thesis": verdicts, "points": [point_json(r) for r in rows], "disagreements": disagreements, "files": files}
-    (out / "summary.json").write_text(json.dumps(summary, indent=2, ensure_ascii=False) + "\n")
+    parameters = {"defaults": DEFAULTS, "series1": sweep.series1, "series2": sweep.series2, "seeds": list(seeds), "steps": sweep.steps,
+                  "quick": quick, "request_process": request_process, "ss_memory": SS_MEMORY, "corner": CORNER,
+                  "ss_ever_knobs": SS_EVER_KNOBS}
+    summary = write_report(out, rows, parameters, disagreements, round(time.perf_counter() - started, 1))
     store.unlink(missing_ok=True)  # every run is in the CSV now
-    log(f"wrote {', '.join(files)} in {seconds}s")
+    log(f"wrote {', '.join(summary['files'])} in {summary['seconds']}s")
     return summary
+
+
+def write_report(out: Path, rows: list[dict], parameters: dict, disagreements: list[str], seconds: float) -> dict:
+    """The verdicts, series1.png, series2.png and summary.json of a run's rows."""
+    verdicts = compare(rows)
+    plots = [plot_series(rows, "1", REQUEST_POLICIES, "policy", parameters["series1"], out / "series1.png", verdicts),
+             plot_series(rows, "2", CACHE_POLICIES, "cache_policy", parameters["series2"], out / "series2.png", verdicts)]
+    files = [str(out / "client_server.csv"), *map(str, plots), str(out / "summary.json")]
+    summary = {"seconds": seconds, "parameters": parameters, "thesis": verdicts, "points": [point_json(r) for r in rows],
+               "disagreements": disagreements, "files": files}
+    (out / "summary.json").write_text(json.dumps(summary, indent=2, ensure_ascii=False) + "\n")
+    return summary
+
+
+def report_again(out_dir) -> dict:
+    """Redo the verdicts, plots and summary.json of a finished run from its
+    client_server.csv and summary.json (`--report-only`), without running
+    anything: its parameters, run time and disagreements are kept."""
+    out = Path(out_dir)
+    try:
+        with (out / "client_server.csv").open(newline="", encoding="utf-8") as fh:
+            rows = [{k: v if k in TEXT_COLUMNS else csv_value(v) for k, v in r.items()} for r in csv.DictReader(fh)]
+        before = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+        parameters = before["parameters"]
+    except (OSError, ValueError, KeyError) as error:
+        raise ValueError(f"{out}: no finished client-server run to report again ({error})") from None
+    for rows_series, knobs in (("series1", parameters["series1"]), ("series2", parameters["series2"])):
+        parameters[rows_series] = {k: tuple(v) for k, v in knobs.items()}
+    return write_report(out, rows, parameters, before.get("disagreements", []), before.get("seconds", 0.0))
+
+
+#: the CSV's columns that are names, not numbers ("1", "2", "1-ss-ever" are series names)
+TEXT_COLUMNS = ("series", "varied", "policy", "cache_policy")
+
+
+def csv_value(text: str):
+    """A CSV cell as the run wrote it: an int, a float, or the text."""
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return text
 
 
 def point_settings(knob: str, value) -> dict:
@@ -199,8 +236,9 @@ def compare(rows: list[dict]) -> list[dict]:
         return max(values) if best else values[0]
 
     n_max = max((r["value"] for r in rows if r["series"] == "1" and r["varied"] == "brokers"), default=None)
-    k_max1 = max((r["value"] for r in rows if r["series"] == "1" and r["varied"] == "slots"), default=None)
-    k_max2 = max((r["value"] for r in rows if r["series"] == "2" and r["varied"] == "slots"), default=None)
+    # the thesis's 50 and 80 slots, or the largest K run below them (K = 100, 0.4·M, is a point of its own)
+    k_max1 = max((r["value"] for r in rows if r["series"] == "1" and r["varied"] == "slots" and r["value"] <= 50), default=None)
+    k_max2 = max((r["value"] for r in rows if r["series"] == "2" and r["varied"] == "slots" and r["value"] <= 80), default=None)
     n_max2 = max((r["value"] for r in rows if r["series"] == "2" and r["varied"] == "brokers"), default=None)
     mu_high = [r["value"] for r in rows if r["series"] == "1" and r["varied"] == "mu" and r["value"] > 0.3]
     server_50, soha_50 = one("1", "brokers", n_max, "delay", "server"), one("1", "brokers", n_max, "delay", "soha")

@@ -128,13 +128,22 @@ def bench_caching(out_dir, fmt, quick, seed) -> None:
                    "per-broker: Poisson(λ·N) (DEF-CS-4).")
 @click.option("--resume", is_flag=True, help="Go on from an interrupted run: reuse the runs it kept in OUT_DIR/client-server/runs.jsonl "
                                             "(the full run takes hours on two cores).")
-def bench_client_server(out_dir, fmt, quick, seed, request_process, resume) -> None:
+@click.option("--report-only", is_flag=True, help="Run nothing: redo the verdicts, plots and summary.json of the finished run in "
+                                                 "OUT_DIR/client-server/ from its client_server.csv.")
+def bench_client_server(out_dir, fmt, quick, seed, request_process, resume, report_only) -> None:
     """Seed 003's two experiment series on the client-server driver (spec/10):
     series 1 (LFU; Server, SC, SOHA, SS) against brokers, cache slots, λ
     and μ; series 2 (SC; FIFO, Regenerate, LFU, LRU) against brokers and
     slots. Means over five seeds with 95% intervals, the thesis's quoted
     numbers beside ours, and a verdict on each."""
-    result = bcs.run(Path(out_dir) / "client-server", quick=quick, seed=seed, request_process=request_process, resume=resume, log=say)
+    folder = Path(out_dir) / "client-server"
+    if report_only:
+        try:
+            result = bcs.report_again(folder)
+        except ValueError as error:
+            raise click.UsageError(str(error)) from None
+    else:
+        result = bcs.run(folder, quick=quick, seed=seed, request_process=request_process, resume=resume, log=say)
     show(result, fmt, bcs.markdown_table(result))
 
 
