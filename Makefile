@@ -19,6 +19,7 @@ help:
 	@echo "              (about 3 hours on 2 cores: client-server 1.5 h, caching 30 min, Spark 25 min, the rest 13 min, summed from the"
 	@echo "              committed runs' summary.json; each writes CSV + PNG under bench-out/, see benchmarks/README.md)"
 	@echo "              then regenerate the fidelity table (subsum fidelity) as bench-out/FIDELITY.md; QUICK=1 runs every bench with --quick"
+	@echo "              (about 7 minutes; its table says at the top that it is quick)"
 	@echo "make bench-refresh   the same, writing the committed results under benchmarks/results/ and benchmarks/FIDELITY.md"
 	@echo "make fidelity   regenerate benchmarks/FIDELITY.md from the committed results alone (seconds)"
 	@echo "make check-java   say whether a Java 17+ runtime for Spark is present"

@@ -64,6 +64,18 @@ def evaluate(statements: Sequence[Statement], results: Results) -> list[Row]:
     return rows
 
 
+def judged(bench: str, folder, seed: str, figures: Sequence[str], statements_dir=None) -> list[dict]:
+    """The verdicts of one seed's statements about `figures`, measured on one
+    bench's output folder (its files read as `bench/...`): what the bench's
+    summary.json gives as its verdicts, by the same statements and rule as
+    benchmarks/FIDELITY.md."""
+    statements = [s for s in load_all(Path(statements_dir) if statements_dir else FOLDER) if s.seed == seed and s.figure in figures]
+    results = Results(Path(folder).parent, {bench: Path(folder)})
+    return [{"id": r.statement.id, "figure": r.statement.figure, "statement": r.statement.value,
+             "ours": None if r.ours is None else ours_text(r.statement, r.ours), "verdict": r.verdict}
+            for r in evaluate(statements, results)]
+
+
 def unexplained(rows: Sequence[Row]) -> list[str]:
     """The ids of differing or unreproduced rows with no explanation (there must be none)."""
     return [r.statement.id for r in rows if r.verdict in (rule.DIFFERS, rule.NOT_REPRODUCED) and not r.statement.explain.strip()]

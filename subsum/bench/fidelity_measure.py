@@ -66,13 +66,19 @@ def same(cell: str, wanted) -> bool:
 class Results:
     """A results folder: `rows(file, **where)` filters a CSV, `json(file)` reads a summary."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, folders: Mapping[str, Path] | None = None) -> None:
         self.root = Path(root)
+        self.folders = dict(folders or {})  # a bench's name -> the folder its files are in, if not root/name
         self._csv: dict[str, list[dict[str, str]]] = {}
+
+    def path(self, file: str) -> Path:
+        """Where `bench/file.csv` is."""
+        bench, _, name = file.partition("/")
+        return self.folders[bench] / name if bench in self.folders else self.root / file
 
     def rows(self, file: str, **where) -> list[dict[str, str]]:
         if file not in self._csv:
-            path = self.root / file
+            path = self.path(file)
             if not path.is_file():
                 self._csv[file] = []
             else:
@@ -81,7 +87,7 @@ class Results:
         return [r for r in self._csv[file] if all(same(r.get(k, ""), v) for k, v in where.items())]
 
     def json(self, file: str) -> dict:
-        path = self.root / file
+        path = self.path(file)
         return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
 
     def quick(self) -> bool | None:

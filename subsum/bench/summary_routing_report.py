@@ -162,26 +162,6 @@ WHY = {
 }
 
 
-def verdicts(c: dict) -> list[dict]:
-    """Per figure: does the direction (who wins) agree with the thesis, does the size of the gap, and why not."""
-    bw, hops, rt, st = (c["fig5_2_propagation_bandwidth"], c["fig5_3_propagation_hops"], c["fig5_4_routing_hops"], c["fig5_5_storage"])
-    cwix_storage = st["siena_over_summaries"].get(CWIX, {})
-    low, high = cwix_storage.get("0.1", {}).get("formula"), cwix_storage.get("0.9", {}).get("formula")
-    wins = rt["summaries_fewer_hops_messages_option_a"].get(CWIX, [])
-    return [
-        {"figure": "5-2 Siena / summaries", "direction_agrees": bw["summaries_below_siena_everywhere"],
-         "magnitude_agrees": bw["within_thesis_4_to_8"], "why": WHY["fig5_2_siena"]},
-        {"figure": "5-2 baseline / summaries", "direction_agrees": bw["baseline_over_summaries_max_formula"] > 1,
-         "magnitude_agrees": bw["baseline_over_summaries_max_formula"] >= 500, "why": WHY["fig5_2_baseline"]},
-        {"figure": "5-3 propagation hops", "direction_agrees": hops["summaries_below_24"],
-         "magnitude_agrees": all(v == 552 for v in hops["siena_batch_expected_at_0"].values()), "why": WHY["fig5_3"]},
-        {"figure": "5-4 routing hops", "direction_agrees": bool(wins) and wins[0][0] <= 1 / 24 and wins[0][1] >= 0.75,
-         "magnitude_agrees": bool(wins) and wins[0][0] <= 1 / 24 and abs(wins[0][1] - 0.75) <= 0.05, "why": WHY["fig5_4"]},
-        {"figure": "5-5 storage", "direction_agrees": bool(low and high and low > high > 1),
-         "magnitude_agrees": bool(low and high and 4 <= low <= 6 and 1.5 <= high <= 3), "why": WHY["fig5_5"]},
-    ]
-
-
 def _ranges(ranges) -> str:
     return ", ".join(f"{100 * lo:.0f}–{100 * hi:.0f}%" for lo, hi in ranges or []) or "none"
 
