@@ -123,3 +123,13 @@ def test_report_only_redoes_the_summary_from_the_csv(quick, tmp_path):
     assert again == written == before and (out / "series1.png").is_file()
     with pytest.raises(ValueError, match="no finished client-server run"):
         bcs.report_again(tmp_path / "nothing")
+    (out / "client_server.csv").write_text("series,varied\n1,brokers\n")
+    with pytest.raises(ValueError, match="client_server.csv: no column value"):
+        bcs.report_again(out)
+    shutil.copy(quick.out / "client_server.csv", out / "client_server.csv")
+    text = (out / "client_server.csv").read_text().splitlines()
+    cells = text[1].split(",")
+    cells[text[0].split(",").index("steps")] = "lots"
+    (out / "client_server.csv").write_text("\n".join([text[0], ",".join(cells), *text[2:]]) + "\n")
+    with pytest.raises(ValueError, match=r"client_server.csv:2: field 'steps' is not a number: 'lots'"):
+        bcs.report_again(out)

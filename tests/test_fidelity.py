@@ -140,6 +140,15 @@ def test_subsum_fidelity_writes_the_table_and_refuses_a_broken_statement_file(tm
     assert not (tmp_path / "G.md").exists()  # no partial output
 
 
+def test_a_results_cell_that_is_not_a_number_is_named_with_its_file_line_and_field(tmp_path):
+    (tmp_path / "b").mkdir()
+    (tmp_path / "b" / "r.csv").write_text("x,y\n1,2.0\n2,oops\n")
+    from subsum.bench import fidelity_measure as fm
+
+    with pytest.raises(ValueError, match=r"b/r.csv:3: field 'y': not a number: 'oops'"):
+        fm.cell("b/r.csv", "y")(Results(tmp_path))
+
+
 def test_quick_results_say_so_at_the_top(tmp_path):
     (tmp_path / "client-server").mkdir()
     (tmp_path / "client-server" / "summary.json").write_text('{"parameters": {"quick": true}}')

@@ -182,11 +182,10 @@ def report_again(out_dir) -> dict:
     anything: its parameters, run time and disagreements are kept."""
     out = Path(out_dir)
     try:
-        with (out / "client_server.csv").open(newline="", encoding="utf-8") as fh:
-            rows = [{k: v if k in TEXT_COLUMNS else csv_value(v) for k, v in r.items()} for r in csv.DictReader(fh)]
+        rows = read_rows(out / "client_server.csv")
         before = json.loads((out / "summary.json").read_text(encoding="utf-8"))
         parameters = before["parameters"]
-    except (OSError, ValueError, KeyError) as error:
+    except (OSError, ValueError, KeyError, TypeError) as error:
         raise ValueError(f"{out}: no finished client-server run to report again ({error})") from None
     for rows_series, knobs in (("series1", parameters["series1"]), ("series2", parameters["series2"])):
         parameters[rows_series] = {k: tuple(v) for k, v in knobs.items()}
@@ -195,6 +194,27 @@ def report_again(out_dir) -> dict:
 
 #: the CSV's columns that are names, not numbers ("1", "2", "1-ss-ever" are series names)
 TEXT_COLUMNS = ("series", "varied", "policy", "cache_policy")
+#: the columns a run writes, each a number but the names
+COLUMNS = (*TEXT_COLUMNS[:2], "value", *TEXT_COLUMNS[2:], "brokers", "slots", "lam", "mu", "steps", "seeds", "requests",
+           "delay", "delay_ci95", "overhead", "overhead_ci95", "hit", "hit_ci95")
+
+
+def read_rows(path: Path) -> list[dict]:
+    """A finished run's client_server.csv, every number parsed; a missing
+    column or a cell that is not a number is an error naming the line."""
+    with path.open(newline="", encoding="utf-8") as fh:
+        reader = csv.DictReader(fh)
+        missing = [c for c in COLUMNS if c not in (reader.fieldnames or ())]
+        if missing:
+            raise ValueError(f"{path}: no column {', '.join(missing)}")
+        rows = []
+        for line, raw in enumerate(reader, 2):
+            row = {k: v if k in TEXT_COLUMNS else csv_value(v) for k, v in raw.items()}
+            bad = [c for c in COLUMNS if c not in TEXT_COLUMNS and not isinstance(row[c], (int, float))]
+            if bad:
+                raise ValueError(f"{path}:{line}: field {bad[0]!r} is not a number: {row[bad[0]]!r}")
+            rows.append(row)
+    return rows
 
 
 def csv_value(text: str):

@@ -83,7 +83,7 @@ class Results:
                 self._csv[file] = []
             else:
                 with path.open(newline="", encoding="utf-8") as handle:
-                    self._csv[file] = list(csv.DictReader(handle))
+                    self._csv[file] = [Row(r, f"{path}:{line}") for line, r in enumerate(csv.DictReader(handle), 2)]
         return [r for r in self._csv[file] if all(same(r.get(k, ""), v) for k, v in where.items())]
 
     def json(self, file: str) -> dict:
@@ -100,8 +100,40 @@ class Results:
 Measure = Callable[[Results], "Ours | None"]
 
 
+class Cell(str):
+    """A CSV cell that knows where it is, for error messages."""
+
+    where: str
+
+
+class Row(dict):
+    """A CSV row whose cells say where they are (file:line: field 'name')."""
+
+    def __init__(self, cells: Mapping[str, str], where: str) -> None:
+        super().__init__(cells)
+        self.where = where
+
+    def __getitem__(self, column: str) -> str:
+        return self._cell(column, super().__getitem__(column))
+
+    def get(self, column, default=None):
+        return self._cell(column, super().get(column)) if column in self else default
+
+    def _cell(self, column: str, text) -> str:
+        if not isinstance(text, str):
+            return text
+        cell = Cell(text)
+        cell.where = f"{self.where}: field {column!r}"
+        return cell
+
+
 def number(value: str) -> float:
-    return float(value)
+    """A cell as a number; a cell that is not one is an error naming its file, line and field."""
+    try:
+        return float(value)
+    except ValueError:
+        where = getattr(value, "where", "a results file")
+        raise ValueError(f"{where}: not a number: {value!r}") from None
 
 
 def cell(file: str, column: str, where_text: str = "", **where) -> Measure:
