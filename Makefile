@@ -7,12 +7,17 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 PROFILE ?= ci
+# Worker processes for `make test` (pytest-xdist) and `make verify` (subsum verify --jobs): auto is one per CPU.
+JOBS ?= auto
 
-.PHONY: verify test prove claims bench bench-refresh fidelity mutate check-python check-java clean help
+.PHONY: verify test thorough prove claims bench bench-refresh fidelity mutate check-python check-java clean help
 
 help:
-	@echo "make verify   bootstrap .venv, install, run 'subsum verify' (every claim's checks); JUnit + HTML in build/reports/"
-	@echo "make test     bootstrap .venv, install, run ruff, mypy and pytest; JUnit in build/reports/"
+	@echo "make verify   bootstrap .venv, install, run 'subsum verify' (every claim's checks, in one worker process per CPU;"
+	@echo "              JOBS=N to choose); JUnit + HTML in build/reports/"
+	@echo "make test     bootstrap .venv, install, run ruff, mypy and pytest on every CPU (pytest-xdist; JOBS=N to choose); JUnit in build/reports/"
+	@echo "              it leaves out the claims' checks (make verify runs them) and the slow tests (make thorough runs them)"
+	@echo "make thorough the slow tests (the loopback Spark cluster, tests marked thorough), then every claim under PROFILE=thorough"
 	@echo "make prove    run the z3 proofs alone"
 	@echo "make claims   print the traceability matrix"
 	@echo "make bench    run every benchmark: subsum bench matching, summaries, summary-routing, caching, client-server, network, reconfig, spark"
@@ -45,17 +50,25 @@ REPORTS ?= build/reports
 
 verify: $(STAMP) check-java
 	@mkdir -p $(REPORTS)
-	$(BIN)/subsum verify --profile $(PROFILE) --junit $(REPORTS)/verify-junit.xml --html $(REPORTS)/verify.html
+	$(BIN)/subsum verify --profile $(PROFILE) --jobs $(JOBS) --junit $(REPORTS)/verify-junit.xml --html $(REPORTS)/verify.html
 
-# ruff and mypy first (seconds), then pytest (minutes; it includes the
-# docstring examples of subsum.model and subsum.core, tests/test_doctests.py).
-# mypy reads build/typecheck/, which scripts/link_tree.py makes.
+# ruff and mypy first (seconds), then pytest on every CPU (minutes; it includes
+# the docstring examples of subsum.model and subsum.core, tests/test_doctests.py).
+# It leaves out tests/test_claims.py (the `claims` mark: `make verify` runs those
+# checks) and the `thorough` tests (`make thorough`). mypy reads build/typecheck/,
+# which scripts/link_tree.py makes.
 test: $(STAMP)
 	@mkdir -p $(REPORTS)
 	$(BIN)/ruff check .
 	$(BIN)/python scripts/link_tree.py >/dev/null
 	$(BIN)/mypy
-	$(BIN)/python -m pytest --junitxml=$(REPORTS)/pytest-junit.xml
+	$(BIN)/python -m pytest -n $(JOBS) -m "not claims and not thorough" --junitxml=$(REPORTS)/pytest-junit.xml
+
+# The slow tests, in one process (the cluster module shares one cluster), then every claim under `thorough`.
+thorough: $(STAMP) check-java
+	@mkdir -p $(REPORTS)
+	$(BIN)/python -m pytest -m thorough --junitxml=$(REPORTS)/pytest-thorough-junit.xml
+	$(BIN)/subsum verify --profile thorough --jobs $(JOBS) --junit $(REPORTS)/verify-thorough-junit.xml --html $(REPORTS)/verify-thorough.html
 
 prove: $(STAMP)
 	$(BIN)/subsum prove

@@ -18,7 +18,7 @@ from typing import Callable, ContextManager
 import attrs
 
 from subsum.conformance import claims as registry
-from subsum.conformance import profiles, reports, under_test
+from subsum.conformance import profiles, reports, under_test, verify_workers
 from subsum.conformance.budget import Watchdog
 from subsum.conformance.claims import PLUGIN_CLAIMS, Check, CheckResult, Claim, plugin_claims, run_check
 from subsum.core.errors import SubsumError
@@ -73,6 +73,10 @@ class Run:
     selection: Selection
     profile: str
     budget_scale: float = 1.0
+    #: Worker processes (conformance/verify_workers.py); 1 runs every check in this process.
+    jobs: int = 1
+    #: `select`'s arguments, which a worker process needs to make the same selection.
+    selected_by: dict = attrs.Factory(dict)
     results: list[CheckResult] = attrs.Factory(list)
     started: float = attrs.Factory(time.perf_counter)
 
@@ -87,6 +91,16 @@ class Run:
     def check_all(self, progress: Callable[[int, Claim, Check], None], stuck: Callable[[Claim, Check, float], None]) -> list[CheckResult]:
         """Run every check of the selection, in order; `progress(i, claim, check)`
         before each, `stuck(claim, check, budget)` if one ends the run."""
+        if self.jobs > 1:
+            def stuck_after(done: list[CheckResult], claim: Claim, check: Check, hard: float) -> None:
+                self.results = done
+                stuck(claim, check, hard)
+
+            settings = {"claims": [], "engine": None, "cache": None, **self.selected_by, "profile": self.profile,
+                        "budget_scale": self.budget_scale}
+            self.results = verify_workers.run_parallel(settings, verify_workers.units(self.selection.claims), self.jobs,
+                                                       progress, stuck_after)
+            return self.results
         limit = profiles.active().limit
         with self.selection.context():
             for claim in self.selection.claims:

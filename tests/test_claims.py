@@ -1,11 +1,16 @@
 """Every registered claim's checks, run under pytest as `subsum verify` runs
 them: within the check's time budget, with its census floors enforced
-(conformance/claims.py `execute`)."""
+(conformance/claims.py `execute`). `make verify` runs the same checks, so
+`make test` deselects this module (the `claims` mark); a bare `pytest`, and
+mutation testing (scripts/mutate.sh), run it."""
 
 import pytest
 
 from subsum.conformance.budget import CheckTimeout
 from subsum.conformance.claims import CLAIMS, execute
+
+#: `make verify` runs these checks (in parallel, conformance/verify_workers.py); `make test` leaves them to it.
+pytestmark = pytest.mark.claims
 
 CASES = [pytest.param(check, id=f"{claim.id}:{check.kind}:{check.name}") for claim in CLAIMS for check in claim.checks]
 

@@ -32,6 +32,10 @@ DAEMONS = ("deploy.master.Master", "deploy.worker.Worker", "CoarseGrainedExecuto
 #: Physical plan nodes that run Python on the executors (UDFs, mapInArrow/Pandas, Python RDDs).
 PYTHON_NODES = ("Python", "Pandas", "InArrow", "ExistingRDD")
 
+#: Minutes of JVM start-ups: `make thorough` runs the module (nightly in CI), `make test` does not.
+#: It shares one cluster, so run it in one process (`make thorough` does not use pytest-xdist).
+pytestmark = pytest.mark.thorough
+
 
 def spark_processes() -> dict[int, str]:
     """The cluster-side Spark processes on this machine (pid -> command line),

@@ -10,8 +10,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 CORPUS = Path(__file__).parent / "hostile" / "corpus.py"
-WORKERS = 2
 #: Address space per worker: the interpreter with numpy, z3 and the engines
 #: loaded reserves about 1.5 GiB of it; a case may use the rest.
 MEMORY_LIMIT = 6 * 2**30
@@ -21,40 +22,51 @@ def _limit_memory() -> None:
     resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
 
 
-def run_corpus(ids: list[str] | None = None) -> tuple[list[dict], list[str]]:
-    """(the verdict of every case, the cases whose worker died running them).
-    The cases that start a JVM (Spark) share one worker: a JVM reserves more
-    address space than the limit allows, and bounds its own heap."""
+#: The corpus in three shards, each a test of its own (pytest-xdist runs them side by side): the
+#: cases without a JVM in two halves, and the cases that start one (Spark) together, in one JVM.
+SHARDS = {"no-jvm-0": ("--shard", "0/2", "--spark", "no"), "no-jvm-1": ("--shard", "1/2", "--spark", "no"),
+          "spark": ("--spark", "yes")}
+
+
+def run_corpus(args: tuple[str, ...]) -> tuple[list[dict], list[str]]:
+    """(the verdict of every case `corpus.py run ARGS` selects, the case whose worker died running it).
+    The worker has a memory limit unless its cases start a JVM: a JVM reserves more address space
+    than the limit allows, and bounds its own heap."""
     env = {**os.environ, "PYTHONHASHSEED": "0", "COLUMNS": "100", "NO_COLOR": "1"}
-    workers = [subprocess.Popen([sys.executable, str(CORPUS), "run", "--shard", f"{i}/{WORKERS}", "--spark", "no", *(ids or [])],
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, preexec_fn=_limit_memory)
-               for i in range(WORKERS)]
-    workers.append(subprocess.Popen([sys.executable, str(CORPUS), "run", "--spark", "yes", *(ids or [])],
-                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env))
-    verdicts, died = [], []
-    for worker in workers:
-        stdout, stderr = worker.communicate(timeout=1800)
-        started = None
-        for line in stdout.splitlines():
-            record = json.loads(line)
-            if "start" in record:
-                started = record["start"]
-            else:
-                verdicts.append(record)
-                started = None
-        if started is not None or worker.returncode != 0:
-            died.append(f"{started}: worker exit {worker.returncode}: {stderr[-400:]}")
+    spark = "yes" in args
+    worker = subprocess.Popen([sys.executable, str(CORPUS), "run", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              text=True, env=env, preexec_fn=None if spark else _limit_memory)
+    stdout, stderr = worker.communicate(timeout=1800)
+    verdicts, died, started = [], [], None
+    for line in stdout.splitlines():
+        record = json.loads(line)
+        if "start" in record:
+            started = record["start"]
+        else:
+            verdicts.append(record)
+            started = None
+    if started is not None or worker.returncode != 0:
+        died.append(f"{started}: worker exit {worker.returncode}: {stderr[-400:]}")
     return verdicts, died
 
 
-def test_every_hostile_case_gets_a_clear_error_and_no_output():
-    verdicts, died = run_corpus()
+def listed(*args: str) -> list[str]:
+    return subprocess.run([sys.executable, str(CORPUS), "list", *args], capture_output=True, text=True, check=True).stdout.splitlines()
+
+
+@pytest.mark.parametrize("shard", SHARDS)
+def test_every_hostile_case_gets_a_clear_error_and_no_output(shard):
+    verdicts, died = run_corpus(SHARDS[shard])
     failed = [f"{v['id']}: {'; '.join(v['problems'])}" for v in verdicts if not v["ok"]]
     assert not died, died
     assert not failed, f"{len(failed)} of {len(verdicts)} cases failed:\n" + "\n".join(failed[:40])
-    assert len(verdicts) >= 300
-    listed = subprocess.run([sys.executable, str(CORPUS), "list"], capture_output=True, text=True, check=True).stdout.splitlines()
-    assert sorted(v["id"] for v in verdicts) == sorted(listed)  # every case ran, once
+    assert sorted(v["id"] for v in verdicts) == sorted(listed(*SHARDS[shard]))  # every case of the shard ran, once
+
+
+def test_the_shards_hold_every_case_once():
+    every = listed()
+    assert len(every) >= 300
+    assert sorted(case for args in SHARDS.values() for case in listed(*args)) == sorted(every)
 
 
 def test_the_file_format_cases_in_this_process(tmp_path):

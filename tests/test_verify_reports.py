@@ -5,11 +5,13 @@ accepts, and a self-contained HTML page that lists every claim."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import textwrap
 import time
 from html.parser import HTMLParser
+from pathlib import Path
 
 import junitparser
 import pytest
@@ -50,7 +52,8 @@ def run_slow_registry(tmp_path, *args: str, stuck: bool = False) -> tuple[subpro
     script.write_text(SLOW_REGISTRY)
     env = {"PATH": "/usr/bin:/bin", "STUCK": "1"} if stuck else {"PATH": "/usr/bin:/bin"}
     start = time.perf_counter()
-    done = subprocess.run([sys.executable, str(script), "verify", *args], capture_output=True, text=True, timeout=120, env=env,
+    # --jobs 1: the registry above exists in this process only, not in worker processes
+    done = subprocess.run([sys.executable, str(script), "verify", "--jobs", "1", *args], capture_output=True, text=True, timeout=120, env=env,
                           cwd=tmp_path)
     return done, time.perf_counter() - start
 
@@ -147,3 +150,55 @@ def test_a_budget_scale_that_is_not_a_sane_number_is_refused(scale):
     done = subprocess.run([sys.executable, "-m", "subsum", "verify", "--budget-scale", scale, "--claim", "CLM-EX-1"],
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 2 and "--budget-scale" in done.stderr and "Traceback" not in done.stderr, done.stderr
+
+
+# --- subsum verify --jobs N: the checks in worker processes ------------------------------------
+
+def _verify_json(*args: str, cwd=None) -> tuple[subprocess.CompletedProcess, dict | None]:
+    done = subprocess.run([sys.executable, "-m", "subsum", "verify", "--format", "json", *args], capture_output=True, text=True,
+                          timeout=300, cwd=cwd)
+    return done, json.loads(done.stdout) if done.stdout.strip() else None
+
+
+def test_a_parallel_run_reports_what_a_serial_one_does():
+    picked = ("--claim", "CLM-EX-1", "--claim", "CLM-NET-1", "--claim", "CLM-CACHE-3", "--claim", "CLM-COV-1", "--claim", "CLM-CS-4")
+    serial_done, serial = _verify_json("--jobs", "1", *picked)
+    parallel_done, parallel = _verify_json("--jobs", "3", *picked)
+    assert serial_done.returncode == parallel_done.returncode == 0, parallel_done.stderr
+    assert serial and parallel and len(serial["results"]) >= 5
+    strip = [{k: v for k, v in r.items() if k != "seconds"} for r in serial["results"]]
+    assert [{k: v for k, v in r.items() if k != "seconds"} for r in parallel["results"]] == strip  # same checks, order, details
+
+
+def test_a_worker_that_dies_fails_its_check_and_the_run_goes_on(tmp_path):
+    """An engine plug-in that ends its process in the middle of a match: the check that ran it
+    fails with the worker's exit status, and a fresh worker runs the checks after it."""
+    (tmp_path / "crashing.py").write_text(textwrap.dedent('''
+        import os
+        from myplugins.engines import ScanEngine
+
+        class CrashingEngine(ScanEngine):
+            name = "crashing"
+
+            def _match_slots(self, events):
+                os._exit(7)
+    '''))
+    env_path = f"{tmp_path}{os.pathsep}{Path(__file__).resolve().parents[1] / 'examples' / 'plugins'}"
+    done = subprocess.run([sys.executable, "-m", "subsum", "verify", "--format", "json", "--jobs", "2", "--engine",
+                           "crashing:CrashingEngine"], capture_output=True, text=True, timeout=300, cwd=tmp_path,
+                          env={**os.environ, "PYTHONPATH": env_path})
+    assert done.returncode == 1, done.stderr[-2000:]
+    results = json.loads(done.stdout)["results"]
+    died = [r for r in results if "ended with exit status 7" in r["detail"]]
+    assert died and all(r["status"] == "fail" for r in died), results
+    assert len(results) == len({(r["claim"], r["check"]) for r in results}) >= 6  # every check reported, once
+
+
+def test_a_worker_that_sees_another_registry_is_an_error(tmp_path):
+    """A registry changed at run time exists in this process only: the workers would run other checks."""
+    script = tmp_path / "slow_registry.py"
+    script.write_text(SLOW_REGISTRY)
+    done = subprocess.run([sys.executable, str(script), "verify", "--jobs", "2"], capture_output=True, text=True, timeout=120,
+                          env={"PATH": "/usr/bin:/bin"}, cwd=tmp_path)
+    assert done.returncode == 3, (done.stdout, done.stderr)
+    assert "run with --jobs 1" in done.stderr and "Traceback" not in done.stderr, done.stderr
