@@ -60,13 +60,19 @@ class Limit:
 
 
 @contextmanager
-def time_limit(seconds: float | None) -> Iterator[Limit]:
+def time_limit(seconds: float | None, shrink_grace: float = 0.0) -> Iterator[Limit]:
     """Raise `CheckTimeout` in this (main) thread once `seconds` have passed,
     and every second after. None, or a call from another thread (no signals
     there), sets no limit. Limits nest: inside an earlier deadline the inner
     one is moot and left unset; inside a later one, the outer timer and
-    handler are put back, less the time spent, when the block ends."""
+    handler are put back, less the time spent, when the block ends.
+
+    `shrink_grace`: when the deadline passes with a failing example already
+    in hand (`last_failure`), Hypothesis is shrinking it: the block gets
+    that many seconds more (the shrink bound, which Hypothesis itself keeps,
+    conformance/profiles.py) to report it as a failure, not a timeout."""
     limit = Limit()
+    graced = False
     outer_left, outer_interval = signal.getitimer(signal.ITIMER_REAL)
     if (seconds is None or threading.current_thread() is not threading.main_thread()
             or (outer_left and outer_left <= seconds)):
@@ -74,8 +80,13 @@ def time_limit(seconds: float | None) -> Iterator[Limit]:
         return
 
     def expire(_signum, _frame):
+        nonlocal graced
+        if shrink_grace > 0 and not graced and last_failure.text is not None:
+            graced = True
+            signal.setitimer(signal.ITIMER_REAL, shrink_grace, 1.0)
+            return
         limit.fired = True
-        raise CheckTimeout(seconds)
+        raise CheckTimeout(seconds + (shrink_grace if graced else 0.0))
 
     entered = time.monotonic()
     previous = signal.signal(signal.SIGALRM, expire)

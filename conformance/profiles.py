@@ -13,12 +13,20 @@ time budget each one gives a check.
   database (`.hypothesis/`), which later runs replay first.
 
 `--budget-scale F` (subsum verify) multiplies every check's budget.
+
+Shrinking is bounded: Hypothesis stops shrinking a failure after the
+profile's `shrink_seconds` (its `MAX_SHRINKING_SECONDS`, which Hypothesis
+documents as the knob to change) and reports the example it has, shrunk
+that far. A check whose budget passes while it shrinks gets that long again
+(`budget.time_limit`'s grace), so a failing check reports, as a failure with
+its counterexample, within its budget plus the shrink bound.
 """
 
 from __future__ import annotations
 
 import attrs
 from hypothesis import HealthCheck, settings
+from hypothesis.internal.conjecture import engine as _conjecture_engine
 
 _SUPPRESSED = [HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.data_too_large]
 
@@ -47,12 +55,14 @@ class Profile:
     spend: float
     #: The hard limit of a check, in budgets: past budget × limit it is cut as `timeout`.
     limit: float
+    #: The shrink bound: Hypothesis shrinks one failure for at most this long (its default is 300 s).
+    shrink_seconds: float = 20.0
 
 
 PROFILES: dict[str, Profile] = {
-    "ci": Profile("ci", spend=0.0, limit=1.0),
+    "ci": Profile("ci", spend=0.0, limit=1.0, shrink_seconds=20.0),
     # about 100 property and state-machine checks at 120 s: some 1.7 hours of fresh examples a run
-    "thorough": Profile("thorough", spend=0.5, limit=1.5),
+    "thorough": Profile("thorough", spend=0.5, limit=1.5, shrink_seconds=60.0),
 }
 
 _active = PROFILES["ci"]
@@ -65,6 +75,7 @@ def load(profile: str) -> None:
         raise ValueError(f"unknown profile {profile!r}; expected one of {', '.join(PROFILES)}")
     settings.load_profile(profile)
     _active = PROFILES[profile]
+    _conjecture_engine.MAX_SHRINKING_SECONDS = int(_active.shrink_seconds)
 
 
 def active() -> Profile:

@@ -24,8 +24,9 @@ from subsum.conformance.reports import html_page, junit_xml
 #: sleeps), and, with STUCK=1, a check that blocks SIGALRM (as if stuck in C).
 SLOW_REGISTRY = textwrap.dedent("""
     import os, signal, sys, time
+    import attrs
     from hypothesis import strategies as st
-    from subsum.conformance import claims, verify
+    from subsum.conformance import claims, profiles, verify
     from subsum.conformance.properties import property_check, run_property
 
     @property_check(st.lists(st.integers(), min_size=5, max_size=50))
@@ -42,15 +43,16 @@ SLOW_REGISTRY = textwrap.dedent("""
     checks = (quick, claims.Check("example", "stuck", stuck, budget=1.0)) if os.environ.get("STUCK") else (quick, slow)
     claims.CLAIMS = (claims.Claim("CLM-EX-1", "test", "spec/03-matching.md#clm-ex-1", (), (), checks),)
     verify.WATCHDOG_GRACE = 3.0
+    profiles.PROFILES["ci"] = attrs.evolve(profiles.PROFILES["ci"], shrink_seconds=float(os.environ.get("SHRINK", "20")))
     from subsum.cli import main
     main(sys.argv[1:], prog_name="subsum")
 """)
 
 
-def run_slow_registry(tmp_path, *args: str, stuck: bool = False) -> tuple[subprocess.CompletedProcess, float]:
+def run_slow_registry(tmp_path, *args: str, stuck: bool = False, shrink: float = 20) -> tuple[subprocess.CompletedProcess, float]:
     script = tmp_path / "slow_registry.py"
     script.write_text(SLOW_REGISTRY)
-    env = {"PATH": "/usr/bin:/bin", "STUCK": "1"} if stuck else {"PATH": "/usr/bin:/bin"}
+    env = {"PATH": "/usr/bin:/bin", "SHRINK": str(shrink)} | ({"STUCK": "1"} if stuck else {})
     start = time.perf_counter()
     # --jobs 1: the registry above exists in this process only, not in worker processes
     done = subprocess.run([sys.executable, str(script), "verify", "--jobs", "1", *args], capture_output=True, text=True, timeout=120, env=env,
@@ -59,7 +61,8 @@ def run_slow_registry(tmp_path, *args: str, stuck: bool = False) -> tuple[subpro
 
 
 def test_a_check_past_its_budget_is_cut_as_timeout_with_its_last_failing_example(tmp_path):
-    done, seconds = run_slow_registry(tmp_path, "--junit", "j.xml", "--format", "json")
+    """With a shrink bound of 0 (no grace): cut at the budget, the last failing example reported."""
+    done, seconds = run_slow_registry(tmp_path, "--junit", "j.xml", "--format", "json", shrink=0)
     assert done.returncode == 1, done.stderr
     assert seconds < 2.0 + 15, f"verify took {seconds:.1f} s for a 2 s budget"  # interpreter start-up and imports included
     report = json.loads(done.stdout)
@@ -73,8 +76,21 @@ def test_a_check_past_its_budget_is_cut_as_timeout_with_its_last_failing_example
     assert outcome["example: quick"] == [] and outcome["property: shrinks_slowly"][0].type == "timeout"
 
 
+def test_a_failure_shrinking_past_its_budget_is_reported_within_the_shrink_bound(tmp_path):
+    """The property fails at once and would shrink for minutes (every example sleeps 0.2 s).
+    With a shrink bound of 4 s, Hypothesis stops shrinking and the check reports a failure,
+    with the example shrunk so far, within its budget (2 s) plus the bound: not a timeout."""
+    done, seconds = run_slow_registry(tmp_path, "--format", "json", shrink=4)
+    assert done.returncode == 1, done.stderr
+    report = json.loads(done.stdout)  # nothing but the report on standard output
+    slow = {r["check"]: r for r in report["results"]}["shrinks_slowly"]
+    assert slow["status"] == "fail", slow
+    assert 2.0 <= slow["seconds"] < 2.0 + 4.0 + 2.0, slow
+    assert "planted: always fails" in slow["detail"] and "shrinks_slowly(" in slow["detail"], slow
+
+
 def test_a_check_that_ignores_its_alarm_is_ended_by_the_watchdog(tmp_path):
-    done, seconds = run_slow_registry(tmp_path, "--junit", "j.xml", stuck=True)
+    done, seconds = run_slow_registry(tmp_path, "--junit", "j.xml", stuck=True, shrink=0)  # the watchdog waits the shrink bound too
     assert done.returncode == 3, (done.stdout, done.stderr)
     assert seconds < 1.0 + 3.0 + 15, seconds
     assert "did not stop after its budget of 1 s" in done.stderr, done.stderr

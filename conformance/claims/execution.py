@@ -78,7 +78,7 @@ def execute(check: Check, budget_scale: float = 1.0) -> str:
     deadline = time.perf_counter() + seconds * profile.spend
     rounds = 0
     budget.last_failure.clear()
-    with census.observe() as seen, budget.time_limit(seconds * profile.limit) as limit:
+    with census.observe() as seen, budget.time_limit(seconds * profile.limit, profile.shrink_seconds) as limit:
         try:
             while True:
                 outcome = check.run()

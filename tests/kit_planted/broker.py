@@ -1,0 +1,50 @@
+"""An external broker for `subsum conform broker` with one planted way of
+being wrong (tests/test_kit_planted.py).
+
+    broker.py PLANT
+
+It runs examples/external/strawman_broker.py, a correct Strawman broker, as
+its child and passes each request on; then it applies PLANT to the answer
+(`none` leaves it right): the first message of an answer dropped, repeated,
+or followed by one the broker never decided to send (a SUB for a filter no
+one asked for), a line that is no message, or, from the tenth request on,
+a crash midway through an answer."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+STRAWMAN = Path(__file__).resolve().parents[2] / "examples" / "external" / "strawman_broker.py"
+
+
+def main() -> None:
+    plant = sys.argv[1]
+    child = subprocess.Popen([sys.executable, str(STRAWMAN)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
+    for requests, request in enumerate(sys.stdin, 1):
+        child.stdin.write(request)
+        child.stdin.flush()
+        answer = []
+        for line in child.stdout:
+            if not line.strip():
+                break
+            answer.append(line.rstrip("\n"))
+        if answer and plant == "dropped-message":
+            answer.pop(0)
+        elif answer and plant == "repeated-message":
+            answer.insert(0, answer[0])
+        elif answer and plant == "extra-message":
+            first = json.loads(answer[0])
+            answer.append(json.dumps({"to": first["to"], "kind": "SUB", "filter": [{"name": "planted", "type": "int", "op": "=", "value": 7}]}))
+        elif answer and plant == "not-a-message":
+            answer.append("{}")
+        if plant == "crash-midway" and requests >= 10 and answer:
+            sys.stdout.write(answer[0] + "\n")
+            sys.stdout.flush()
+            sys.exit(1)
+        sys.stdout.write("".join(line + "\n" for line in answer) + "\n")
+        sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()
