@@ -41,12 +41,15 @@ def caching_workloads(draw):
     return n, links, clients, events, (draw(st.integers(0, n - 1)), asked)
 
 
-def run_workload(workload, placement: str, reading: str = "ii", **options):
+def run_workload(workload, placement: str, reading: str = "ii", prepare=None, **options):
     """Build the network, subscribe, publish (each to quiescence); returns
-    the network, the client ids and the published (event id, client, event)."""
+    the network, the client ids and the published (event id, client, event).
+    `prepare(net)` runs on the network before anything happens in it."""
     n, links, clients, events, _ = workload
     which = "single_reading" if reading in SINGLE_READINGS else "leaf_reading"
     net = build(links, n, seed=0, protocol="caching", options={"placement": placement, which: reading, "capacity": None, **options})
+    if prepare is not None:
+        prepare(net)
     ids = [net.add_client(b) for b, _ in clients]
     for c, (_, fs) in zip(ids, clients):
         for f in fs:

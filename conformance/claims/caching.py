@@ -4,7 +4,7 @@ and responses (CLM-CACHE-5 .. 10)."""
 
 from __future__ import annotations
 
-from subsum.conformance import caching, requests
+from subsum.conformance import caching, protocol_caches, requests
 from subsum.conformance.claims.records import M, Check, Claim, example_of, property_of
 
 MC = M + "caching."
@@ -12,6 +12,11 @@ IC = "subsum.impl.caching.policies."
 CACHE_MACHINES = tuple(Check("stateful", f"conformance.caching.CacheAgainstReference[{policy}]",
                              lambda policy=policy: caching.run_cache_machine(caching.machine_for(policy)))
                        for policy in ("fifo", "regdeg", "lfu", "lru"))
+#: The brokers' caches inside the caching protocol at bounded capacity (conformance/protocol_caches.py), with
+#: floors: evictions under each policy, hits of requests and unsubscriptions at bounded caches.
+PROTOCOL_CACHES = property_of(protocol_caches.protocol_caches_equal_the_reference,
+                              floors={**{f"evicted:{policy}": 20 for policy in ("fifo", "regdeg", "lfu", "lru")},
+                                      "request-hit:bounded": 30, "unsubscribe:bounded": 10})
 #: The cache machine of `subsum verify --cache X`: the plug-in against the reference of the policy it names.
 PLUGIN_CACHE_MACHINE = Check("stateful", "conformance.caching.CacheAgainstReference", lambda: caching.run_cache_machine())
 
@@ -20,7 +25,7 @@ CACHE_POLICY_CLAIMS: tuple[Claim, ...] = (
     Claim("CLM-CACHE-1",
           "seed 004 §3.4; seed 003 §3.4, §4.6", "spec/09-caching.md#clm-cache-1",
           (MC + "insert", MC + "hit", MC + "unsubscribed", MC + "victim", MC + "order"),
-          (IC + "FIFO", IC + "RegenerationDegradation", IC + "RateLFU", IC + "LRU"), CACHE_MACHINES),
+          (IC + "FIFO", IC + "RegenerationDegradation", IC + "RateLFU", IC + "LRU"), CACHE_MACHINES + (PROTOCOL_CACHES,)),
     Claim("CLM-CACHE-2",
           "seed note 004 §6", "spec/09-caching.md#clm-cache-2", (MC + "victim", MC + "rate", MC + "insert"), (), CACHE_MACHINES),
     Claim("CLM-CACHE-3",
