@@ -20,7 +20,7 @@ CLIENT_SERVER_CLAIMS: tuple[Claim, ...] = (
           (property_of(client_server.policies_compare_on_identical_state),)),
     Claim("CLM-CS-5", "derived (seed 003 §4)", "spec/10-client-server.md#clm-cs-5", (MCS + "serve",),
           ("subsum.impl.network.protocols.client_server.ClientServerBroker", "subsum.impl.network.protocols.client_server.request"),
-          (property_of(client_server.simulator_equals_reference),)),
+          (property_of(client_server.simulator_equals_reference, floors=client_server.CS_FLOORS),)),
     Claim("CLM-CS-6", "derived (seed 003 §5; DEF-CS-4)", "spec/10-client-server.md#clm-cs-6", (MCS + "serve",),
           ("subsum.impl.network.workloads.client_server.run_client_server",
            "subsum.impl.network.workloads.client_server_direct.run_client_server_direct"),
