@@ -16,6 +16,7 @@ import networkx as nx
 from hypothesis import strategies as st
 
 from subsum.conformance import strategies as gen
+from subsum.conformance import census
 from subsum.conformance.properties import property_check
 from subsum.conformance.violations import require
 from subsum.conformance.summaries.seed000 import PRICE, SYMBOL, example_4_4_rows, fig_4_5
@@ -118,6 +119,8 @@ def graphs(draw) -> nx.Graph:
 @property_check(graphs())
 def plan_is_a_forest_whose_sinks_partition(graph):
     """CLM-SR-2."""
+    if any(graph.degree(a) == graph.degree(b) for a, b in graph.edges):
+        census.record("plan:equal-degree-neighbours")  # the plan's tie rule (degree, then id) decides who sends
     plan = ref.propagation_plan(graph)
     senders = [s for _, s, _ in plan.sends]
     assert len(senders) == len(set(senders)), "a broker sent twice"
@@ -159,6 +162,8 @@ def routing_stops_and_hands_each_owner_the_event_once(graph, data):
                 first.setdefault(o, b)
         want = {o: first[o] for o in brokers if o in reported[first[o]]}
         assert dict(route.delivered) == want, (route.delivered, want)
+        if any(o != b for o, b in route.delivered.items()):
+            census.record("route:owner-off-path")  # an interested owner handed the event by a broker whose list holds it
         assert interested <= set(route.delivered)
         got = impl_route(graph, reported, publisher, option)
         assert got == route.messages, f"option {option}: the impl routes {got}, the model {route.messages}"

@@ -13,6 +13,7 @@ from hypothesis import Phase, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import initialize, invariant, precondition, rule, run_state_machine_as_test
 
+from subsum.conformance import census
 from subsum.conformance import strategies as gen
 from subsum.conformance.network import NetworkMachine
 from subsum.conformance.routing import impl_plan_as_model, rounds_of, summary_brokers
@@ -112,6 +113,19 @@ class SummaryRoutingUnderChurn(NetworkMachine):
         if hasattr(self, "net"):
             self.net.run()
             check_settled(self.net, self.compare_histories)
+            record_cases(self.net)
+
+
+def record_cases(net: Network) -> None:
+    """The census of one run (conformance/census.py): deletions that needed a remote owner's answer
+    (DELETE-QUERY sent), trees with neighbours of equal degree, and events routed past their owners."""
+    if net.ledger.sent["DELETE-QUERY"]:
+        census.record("delete:owners-answered")
+    graph = model_graph(net)
+    if any(graph.degree(a) == graph.degree(b) for a, b in graph.edges):
+        census.record("tree:equal-degree-neighbours")
+    if net.ledger.sent["ROUTE"]:
+        census.record("route:hops")
 
 
 def subscribing_twice_then_once_unsubscribing() -> None:

@@ -12,7 +12,10 @@ from subsum.conformance.claims.records import M, Check, Claim, example_of, prope
 ROUTING = "conformance.routing"
 
 RM = M + "routing."
-ROUTING_MACHINE = Check("stateful", "conformance.routing.SummaryRoutingUnderChurn", routing_machine.run_summary_routing_machine)
+#: Floors (conformance/census.py): trees with neighbours of equal degree (the plan's tie rule), events
+#: routed over ROUTE hops, and deletions that needed a remote owner's answer (DELETE-QUERY).
+ROUTING_MACHINE = Check("stateful", "conformance.routing.SummaryRoutingUnderChurn", routing_machine.run_summary_routing_machine,
+                        floors={"tree:equal-degree-neighbours": 10, "route:hops": 5, "delete:owners-answered": 2})
 NSI = NI + "protocols.siena."
 ROUTING_CLAIMS: tuple[Claim, ...] = (
     Claim("CLM-SR-1",
@@ -20,13 +23,13 @@ ROUTING_CLAIMS: tuple[Claim, ...] = (
           (example_of(routing.seed000_example_4_3_plan),)),
     Claim("CLM-SR-2",
           "seed 000 §4.3.2; seed note §8.2", "spec/08-summary-routing.md#clm-sr-2", (RM + "propagation_plan", RM + "propagation_target"),
-          (NI + "protocols.summaries.plan.plan",), (property_of(routing.plan_is_a_forest_whose_sinks_partition),)),
+          (NI + "protocols.summaries.plan.plan",), (property_of(routing.plan_is_a_forest_whose_sinks_partition, {"plan:equal-degree-neighbours": 15}),)),
     Claim("CLM-SR-3",
           "seed 000 §4.3.3, Example 4-3", "spec/08-summary-routing.md#clm-sr-3", (RM + "brocli_route", RM + "next_broker"),
           (NI + "protocols.summaries.plan.next_broker",), (example_of(routing.seed000_example_4_3_route),)),
     Claim("CLM-SR-4",
           "seed 000 §4.3.3; seed note §8.2", "spec/08-summary-routing.md#clm-sr-4", (RM + "brocli_route", RM + "next_broker"),
-          (NI + "protocols.summaries.plan.next_broker",), (property_of(routing.routing_stops_and_hands_each_owner_the_event_once),)),
+          (NI + "protocols.summaries.plan.next_broker",), (property_of(routing.routing_stops_and_hands_each_owner_the_event_once, {"route:owner-off-path": 20}),)),
     Claim("CLM-SR-5",
           "seed 000 §4.3.4, Example 4-4", "spec/08-summary-routing.md#clm-sr-5", (),
           (NI + "protocols.summaries.broker.SummaryBroker", "subsum.impl.summary.summary.Summary.rebuilds_for"),
