@@ -22,6 +22,7 @@ from subsum.model import trace as model_trace
 from subsum.model.semantics import matches
 from subsum.conformance.properties import property_check
 from subsum.conformance.spark import session, write_lines
+from subsum.conformance.trace_boundaries import boundary_trace
 
 
 def simulated_trace(seed: int, brokers: int = 8, subscriptions: int = 16, events: int = 30, swaps: int = 0,
@@ -94,14 +95,17 @@ def merged_traces(traces: list[list[str]]) -> list[str]:
 
 
 @property_check(st.lists(st.tuples(st.integers(0, 10_000), st.sampled_from([0, 2])), min_size=1, max_size=8),
-                st.sampled_from([0.0, 2.0, 20.0]), scale=0.1)  # each example is a Spark job
-def trace_check_equals_model(cases, grace):
+                st.sampled_from([0.0, 2.0, 20.0]), st.data(), scale=0.1)  # each example is a Spark job
+def trace_check_equals_model(cases, grace, data):
     """CLM-TRACE-1: Spark and the reference checker report the same violations
-    on simulated traces with churn and mutated deliveries (several per job)."""
+    on simulated traces with churn and mutated deliveries, and on traces whose
+    times land exactly on the check's boundaries (conformance/trace_boundaries.py),
+    all merged into one trace a job."""
     traces = []
     for seed, swaps in cases:
         _, lines = simulated_trace(seed, brokers=6, subscriptions=10, events=12, swaps=swaps)
         traces.append(_mutated(lines, random.Random(seed)))
+    traces += data.draw(st.lists(boundary_trace(grace), min_size=8, max_size=16), label="boundary traces")
     lines = merged_traces(traces)
     want = model_trace_violations(lines, grace)
     got = spark_trace_violations(lines, grace)

@@ -5,7 +5,7 @@ holds them (spec/07 names them so)."""
 
 from __future__ import annotations
 
-from subsum.conformance import native_json, spark, spark_readers, spark_traces
+from subsum.conformance import native_json, spark, spark_readers, spark_traces, trace_boundaries
 from subsum.conformance.claims.records import M, Claim, example_of, property_of
 
 #: The name of the Spark checks.
@@ -30,7 +30,7 @@ PIPELINE_CLAIMS: tuple[Claim, ...] = (
            example_of(native_json.ordinary_lines_are_plain))),
     Claim("CLM-TRACE-1",
           "derived", "spec/07-pipeline.md#clm-trace-1", (M + "trace.check_trace",), (SP + "trace.check",),
-          (property_of(spark_traces.trace_check_equals_model, family=SPARK),)),
+          (property_of(spark_traces.trace_check_equals_model, trace_boundaries.FLOORS, family=SPARK),)),
     Claim("CLM-TRACE-2",
           "seed 002 §2.3", "spec/07-pipeline.md#clm-trace-2", (M + "trace.check_trace",), (SP + "trace.check",),
           (example_of(spark_traces.static_run_is_clean, family=SPARK),)),
