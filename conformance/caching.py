@@ -24,7 +24,7 @@ from hypothesis import Phase, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule, run_state_machine_as_test
 
-from subsum.conformance import under_test
+from subsum.conformance import census, under_test
 from subsum.conformance.properties import property_check
 from subsum.conformance.replays import documents
 from subsum.conformance.replays.writing import cache_replay_name, save_cache
@@ -108,10 +108,15 @@ class CacheAgainstReference(RuleBasedStateMachine):
         self.impl = make_cache(self.implementation, capacity)
 
     def run(self, op: dict) -> None:
+        previous = self.ops[-1] if self.ops else None
         self.ops.append(op)
         before = self.model
         self.model, expected = apply_to_reference(self.model, op)
         got = apply_to_impl(self.impl, op)
+        if previous is not None and previous["op"] != "advance" and op["op"] != "advance" and previous["time"] == op["time"]:
+            census.record("time:equal")  # two operations at one time: the policies' tie rules decide
+        if got is not None and self.capacity == 1:
+            census.record("capacity-1:evicted")
         self.check(got == expected, f"the impl evicted {got!r}, the reference {expected!r}")
         want_order, got_order = ref.order(self.model), self.impl.order()
         self.check(got_order == want_order, f"the impl's order is {got_order}, the reference's {want_order}")

@@ -17,7 +17,17 @@ Tags name the spec's edge cases and the model's rules:
 - the broker handlers (`sub_rule`, `unsub_rule`, conformance/network.py
   and conformance/reconfig.py): first, second and later subscriber, the
   single remaining subscriber, stale SUB and UNSUB, the timers, FLUSH and
-  ACTIVATE.
+  ACTIVATE;
+- the caches (conformance/caching.py, protocol_caches.py, client_server.py):
+  operations at equal times, evictions at capacity 1 and under each policy,
+  hits and unsubscriptions at bounded caches, answers from off the
+  request's path and SS's interested brokers there;
+- summary routing (conformance/routing.py, routing_machine.py): neighbours
+  of equal degree, owners handed an event off the route, ROUTE hops,
+  deletions that needed a remote owner's answer;
+- the trace check's boundaries (conformance/trace_boundaries.py): interval
+  ends at exactly t_p - grace and t_p + grace, equal times, grace 0, the
+  empty filter.
 
 >>> from subsum.core.types import Attribute, Constraint, Event, Subscription
 >>> with observe() as seen:

@@ -94,8 +94,8 @@ def merged_traces(traces: list[list[str]]) -> list[str]:
     return [json.dumps(r) for r in merged]
 
 
-@property_check(st.lists(st.tuples(st.integers(0, 10_000), st.sampled_from([0, 2])), min_size=1, max_size=8),
-                st.sampled_from([0.0, 2.0, 20.0]), st.data(), scale=0.1)  # each example is a Spark job
+@property_check(st.lists(st.tuples(st.integers(0, 10_000), st.sampled_from([0, 2])), min_size=2, max_size=12),
+                st.sampled_from([0.0, 2.0, 20.0]), st.data(), scale=0.05)  # each example is a Spark job: few, each of many traces
 def trace_check_equals_model(cases, grace, data):
     """CLM-TRACE-1: Spark and the reference checker report the same violations
     on simulated traces with churn and mutated deliveries, and on traces whose
@@ -105,7 +105,7 @@ def trace_check_equals_model(cases, grace, data):
     for seed, swaps in cases:
         _, lines = simulated_trace(seed, brokers=6, subscriptions=10, events=12, swaps=swaps)
         traces.append(_mutated(lines, random.Random(seed)))
-    traces += data.draw(st.lists(boundary_trace(grace), min_size=8, max_size=16), label="boundary traces")
+    traces += data.draw(st.lists(boundary_trace(grace), min_size=12, max_size=24), label="boundary traces")
     lines = merged_traces(traces)
     want = model_trace_violations(lines, grace)
     got = spark_trace_violations(lines, grace)

@@ -27,8 +27,8 @@ from subsum.conformance import census
 WINDOW = 1000.0
 FILTERS = ("x > 0", "", "x = 1")
 #: What CLM-TRACE-1's property must draw under `ci` (conformance/census.py).
-FLOORS = {"trace:start-at-tp-minus-grace": 10, "trace:start-at-tp-plus-grace": 10, "trace:end-at-tp-minus-grace": 5,
-          "trace:end-at-tp-plus-grace": 10, "trace:equal-times": 10, "trace:empty-filter": 10, "trace:grace-0": 5}
+FLOORS = {"trace:start-at-tp-minus-grace": 10, "trace:start-at-tp-plus-grace": 10, "trace:end-at-tp-minus-grace": 4,
+          "trace:end-at-tp-plus-grace": 4, "trace:equal-times": 10, "trace:empty-filter": 10, "trace:grace-0": 10}
 CLIENTS = (1_000_001, 1_000_002, 1_000_003)
 PUBLISHER = 1_000_000
 

@@ -9,8 +9,10 @@ from subsum.conformance.claims.records import M, Check, Claim, example_of, prope
 
 MC = M + "caching."
 IC = "subsum.impl.caching.policies."
+#: Floors of each machine: operations at equal times (the tie rules) and evictions at capacity 1.
 CACHE_MACHINES = tuple(Check("stateful", f"conformance.caching.CacheAgainstReference[{policy}]",
-                             lambda policy=policy: caching.run_cache_machine(caching.machine_for(policy)))
+                             lambda policy=policy: caching.run_cache_machine(caching.machine_for(policy)),
+                             floors={"time:equal": 20, "capacity-1:evicted": 3})
                        for policy in ("fifo", "regdeg", "lfu", "lru"))
 #: The brokers' caches inside the caching protocol at bounded capacity (conformance/protocol_caches.py), with
 #: floors: evictions under each policy, hits of requests and unsubscriptions at bounded caches.
