@@ -17,18 +17,23 @@ time budget each one gives a check.
 Shrinking is bounded: Hypothesis stops shrinking a failure after the
 profile's `shrink_seconds` (its `MAX_SHRINKING_SECONDS`, which Hypothesis
 documents as the knob to change) and reports the example it has, shrunk
-that far. A check whose budget passes while it shrinks gets that long again
-(`budget.time_limit`'s grace), so a failing check reports, as a failure with
-its counterexample, within its budget plus the shrink bound.
+that far. A check whose budget passes while it shrinks gets `shrink_grace`
+more (`budget.time_limit`'s grace: twice the shrink bound, for the runs
+Hypothesis makes of the final example to report it), so a failing
+check reports, as a failure with its counterexample, within its budget plus
+that grace.
 """
 
 from __future__ import annotations
 
 import attrs
-from hypothesis import HealthCheck, settings
+from hypothesis import HealthCheck, Phase, settings
 from hypothesis.internal.conjecture import engine as _conjecture_engine
 
 _SUPPRESSED = [HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.data_too_large]
+#: Every phase but `explain`: it re-runs a failure under a tracer after shrinking has stopped, for a time
+#: nothing bounds (seconds per example run), and a gate must report within its budget and grace.
+_PHASES = tuple(p for p in Phase if p is not Phase.explain)
 
 settings.register_profile(
     "ci",
@@ -38,6 +43,7 @@ settings.register_profile(
     print_blob=True,
     database=None,
     suppress_health_check=_SUPPRESSED,
+    phases=_PHASES,
 )
 settings.register_profile(
     "thorough",
@@ -45,6 +51,7 @@ settings.register_profile(
     deadline=None,
     print_blob=True,
     suppress_health_check=_SUPPRESSED,
+    phases=_PHASES,
 )
 
 
@@ -57,6 +64,11 @@ class Profile:
     limit: float
     #: The shrink bound: Hypothesis shrinks one failure for at most this long (its default is 300 s).
     shrink_seconds: float = 20.0
+
+    @property
+    def shrink_grace(self) -> float:
+        """How long past its budget a check that has found a failure may run: twice the shrink bound."""
+        return 2 * self.shrink_seconds
 
 
 PROFILES: dict[str, Profile] = {

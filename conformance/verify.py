@@ -114,7 +114,7 @@ class Run:
                                                         f"did not stop {WATCHDOG_GRACE:g} s after its budget of {hard:g} s; the run was ended"))
                         stuck(claim, check, hard)
 
-                    with Watchdog(hard + profiles.active().shrink_seconds, WATCHDOG_GRACE, expired):
+                    with Watchdog(hard + profiles.active().shrink_grace, WATCHDOG_GRACE, expired):
                         self.results.append(run_check(claim, check, self.budget_scale))
         return self.results
 

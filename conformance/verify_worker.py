@@ -41,7 +41,7 @@ def serve(lines: IO[str], write: Callable[[dict], None]) -> None:
                     claim.id, check.kind, check.name, "timeout", round(time.perf_counter() - began, 3),
                     f"did not stop {verify.WATCHDOG_GRACE:g} s after its budget of {hard:g} s; the run was ended").to_json()})
 
-            with Watchdog(hard + profiles.active().shrink_seconds, verify.WATCHDOG_GRACE, expired):
+            with Watchdog(hard + profiles.active().shrink_grace, verify.WATCHDOG_GRACE, expired):
                 write({"result": index, **run_check(claim, check, scale).to_json()})
 
 

@@ -31,7 +31,7 @@ SLOW_REGISTRY = textwrap.dedent("""
 
     @property_check(st.lists(st.integers(), min_size=5, max_size=50))
     def shrinks_slowly(xs):
-        time.sleep(0.2)
+        time.sleep(float(os.environ.get("SLEEP", "0.2")))
         assert sum(xs) < -10**9, "planted: always fails"
 
     def stuck():
@@ -49,10 +49,10 @@ SLOW_REGISTRY = textwrap.dedent("""
 """)
 
 
-def run_slow_registry(tmp_path, *args: str, stuck: bool = False, shrink: float = 20) -> tuple[subprocess.CompletedProcess, float]:
+def run_slow_registry(tmp_path, *args: str, stuck: bool = False, shrink: float = 20, sleep: float = 0.2) -> tuple[subprocess.CompletedProcess, float]:
     script = tmp_path / "slow_registry.py"
     script.write_text(SLOW_REGISTRY)
-    env = {"PATH": "/usr/bin:/bin", "SHRINK": str(shrink)} | ({"STUCK": "1"} if stuck else {})
+    env = {"PATH": "/usr/bin:/bin", "SHRINK": str(shrink), "SLEEP": str(sleep)} | ({"STUCK": "1"} if stuck else {})
     start = time.perf_counter()
     # --jobs 1: the registry above exists in this process only, not in worker processes
     done = subprocess.run([sys.executable, str(script), "verify", "--jobs", "1", *args], capture_output=True, text=True, timeout=120, env=env,
@@ -77,16 +77,51 @@ def test_a_check_past_its_budget_is_cut_as_timeout_with_its_last_failing_example
 
 
 def test_a_failure_shrinking_past_its_budget_is_reported_within_the_shrink_bound(tmp_path):
-    """The property fails at once and would shrink for minutes (every example sleeps 0.2 s).
-    With a shrink bound of 4 s, Hypothesis stops shrinking and the check reports a failure,
-    with the example shrunk so far, within its budget (2 s) plus the bound: not a timeout."""
-    done, seconds = run_slow_registry(tmp_path, "--format", "json", shrink=4)
+    """The property fails at once and shrinks slowly (every example sleeps 0.5 s): past its
+    budget (2 s) it gets the grace (twice the shrink bound of 3 s) and reports a failure with
+    its counterexample, not a timeout. (The bound cutting a shrink short is shown on a planted
+    Strawman bug in issue 34's note: reported in 21 s, "shrinking stopped at the ci profile's
+    bound of 20 s".)"""
+    done, seconds = run_slow_registry(tmp_path, "--format", "json", shrink=3, sleep=0.5)
     assert done.returncode == 1, done.stderr
     report = json.loads(done.stdout)  # nothing but the report on standard output
     slow = {r["check"]: r for r in report["results"]}["shrinks_slowly"]
     assert slow["status"] == "fail", slow
-    assert 2.0 <= slow["seconds"] < 2.0 + 4.0 + 2.0, slow
+    assert 2.0 <= slow["seconds"] < 2.0 + 6.0, slow
     assert "planted: always fails" in slow["detail"] and "shrinks_slowly(" in slow["detail"], slow
+
+
+TWO_BUGS = textwrap.dedent("""
+    import sys
+    from hypothesis import strategies as st
+    from subsum.conformance import claims
+    from subsum.conformance.properties import property_check, run_property
+
+    @property_check(st.integers())
+    def two_bugs(x):
+        if x > 10:
+            raise ValueError("planted: large")
+        assert x >= 0, "planted: negative"
+
+    claims.CLAIMS = (claims.Claim("CLM-EX-1", "test", "spec/03-matching.md#clm-ex-1", (), (),
+                                  (claims.Check("property", "two_bugs", lambda: run_property(two_bugs)),)),)
+    from subsum.cli import main
+    main(sys.argv[1:], prog_name="subsum")
+""")
+
+
+def test_distinct_failures_are_each_reported_and_stdout_stays_the_report(tmp_path):
+    """Hypothesis reports two distinct failures as an exception group: the detail holds each
+    counterexample, and nothing Hypothesis prints reaches standard output (--format json)."""
+    script = tmp_path / "two_bugs.py"
+    script.write_text(TWO_BUGS)
+    done = subprocess.run([sys.executable, str(script), "verify", "--jobs", "1", "--format", "json"], capture_output=True, text=True,
+                          timeout=120, env={"PATH": "/usr/bin:/bin"}, cwd=tmp_path)
+    assert done.returncode == 1, done.stderr
+    (result,) = json.loads(done.stdout)["results"]
+    assert result["status"] == "fail", result
+    assert "planted: large" in result["detail"] and "planted: negative" in result["detail"], result["detail"]
+    assert "two_bugs(" in result["detail"], result["detail"]  # the falsifying examples, not only the group's one line
 
 
 def test_a_check_that_ignores_its_alarm_is_ended_by_the_watchdog(tmp_path):

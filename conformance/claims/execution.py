@@ -11,6 +11,7 @@ import traceback
 from typing import Mapping
 
 import attrs
+from hypothesis.reporting import with_reporter
 
 from subsum.conformance import budget, census, profiles, violations
 from subsum.conformance.claims.caching import PLUGIN_CACHE_MACHINE
@@ -78,16 +79,21 @@ def execute(check: Check, budget_scale: float = 1.0) -> str:
     deadline = time.perf_counter() + seconds * profile.spend
     rounds = 0
     budget.last_failure.clear()
-    with census.observe() as seen, budget.time_limit(seconds * profile.limit, profile.shrink_seconds) as limit:
+    reported: list[object] = []  # what Hypothesis would print on standard output, which is the report's (--format json)
+    with (census.observe() as seen, budget.time_limit(seconds * profile.limit, profile.shrink_grace) as limit,
+          with_reporter(reported.append)):
         try:
             while True:
                 outcome = check.run()
                 rounds += 1
                 if check.kind in ("example", "proof") or time.perf_counter() >= deadline:
                     break
-        except BaseException:
+        except BaseException as exc:
             if limit.fired:  # the deadline passed, however the check then ended (Hypothesis may wrap the timeout)
                 raise budget.CheckTimeout(seconds * profile.limit) from None
+            if isinstance(exc, Exception) and any(SLOW_SHRINK in str(text) for text in reported):
+                exc.add_note(f"(shrinking stopped at the {profile.name} profile's bound of {profile.shrink_seconds:g} s: "
+                             "the counterexample above is shrunk that far)")
             raise
     if limit.fired:
         raise budget.CheckTimeout(seconds * profile.limit)
@@ -98,6 +104,21 @@ def execute(check: Check, budget_scale: float = 1.0) -> str:
                                  + ", ".join(f"{tag} drawn {got} times, floor {floor}" for tag, (got, floor) in short.items()))
     detail = outcome if isinstance(outcome, str) else ""
     return detail + (f"{'; ' if detail else ''}{rounds} rounds" if rounds > 1 else "")
+
+
+#: The start of Hypothesis's warning when shrinking reaches MAX_SHRINKING_SECONDS (conformance/profiles.py sets it).
+SLOW_SHRINK = "WARNING: Hypothesis has spent more than"
+
+
+def describe(exc: BaseException) -> str:
+    """A failure as the report shows it: its type, message and notes (Hypothesis's
+    counterexample and @reproduce_failure blob); for distinct failures found
+    together (an exception group), each of them."""
+    text = "".join(traceback.format_exception_only(type(exc), exc)).strip()  # with its __notes__ (Python 3.11+)
+    if isinstance(exc, BaseExceptionGroup):
+        parts = [f"[{k}] " + describe(sub) for k, sub in enumerate(exc.exceptions, 1)]
+        text = "\n\n".join([text, *parts])
+    return text
 
 
 def run_check(claim: Claim, check: Check, budget_scale: float = 1.0) -> CheckResult:
@@ -115,5 +136,5 @@ def run_check(claim: Claim, check: Check, budget_scale: float = 1.0) -> CheckRes
     except Exception as exc:  # a failing check, reported, never swallowed
         status = "fail"
         violated = violations.claim_of(exc) or claim.id
-        detail = "".join(traceback.format_exception_only(type(exc), exc)).strip()  # with its __notes__ (Python 3.11+)
+        detail = describe(exc)
     return CheckResult(claim.id, check.kind, check.name, status, round(time.perf_counter() - start, 3), detail, violated)
