@@ -22,8 +22,11 @@ def _limit_memory() -> None:
     resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
 
 
-#: The corpus in three shards, each a test of its own (pytest-xdist runs them side by side): the
-#: cases without a JVM in two halves, and the cases that start one (Spark) together, in one JVM.
+#: The corpus in shards, each a test of its own (pytest-xdist runs them side by side): the cases
+#: without a JVM in two halves, and the cases that start one (Spark), in one JVM. The Spark cases
+#: of `match --engine spark --subscriptions` (`spark-subs/`) run in `make thorough` only: Spark's
+#: engine reads subscriptions on the driver, with the in-process reader the other shards attack.
+SPARK_NIGHTLY = "spark-subs/"
 SHARDS = {"no-jvm-0": ("--shard", "0/2", "--spark", "no"), "no-jvm-1": ("--shard", "1/2", "--spark", "no"),
           "spark": ("--spark", "yes")}
 
@@ -54,19 +57,39 @@ def listed(*args: str) -> list[str]:
     return subprocess.run([sys.executable, str(CORPUS), "list", *args], capture_output=True, text=True, check=True).stdout.splitlines()
 
 
-@pytest.mark.parametrize("shard", SHARDS)
-def test_every_hostile_case_gets_a_clear_error_and_no_output(shard):
-    verdicts, died = run_corpus(SHARDS[shard])
+def shard_cases(shard: str, nightly: bool = False) -> tuple[str, ...]:
+    """The arguments of `corpus.py run` for a shard: its flags, and for the Spark shard its case IDs,
+    with or without the nightly ones."""
+    if shard != "spark":
+        return SHARDS[shard]
+    ids = [i for i in listed(*SHARDS[shard]) if i.startswith(SPARK_NIGHTLY) == nightly]
+    return (*SHARDS[shard], *ids)
+
+
+def check_shard(args: tuple[str, ...]) -> None:
+    verdicts, died = run_corpus(args)
     failed = [f"{v['id']}: {'; '.join(v['problems'])}" for v in verdicts if not v["ok"]]
     assert not died, died
     assert not failed, f"{len(failed)} of {len(verdicts)} cases failed:\n" + "\n".join(failed[:40])
-    assert sorted(v["id"] for v in verdicts) == sorted(listed(*SHARDS[shard]))  # every case of the shard ran, once
+    assert sorted(v["id"] for v in verdicts) == sorted(listed(*args))  # every case of the shard ran, once
+
+
+@pytest.mark.parametrize("shard", SHARDS)
+def test_every_hostile_case_gets_a_clear_error_and_no_output(shard):
+    check_shard(shard_cases(shard))
+
+
+@pytest.mark.thorough
+def test_the_nightly_spark_cases_get_a_clear_error_and_no_output():
+    check_shard(shard_cases("spark", nightly=True))
 
 
 def test_the_shards_hold_every_case_once():
     every = listed()
     assert len(every) >= 300
-    assert sorted(case for args in SHARDS.values() for case in listed(*args)) == sorted(every)
+    shards = [shard_cases(shard) for shard in SHARDS] + [shard_cases("spark", nightly=True)]
+    assert sorted(case for args in shards for case in listed(*args)) == sorted(every)
+    assert len(listed(*shard_cases("spark", nightly=True))) >= 20
 
 
 def test_the_file_format_cases_in_this_process(tmp_path):
