@@ -49,3 +49,14 @@ def first_failure():
     settings.load_profile("first-failure")
     yield
     profiles.load(profiles.active().name)
+
+
+#: The longest tests (a minute or more each), started first: under pytest-xdist a long test
+#: picked up last would run alone at the end while the other workers idle.
+RUN_FIRST = tuple(f"tests/test_hostile.py::test_every_hostile_case_gets_a_clear_error_and_no_output[{shard}]"
+                  for shard in ("spark", "no-jvm-0", "no-jvm-1"))
+
+
+def pytest_collection_modifyitems(items):
+    first = {nodeid: k for k, nodeid in enumerate(RUN_FIRST)}
+    items.sort(key=lambda item: first.get(item.nodeid, len(first)))  # stable: the rest keep their order
