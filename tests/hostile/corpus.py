@@ -43,7 +43,7 @@ class Case:
     @property
     def spark(self) -> bool:
         """Runs a JVM: the runner gives these a worker of their own, with no address-space limit."""
-        return "spark" in self.argv or self.argv[0] == "trace-check" and not self.id.startswith("option/")
+        return "spark" in self.argv or "trace-check" in self.argv and not self.id.startswith("option/")  # options precede it
 
 
 # --- valid inputs, to pair with one bad input -------------------------------------------
