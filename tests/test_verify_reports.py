@@ -253,3 +253,21 @@ def test_a_worker_that_sees_another_registry_is_an_error(tmp_path):
                           env={"PATH": "/usr/bin:/bin"}, cwd=tmp_path)
     assert done.returncode == 3, (done.stdout, done.stderr)
     assert "run with --jobs 1" in done.stderr and "Traceback" not in done.stderr, done.stderr
+
+
+def test_every_spark_check_goes_to_the_one_spark_worker_and_every_check_is_handed_out_once():
+    """The dispatch of a whole ci run over three workers that free up in turn: one JVM runs every Spark check."""
+    from subsum.conformance import verify, verify_workers
+
+    work = verify_workers.units(verify.select().claims)
+    pending, taken = list(range(len(work))), {0: [], 1: [], 2: []}
+    while pending:
+        for worker in taken:
+            chosen = verify_workers.next_check(pending, work, spark_worker=worker == 0)
+            if chosen is not None:
+                pending.remove(chosen)
+                taken[worker].append(chosen)
+    spark = [i for i, (claim, _) in enumerate(work) if claim.id.startswith(("CLM-TRACE-", "CLM-PIPE-"))]
+    assert len(spark) >= 10 and sorted(sum(taken.values(), [])) == list(range(len(work)))
+    assert taken[0][:len(spark)] == spark  # first, in registry order
+    assert not set(spark) & set(taken[1] + taken[2]) and taken[1] and taken[2]
