@@ -17,7 +17,8 @@ Tags name the spec's edge cases and the model's rules:
 - the broker handlers (`sub_rule`, `unsub_rule`, conformance/network.py
   and conformance/reconfig.py): first, second and later subscriber, the
   single remaining subscriber, stale SUB and UNSUB, the timers, FLUSH and
-  ACTIVATE;
+  ACTIVATE; in every network machine (summary routing's too), the empty
+  filter and tables checked on a network of one broker;
 - the caches (conformance/caching.py, protocol_caches.py, client_server.py):
   operations at equal times, evictions at capacity 1 and under each policy,
   hits and unsubscriptions at bounded caches, answers from off the

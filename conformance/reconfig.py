@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from hypothesis.stateful import initialize, precondition, rule, run_state_machine_as_test
 
 from subsum.conformance.checked_brokers import checked_class
-from subsum.conformance.network import FILTERS, StrawmanUnderChurn
+from subsum.conformance.network import EDGE_FLOORS, FILTERS, StrawmanUnderChurn
 from subsum.impl.network import build
 
 #: Timeouts drawn by the state machine (ms; links take 1-10 ms): 0 is
@@ -37,7 +37,7 @@ class ReconfigUnderChurn(StrawmanUnderChurn):
     protocol = "timed"
     convergence_claim = "CLM-RCF-1"
 
-    @initialize(n=st.integers(2, 7), seed=st.integers(0, 2**16),
+    @initialize(n=st.integers(1, 7), seed=st.integers(0, 2**16),
                 defer=st.one_of(st.just(3000.0), st.sampled_from(DEFER_TIMEOUTS)),
                 sub=st.sampled_from(SUB_TIMEOUTS), data=st.data())
     def start(self, n, seed, defer, sub, data):
@@ -112,13 +112,13 @@ InformedUnderChurn = machine_for("informed")
 
 
 #: The protocol steps each machine must take under `ci` (census tags), beside the Strawman rules.
-PROTOCOL_FLOORS = {
+PROTOCOL_FLOORS = {protocol: {**EDGE_FLOORS, **floors} for protocol, floors in {
     "timed": {"TIMED:deferred": 20, "TIMED:leaf-no-timer": 20, "TIMED:timer-expired": 20, "SUB:second-to-broker": 5,
               "UNSUB:single-remaining-broker": 5, "UNSUB:stale": 5},
     "notified": {"TIMED:deferred": 20, "TIMED:leaf-no-timer": 20, "TIMED:timer-expired": 20, "FLUSH:acted-on": 3, "FLUSH:passed-on": 20},
     "informed": {"TIMED:deferred": 20, "TIMED:timer-expired": 20, "TIMED:timeout-zero": 3, "FLUSH:acted-on": 3, "FLUSH:passed-on": 20,
                  "ACTIVATE:received": 20, "ACTIVATE:holds-nothing": 20, "ACTIVATE:holds-back": 1, "INFORMED:sub-timer-expired": 1},
-}
+}.items()}
 
 
 def run_machine(machine: type) -> None:

@@ -19,17 +19,18 @@ NR = M + "reconfiguration."
 NET_DIFFERENTIAL = Check("stateful", "conformance.network.StrawmanDifferential", network.run_differential_state_machine,
                          floors=network.HANDLER_FLOORS)
 NI = "subsum.impl.network."
+NET_CHURN = Check("stateful", "conformance.network.StrawmanUnderChurn", network.run_strawman_state_machine, floors=network.EDGE_FLOORS)
 NETWORK_CLAIMS: tuple[Claim, ...] = (
     Claim("CLM-NET-1",
           "seed 002 §3.2, §4.1; seed note §6.3(9)", "spec/05-network.md#clm-net-1", (NM + "overlay",), (NI + "sim.Network",),
-          (Check("stateful", "conformance.network.StrawmanUnderChurn", network.run_strawman_state_machine),)),
+          (NET_CHURN,)),
     Claim("CLM-NET-2",
           "seed 002 §2.4; seed note §6.3(1, 7)", "spec/05-network.md#clm-net-2", (NM + "ideal_tables",), (NI + "protocols.forwarding.StrawmanBroker",),
-          (Check("stateful", "conformance.network.StrawmanUnderChurn", network.run_strawman_state_machine),)),
+          (NET_CHURN,)),
     Claim("CLM-NET-3",
           "seed 002 §2.5; seed note §6.3(2, 3)", "spec/05-network.md#clm-net-3", (NM + "ideal_delivery", NM + "side_of"),
           (NI + "protocols.forwarding.StrawmanBroker.event_received",),
-          (Check("stateful", "conformance.network.StrawmanUnderChurn", network.run_strawman_state_machine),)),
+          (NET_CHURN,)),
     Claim("CLM-NET-4", "seed 002 §2.2 (REDS); seed note §6.3(6)",
           "spec/05-network.md#clm-net-4", (), (NI + "sim.Network.send",),
           (NET_DIFFERENTIAL,)),

@@ -13,9 +13,10 @@ ROUTING = "conformance.routing"
 
 RM = M + "routing."
 #: Floors (conformance/census.py): trees with neighbours of equal degree (the plan's tie rule), events
-#: routed over ROUTE hops, and deletions that needed a remote owner's answer (DELETE-QUERY).
+#: routed over ROUTE hops, deletions that needed a remote owner's answer (DELETE-QUERY), a network of one
+#: broker and the empty filter.
 ROUTING_MACHINE = Check("stateful", "conformance.routing.SummaryRoutingUnderChurn", routing_machine.run_summary_routing_machine,
-                        floors={"tree:equal-degree-neighbours": 10, "route:hops": 5, "delete:owners-answered": 2})
+                        floors={"net:single-broker": 5, "filter:empty": 5, "tree:equal-degree-neighbours": 10, "route:hops": 5, "delete:owners-answered": 5})
 NSI = NI + "protocols.siena."
 ROUTING_CLAIMS: tuple[Claim, ...] = (
     Claim("CLM-SR-1",
