@@ -28,7 +28,7 @@ help:
 	@echo "make bench-refresh   the same, writing the committed results under benchmarks/results/ and benchmarks/FIDELITY.md"
 	@echo "make fidelity   regenerate benchmarks/FIDELITY.md from the committed results alone (seconds)"
 	@echo "make check-java   say whether a Java 17+ runtime for Spark is present"
-	@echo "make mutate   mutation testing of impl/ and model/ (mutmut; hours; ONLY=glob narrows it); report in mutation/report.md"
+	@echo "make mutate   mutation testing of impl/, model/ and conformance/ (mutmut; hours; ONLY=glob narrows it); report in mutation/report.md"
 	@echo "PROFILE=thorough make verify   more Hypothesis examples"
 
 check-python:

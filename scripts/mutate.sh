@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# make mutate: mutation testing of impl/ and model/ with mutmut 3 against the
+# make mutate: mutation testing of impl/, model/ and conformance/ with mutmut 3 against the
 # `ci` checks (tests/test_claims.py) and the unit tests of the same areas.
 #
 # Why mutmut (not cosmic-ray): it forks one child per mutant from a process
@@ -21,12 +21,12 @@
 # time, up to 66 s a mutant).
 #
 # Variables:
-#   ONLY      mutmut globs of what to mutate (default: impl and model; Spark excluded, see below)
+#   ONLY      mutmut globs of what to mutate (default: impl, model and conformance; Spark excluded, see below)
 #   JOBS      children at once (default 2)
 #   SECONDS_LIMIT  stop the whole run after this many seconds (default 21600)
 #   MUTANTS   only these mutant names or globs (mutmut run's arguments)
 #
-# impl/spark is not mutated: its code builds Spark plans that run in a JVM,
+# impl/spark (and the Spark checks in conformance/) is not mutated: its code builds Spark plans that run in a JVM,
 # and a forked child cannot share the parent's py4j gateway (every mutant
 # would start its own JVM). Its claims are checked by `subsum verify`.
 #
@@ -38,7 +38,7 @@ cd "$(dirname "$0")/.."
 ROOT=$(pwd)
 VENV=${VENV:-$ROOT/.venv}
 STAGE=${STAGE:-$ROOT/build/mutation/stage}
-ONLY=${ONLY:-"subsum/impl/* subsum/model/*"}
+ONLY=${ONLY:-"subsum/impl/* subsum/model/* subsum/conformance/*"}
 JOBS=${JOBS:-2}
 SECONDS_LIMIT=${SECONDS_LIMIT:-21600}
 
@@ -76,18 +76,19 @@ PLUGIN
 
 # 2. mutmut's configuration (keys of mutmut 3.8). The selection is used for the
 #    coverage run; each mutant then runs the tests that executed its function.
-"$VENV/bin/python" - "$STAGE" "$ONLY" <<'PY'
-import json, sys
-stage, only = sys.argv[1:]
+"$VENV/bin/python" - "$STAGE" "$ONLY" "$ROOT/pyproject.toml" <<'PY'
+import json, sys, tomllib
+stage, only, project = sys.argv[1:]
+markers = tomllib.load(open(project, "rb"))["tool"]["pytest"]["ini_options"]["markers"]  # --strict-markers needs them
 tests = ["tests/test_claims.py", "tests/test_engines.py", "tests/test_arrays.py", "tests/test_engine_details.py", "tests/test_workload.py", "tests/test_summary_cli.py", "tests/test_hostile.py", "tests/test_bad_input.py", "tests/test_exit_codes.py", "tests/test_gate.py", "tests/test_caching.py", "tests/test_cache_replay.py",
          "tests/test_caching_protocol.py", "tests/test_client_server.py", "tests/test_network.py", "tests/test_siena.py",
          "tests/test_summary_routing.py", "tests/test_proofs.py"]
 # Not tests/test_doctests.py: mutmut's rewritten modules do not run module docstrings' examples (names undefined).
-select = tests + ["-k", "not spark and not PIPE and not TRACE"]
+select = tests + ["-m", "not thorough", "-k", "not spark and not PIPE and not TRACE"]
 open(f"{stage}/pyproject.toml", "w").write(f"""[tool.mutmut]
 source_paths = ["subsum"]
 only_mutate = {json.dumps(only.split())}
-do_not_mutate = ["subsum/impl/spark/*"]
+do_not_mutate = ["subsum/impl/spark/*", "subsum/conformance/spark*", "subsum/conformance/native_json.py"]
 also_copy = ["examples", "spec", "benchmarks", "README.md", "mutmut_noshrink.py"]
 pytest_add_cli_args_test_selection = {json.dumps(select)}
 pytest_add_cli_args = ["-p", "no:cacheprovider", "-p", "mutmut_noshrink"]
@@ -98,6 +99,7 @@ use_git_change_detection = false
 [tool.pytest.ini_options]
 testpaths = ["tests"]
 addopts = "-ra --strict-markers"
+markers = {json.dumps(markers)}
 """)
 PY
 
@@ -114,5 +116,5 @@ echo "mutmut run: exit $rc after $(( $(date +%s) - start )) s (log: $STAGE/mutmu
 
 # 4. The report, with the equivalent mutants set apart.
 cd "$ROOT"
-"$VENV/bin/python" scripts/mutation_report.py "$STAGE/mutants" --equivalent mutation/equivalent.txt --out-dir mutation \
+"$VENV/bin/python" scripts/mutation_report.py "$STAGE/mutants" --equivalent mutation/equivalent.txt --out-dir mutation --previous mutation/report.csv \
   --note "commit $(cat "$STAGE/commit"), ONLY=$ONLY, mutmut exit $rc after $(( $(date +%s) - start )) s with $JOBS children"

@@ -13,6 +13,10 @@ survivor not yet triaged) and survivors.txt.
 Several results folders may be given, oldest first: a later run's verdict on
 a mutant (say, a rerun of the survivors after new checks) replaces an
 earlier one; mutants a later run did not check keep their earlier verdict.
+
+`--previous mutation/report.csv` (what `make mutate` passes) carries the rows
+and survivors of the modules this run did not mutate from the committed
+report, so a run of one package does not erase the others' results.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import re
 import sys
 from collections import Counter
 from pathlib import Path
@@ -27,9 +32,11 @@ from pathlib import Path
 #: mutmut 3.8's reading of a child's exit status (mutmut/stats.py, status_by_exit_code).
 STATUS = {1: "killed", 3: "killed", 0: "survived", 5: "no tests", 33: "no tests", 34: "skipped", 36: "timeout", 24: "timeout",
           -24: "timeout", 152: "timeout", 255: "timeout", 37: "type check", -11: "segfault", -9: "segfault", None: "not checked"}
-TARGET = 0.90
-#: The packages the issue sets the target for, and the model (reported, no target).
-PACKAGES = ("subsum/impl/matching", "subsum/impl/summary", "subsum/impl/network", "subsum/impl/caching", "subsum/model")
+TARGET = 0.95
+#: The packages the target is set for (issue 34: at least 95% of the non-equivalent mutants killed in each).
+PACKAGES = ("subsum/impl/matching", "subsum/impl/summary", "subsum/impl/network", "subsum/impl/caching", "subsum/model",
+            "subsum/conformance")
+COLUMNS = ("killed", "survived", "equivalent", "timeout", "no tests", "not checked", "other")
 
 
 def bad_input(message: str) -> None:
@@ -71,6 +78,25 @@ def read_results(runs: list[Path]) -> dict[str, dict[str, str]]:
     return results
 
 
+def read_previous(report: Path, survivors: Path, modules: set[str]) -> tuple[list[tuple[str, Counter[str]]], list[str]]:
+    """The committed report's rows and survivors of the modules not in `modules` (this run's)."""
+    if not report.exists():
+        return [], []
+    try:
+        with open(report, newline="", encoding="utf-8") as handle:
+            rows = [(r["module"], Counter({k: int(r[k]) for k in COLUMNS})) for r in csv.DictReader(handle) if r["module"] not in modules]
+        kept = survivors.read_text(encoding="utf-8").split() if survivors.exists() else []
+    except (OSError, KeyError, ValueError) as exc:
+        bad_input(f"{report}: cannot read the earlier report: {exc}")
+    carried = {module for module, _ in rows}
+    return rows, [name for name in kept if module_of_mutant(name) in carried]
+
+
+def module_of_mutant(name: str) -> str:
+    """subsum.impl.summary.wire.x_from_json__mutmut_3 -> subsum/impl/summary/wire.py"""
+    return re.split(r"\.x[ǁ_]", name, maxsplit=1)[0].replace(".", "/") + ".py"
+
+
 def package_of(module: str) -> str:
     return next((p for p in PACKAGES if module.startswith(p + "/")), "/".join(module.split("/")[:3]))
 
@@ -81,6 +107,7 @@ def main() -> None:
     parser.add_argument("--equivalent", type=Path, default=Path("mutation/equivalent.txt"))
     parser.add_argument("--out-dir", type=Path, default=Path("mutation"))
     parser.add_argument("--note", default="", help="what was run (the commit, the globs, the time): printed under the title")
+    parser.add_argument("--previous", type=Path, help="an earlier report.csv: its rows (and survivors.txt beside it) for the modules this run lacks")
     args = parser.parse_args()
     for folder in args.mutants:
         if not folder.is_dir():
@@ -88,8 +115,14 @@ def main() -> None:
     equivalent = read_equivalent(args.equivalent)
     results = read_results(args.mutants)
     args.out_dir.mkdir(parents=True, exist_ok=True)
-    columns = ("killed", "survived", "equivalent", "timeout", "no tests", "not checked", "other")
+    columns = COLUMNS
     rows, by_package, survivors = [], {}, []
+    carried_rows, carried_survivors = ([], []) if args.previous is None else \
+        read_previous(args.previous, args.previous.with_name("survivors.txt"), set(results))
+    for module, counts in carried_rows:
+        rows.append((module, counts))
+        by_package.setdefault(package_of(module), Counter()).update(counts)
+    survivors += carried_survivors
     for module, statuses in results.items():
         counts: Counter[str] = Counter()
         for name, status in statuses.items():
@@ -100,23 +133,28 @@ def main() -> None:
             counts[status if status in columns else "other"] += 1
         rows.append((module, counts))
         by_package.setdefault(package_of(module), Counter()).update(counts)
+    rows.sort(key=lambda row: row[0])
     with open(args.out_dir / "report.csv", "w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)
         writer.writerow(("module", "total", *columns, "kill_rate"))
         for module, c in rows:
             writer.writerow((module, sum(c.values()), *(c[k] for k in columns), f"{kill_rate(c):.3f}" if kill_rate(c) is not None else ""))
+    carried = sorted({package_of(module) for module, _ in carried_rows})
     lines = ["# Mutation report (`make mutate`)", "", *([f"Run: {args.note}.", ""] if args.note else []),
+             *([f"Carried from the earlier report ({args.previous}): the modules of {', '.join(carried)} this run did not mutate.", ""]
+               if carried else []),
              "Kill rate = killed / (killed + survived + timeout), equivalent mutants set apart (mutation/equivalent.txt); "
              "`not checked` mutants were not reached before the run's time limit.", "",
              "| package | total | killed | survived | equivalent | timeout | no tests | not checked | kill rate | target |",
              "|---|---|---|---|---|---|---|---|---|---|"]
     for package, c in sorted(by_package.items()):
         rate = kill_rate(c)
-        target = "" if package == "subsum/model" else ("met" if rate is not None and rate >= TARGET else "**not met**")
+        target = "met" if rate is not None and rate >= TARGET else "**not met**"
         lines.append(f"| {package} | {sum(c.values())} | {c['killed']} | {c['survived']} | {c['equivalent']} | {c['timeout']} | "
                      f"{c['no tests']} | {c['not checked']} | {'' if rate is None else f'{rate:.1%}'} | {target} |")
     lines += ["", f"{len(survivors)} survivors not yet triaged: survivors.txt (`mutmut show NAME` in the stage shows each)."]
     known = {name for statuses in results.values() for name in statuses}
+    known |= {name for name in equivalent if module_of_mutant(name) in {module for module, _ in carried_rows}}
     stale = sorted(set(equivalent) - known)
     if stale:  # a renamed or removed function: its equivalence must be judged again
         lines += ["", f"{len(stale)} entries of {args.equivalent} name no mutant of this run: " + ", ".join(stale)]
