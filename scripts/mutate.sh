@@ -82,8 +82,14 @@ stage, only, project = sys.argv[1:]
 markers = tomllib.load(open(project, "rb"))["tool"]["pytest"]["ini_options"]["markers"]  # --strict-markers needs them
 tests = ["tests/test_claims.py", "tests/test_engines.py", "tests/test_arrays.py", "tests/test_engine_details.py", "tests/test_workload.py", "tests/test_summary_cli.py", "tests/test_hostile.py", "tests/test_bad_input.py", "tests/test_exit_codes.py", "tests/test_gate.py", "tests/test_caching.py", "tests/test_cache_replay.py",
          "tests/test_caching_protocol.py", "tests/test_client_server.py", "tests/test_network.py", "tests/test_siena.py",
-         "tests/test_summary_routing.py", "tests/test_proofs.py"]
+         "tests/test_summary_routing.py", "tests/test_proofs.py",
+         # the simulator's pinned runs, the fuzzer, the benchmarks' own tests, the kit and the plug-ins, the CLI
+         "tests/test_pinned_runs.py", "tests/test_fuzz.py", "tests/test_bench_network.py", "tests/test_bench_caching.py",
+         "tests/test_bench_client_server.py", "tests/test_bench_summary_routing.py", "tests/test_cli.py", "tests/test_conform.py",
+         "tests/test_kit_planted.py", "tests/test_plugins.py", "tests/test_vectors.py", "tests/test_engine_agreement.py",
+         "tests/test_verify_reports.py", "tests/test_registry.py"]
 # Not tests/test_doctests.py: mutmut's rewritten modules do not run module docstrings' examples (names undefined).
+# Not the static checks (house rules, layers), the wheel build, the README walk-through or the Spark cluster.
 select = tests + ["-m", "not thorough", "-k", "not spark and not PIPE and not TRACE"]
 open(f"{stage}/pyproject.toml", "w").write(f"""[tool.mutmut]
 source_paths = ["subsum"]
