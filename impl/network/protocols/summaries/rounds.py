@@ -70,6 +70,8 @@ class Rounds:
     def start_round(self) -> None:
         self.timer = None
         brokers = self.net.brokers
+        if set(brokers) != set(self.current_plan().degree):  # before the deferral: a newcomer would never finish a round
+            raise NetworkError("the summaries protocol runs on a fixed set of brokers: one joined or left after propagation started")
         if self.round >= 0 and self.finished != set(brokers):
             self.deferred += 1  # DEF-SR-4: a round starts only when the last one is finished everywhere
             self.stalled += 1
@@ -78,8 +80,6 @@ class Rounds:
                                    f"(brokers {sorted(set(brokers) - self.finished)} are not done)")
             self.wake()
             return
-        if set(brokers) != set(self.current_plan().degree):
-            raise NetworkError("the summaries protocol runs on a fixed set of brokers: one joined or left after propagation started")
         self.round += 1
         self.stalled = 0
         self.finished = set()
