@@ -15,6 +15,7 @@ from subsum.impl.network.protocols import caching
 from subsum.impl.network.messages import CacheResponse
 from subsum.impl.network.protocols.caching import CachingBroker
 from subsum.impl.network.transport import CLIENT_BASE
+from subsum.impl.network.workloads.caching import run_caching
 
 
 @pytest.fixture(autouse=True)
@@ -168,3 +169,48 @@ def test_simulate_caching_all_floods_copies_and_unbounded_all_recovers_everythin
 def test_simulate_caching_refuses_what_makes_no_sense(args, message):
     result = run_cli("simulate", *args)
     assert result.exit_code == 2 and message in result.stderr.replace("\n", " "), result.stderr
+
+
+REPORT_FIELDS = {"placement", "policy", "capacity", "brokers", "publications", "requests", "requests_with_past", "answered", "hit_ratio",
+                 "answered_share", "survivability", "recovered", "matching_past", "delay_mean_hops", "request_hops", "response_hops",
+                 "overhead_per_request", "requests_dropped", "duplicates_suppressed", "duplicate_copies", "responses_lost",
+                 "stored_at_publish", "stored_at_response", "store_messages", "event_messages", "evictions"}
+
+
+@pytest.mark.parametrize("placement, single_reading", [("all", "publisher"), ("single", "centre"), ("leaf", "publisher")])
+def test_the_caching_report_is_def_cache_8_of_the_runs_own_records(placement, single_reading):
+    """Each figure of `simulate caching` recomputed from the run's request
+    records and message counts as DEF-CACHE-8 defines it."""
+    net, got = run_caching(brokers=8, placement=placement, single_reading=single_reading, policy="lru", capacity=3, messages=40, seed=1)
+    requests = list(net.shared.requests.values())
+    wanting = [r for r in requests if r.past]
+    answered = sum(1 for r in wanting if r.recovered)
+    recovered, owed = sum(len(r.recovered) for r in requests), sum(len(r.past) for r in wanting)
+    delays = [d for r in requests for d in r.delay.values()]
+    placed = net.ledger.sent["STORE"] + net.ledger.sent["PLACE"]
+    hops = sum(r.request_hops for r in requests), sum(r.response_hops for r in requests)
+    assert set(got) == REPORT_FIELDS
+    assert (got["placement"], got["policy"], got["capacity"], got["brokers"], got["publications"], got["requests"]) == \
+        (placement, "lru", 3, 8, 40, 40)
+    assert (got["requests_with_past"], got["answered"], got["recovered"], got["matching_past"]) == (len(wanting), answered, recovered, owed)
+    assert got["hit_ratio"] == round(sum(1 for r in requests if r.hits) / 40, 4)
+    assert got["answered_share"] == round(answered / len(wanting), 4)
+    assert got["survivability"] == round(recovered / owed, 4)
+    assert got["delay_mean_hops"] == round(sum(delays) / len(delays), 3)
+    assert (got["request_hops"], got["response_hops"], got["store_messages"]) == (*hops, placed)
+    assert got["overhead_per_request"] == round((sum(hops) + placed) / 40, 3)
+    assert got["duplicate_copies"] == sum(c - 1 for r in requests for c in r.recovered.values())
+    assert got["event_messages"] == net.ledger.sent["EVENT"] > 0
+    counters = net.shared.counters
+    assert [got[k] for k in ("requests_dropped", "duplicates_suppressed", "responses_lost", "stored_at_publish", "stored_at_response",
+                             "evictions")] == [counters[k] for k in ("requests dropped", "duplicates suppressed", "responses lost",
+                                                                     "stored at publish", "stored at response", "evictions")]
+    # the figures are not trivially 0 or 1, so a wrong rounding or a swapped term shows
+    assert 0 < got["survivability"] < 1 and 0 < got["answered_share"] < 1 and got["evictions"] > 0
+    assert placed > 0 if placement in ("all", "single") else placed == 0
+
+
+def test_a_caching_run_without_requests_reports_no_ratio():
+    _, got = run_caching(brokers=4, messages=0, seed=1)
+    assert set(got) == REPORT_FIELDS and got["requests"] == 0
+    assert [got[k] for k in ("hit_ratio", "answered_share", "survivability", "delay_mean_hops", "overhead_per_request")] == [None] * 5
