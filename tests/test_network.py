@@ -148,3 +148,45 @@ def test_simulate_writes_a_trace(tmp_path):
     assert (tmp_path / "t2.jsonl").read_text() == trace.read_text()  # deterministic
     bad = CliRunner().invoke(main, ["simulate", "forwarding", "--topology", "nowhere"])
     assert bad.exit_code == 2 and "neither random-tree" in bad.stderr
+
+
+def test_the_delivery_audit_counts_each_way_a_delivery_goes_wrong():
+    """A hand-made run: broker 0 - broker 1; client a (at 0) holds x > 1, b (at 1) holds x > 5, c (at 1) holds nothing.
+    c publishes x = 7 (owed to a and b), a publishes x = 3 (owed to nobody: a is its publisher, b's filter does not match).
+    Then the ledger is doctored: a gets x = 7 three times, b never, c (no filter) its own x = 7 once, a its own x = 3 once."""
+    net = build([(0, 1)], 2, seed=0)
+    a, b, c = net.add_client(0), net.add_client(1), net.add_client(1)
+    net.subscribe(a, parse_filter("x > 1"))
+    net.subscribe(b, parse_filter("x > 5"))
+    net.run()
+    seven, three = Event((Attribute("x", "int", 7),)), Event((Attribute("x", "int", 3),))
+    first, second = net.publish(c, seven), net.publish(a, three)
+    net.run()
+    published = [(first, c, seven), (second, a, three)]
+    assert delivery_audit(net, published) == {"owed": 2, "lost": 0, "duplicates": 0, "unjustified": 0, "to_publisher": 0}
+    deliveries = net.ledger.deliveries
+    deliveries[first][a] = 3  # two copies too many
+    del deliveries[first][b]  # lost
+    deliveries[first][c] = 1  # unjustified (c holds no filter), and back to its publisher
+    deliveries[second][a] = 1  # back to its publisher, justified (a's own filter matches)
+    assert delivery_audit(net, published) == {"owed": 2, "lost": 1, "duplicates": 2, "unjustified": 1, "to_publisher": 2}
+
+
+def test_the_simulate_report_is_the_runs_own_ledger():
+    """`subsum simulate`'s figures recomputed from the finished run: its ledger, its network and its audit."""
+    run = simulate("random-tree", brokers=9, subscriptions=30, events=40, swaps=3, seed=2)
+    net, ledger = run.net, run.net.ledger
+    got = report(run, 0.5)
+    assert set(got) == {"protocol", "brokers", "clients", "events", "swaps", "sent", "handled", "dropped", "deliveries", "owed", "lost",
+                        "duplicates", "unjustified", "to_publisher", "simulated_ms", "seconds", "handled_per_second"}
+    assert (got["protocol"], got["brokers"], got["clients"], got["events"], got["swaps"]) == ("strawman", 9, 15, 40, 3)
+    assert (got["sent"], got["handled"], got["dropped"]) == (dict(ledger.sent), dict(ledger.handled), dict(ledger.dropped))
+    assert got["deliveries"] == sum(sum(copies.values()) for copies in ledger.deliveries.values()) > 0
+    assert {k: got[k] for k in ("owed", "lost", "duplicates", "unjustified", "to_publisher")} == delivery_audit(net, run.published)
+    assert got["simulated_ms"] == round(net.now, 3) > 0 and got["seconds"] == 0.5
+    assert got["handled_per_second"] == round(sum(ledger.handled.values()) / 0.5)
+    assert report(run, 0.0)["handled_per_second"] is None
+    summaries = simulate("random-tree", brokers=5, subscriptions=10, events=10, seed=2, protocol="summaries")
+    extra = report(summaries, 1.0)
+    assert extra["overlay_hops"] == dict(summaries.net.ledger.overlay_hops) and extra["overlay_hops"]
+    assert extra["payload_bytes"] == dict(summaries.net.ledger.payload_bytes) and extra["payload_bytes"]
