@@ -10,6 +10,7 @@ import pytest
 
 from subsum.core.filters import parse_filter
 from subsum.impl.network import build
+from subsum.impl.network.messages import DeleteAnswer, DeleteQuery, SummaryDelta
 from subsum.impl.network.overlay import NetworkError
 from subsum.impl.network.protocols.summaries import rounds
 
@@ -108,3 +109,26 @@ def test_distance_counts_links_and_every_broker_when_unreachable():
     net.disconnect(1, 2)
     net.shared.forget_distances()
     assert net.shared.distance(0, 2) == 3  # unreachable: the number of brokers
+
+
+def test_messages_out_of_round_are_counted_as_violations_and_not_applied():
+    """DEF-SR-4: a message whose round is not the receiver's is a violation (the history lag
+    assumption is checked, not assumed). Round 0 has settled on 0 - 1 - 2; the centre, 1, then gets
+    stale or misdirected SUMMARY, DELTA, DELETE-QUERY and DELETE-ANSWER messages."""
+    net, clients = path_of_three(delay=5.0)
+    net.subscribe(clients[0], parse_filter("x > 1"))
+    net.run()
+    centre = net.brokers[1]
+    assert centre.propagation.round == 0 and not net.ledger.violations
+    merged = set(centre.merged)
+    centre.receive(0, "DELTA", SummaryDelta(5, None, frozenset()))  # another round
+    centre.receive(0, "SUMMARY", SummaryDelta(0, None, frozenset()))  # this round, but 0's summary is already in
+    centre.receive(2, "DELETE-ANSWER", DeleteAnswer(0, {}))  # nobody was asked
+    centre.receive(0, "DELETE-ANSWER", DeleteAnswer(3, {}))
+    assert dict(net.ledger.violations) == {"DELTA out of round": 1, "SUMMARY out of round": 1, "DELETE-ANSWER out of round": 2}
+    assert centre.merged == merged and not centre.propagation.waiting_for  # nothing applied
+    sent = net.ledger.sent["DELETE-ANSWER"]
+    centre.receive(0, "DELETE-QUERY", DeleteQuery(4, {}))  # counted, and answered all the same
+    assert net.ledger.violations["DELETE-QUERY out of round"] == 1 and net.ledger.sent["DELETE-ANSWER"] == sent + 1
+    net.run()  # 0 gets that answer, for round 4: out of its round too
+    assert net.ledger.violations["DELETE-ANSWER out of round"] == 3
