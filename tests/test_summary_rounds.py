@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from subsum.core.filters import parse_filter
-from subsum.impl.network import build
+from subsum.impl.network import CLIENT_BASE, build
 from subsum.impl.network.messages import DeleteAnswer, DeleteQuery, SummaryDelta
 from subsum.impl.network.overlay import NetworkError
 from subsum.impl.network.protocols.summaries import rounds
@@ -132,3 +132,19 @@ def test_messages_out_of_round_are_counted_as_violations_and_not_applied():
     assert net.ledger.violations["DELETE-QUERY out of round"] == 1 and net.ledger.sent["DELETE-ANSWER"] == sent + 1
     net.run()  # 0 gets that answer, for round 4: out of its round too
     assert net.ledger.violations["DELETE-ANSWER out of round"] == 3
+
+
+def test_brokers_must_fit_the_id_layout():
+    build([(0, 1), (1, 2)], 3, protocol="summaries", options={"brokers": 3})  # 0 .. 2: fits exactly
+    with pytest.raises(NetworkError) as caught:
+        build([(0, 1), (1, 2)], 3, protocol="summaries", options={"brokers": 2})
+    assert str(caught.value) == "broker 2 does not fit the summaries' ID layout, which numbers brokers 0 .. 1 (the 'brokers' option)"
+
+
+def test_the_overlay_is_fixed_once_the_plan_is_but_clients_may_come():
+    net = build([(0, 1), (1, 2)], 3, protocol="summaries")
+    net.shared.current_plan()  # fixed from here on
+    assert net.add_client(0) == CLIENT_BASE  # the first client's link is not an overlay link
+    with pytest.raises(NetworkError) as caught:
+        net.disconnect(1, 2)
+    assert str(caught.value) == "the summaries protocol runs on a fixed overlay: links cannot change once propagation has started"
