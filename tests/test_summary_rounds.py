@@ -148,3 +148,19 @@ def test_the_overlay_is_fixed_once_the_plan_is_but_clients_may_come():
     with pytest.raises(NetworkError) as caught:
         net.disconnect(1, 2)
     assert str(caught.value) == "the summaries protocol runs on a fixed overlay: links cannot change once propagation has started"
+
+
+def test_a_subscription_that_changes_nothing_starts_no_round():
+    """DEF-NET-2: subscribing to a filter one holds, or dropping one not held, changes nothing: no round, no DELTA."""
+    net, clients = path_of_three(delay=5.0)
+    held = parse_filter("x > 1")
+    net.subscribe(clients[0], held)
+    net.run()
+    before = (net.shared.round, dict(net.ledger.sent))
+    net.subscribe(clients[0], held)
+    net.unsubscribe(clients[1], held)
+    net.run()
+    assert (net.shared.round, dict(net.ledger.sent)) == before == (0, {"SUMMARY": 2})
+    net.unsubscribe(clients[0], held)  # a real change: round 1
+    net.run()
+    assert (net.shared.round, net.ledger.sent["DELTA"]) == (1, 2)
