@@ -54,7 +54,7 @@ git archive HEAD | tar -x -C "$tree"
 git rev-parse --short HEAD > "$STAGE/commit"
 cp -a "$tree/subsum" "$STAGE/subsum"
 for layer in model impl conformance; do cp -a "$tree/$layer" "$STAGE/subsum/$layer"; done
-for extra in tests examples spec benchmarks README.md; do cp -a "$tree/$extra" "$STAGE/$extra"; done
+for extra in tests examples spec benchmarks scripts README.md; do cp -a "$tree/$extra" "$STAGE/$extra"; done
 rm -rf "$tree"
 [ -d "$keep/mutants" ] && mv "$keep/mutants" "$STAGE/"
 rmdir "$keep"
@@ -96,7 +96,7 @@ open(f"{stage}/pyproject.toml", "w").write(f"""[tool.mutmut]
 source_paths = ["subsum"]
 only_mutate = {json.dumps(only.split())}
 do_not_mutate = ["subsum/impl/spark/*", "subsum/conformance/spark*", "subsum/conformance/native_json.py"]
-also_copy = ["examples", "spec", "benchmarks", "README.md", "mutmut_noshrink.py"]
+also_copy = ["examples", "spec", "benchmarks", "scripts", "README.md", "mutmut_noshrink.py"]
 pytest_add_cli_args_test_selection = {json.dumps(select)}
 pytest_add_cli_args = ["-p", "no:cacheprovider", "-p", "mutmut_noshrink"]
 timeout_multiplier = 15.0
