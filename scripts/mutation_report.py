@@ -152,6 +152,8 @@ def main() -> None:
         target = "met" if rate is not None and rate >= TARGET else "**not met**"
         lines.append(f"| {package} | {sum(c.values())} | {c['killed']} | {c['survived']} | {c['equivalent']} | {c['timeout']} | "
                      f"{c['no tests']} | {c['not checked']} | {'' if rate is None else f'{rate:.1%}'} | {target} |")
+    for package in sorted(set(PACKAGES) - set(by_package)):
+        lines.append(f"| {package} | not run | | | | | | | | **not met** |")
     lines += ["", f"{len(survivors)} survivors not yet triaged: survivors.txt (`mutmut show NAME` in the stage shows each)."]
     known = {name for statuses in results.values() for name in statuses}
     known |= {name for name in equivalent if module_of_mutant(name) in {module for module, _ in carried_rows}}

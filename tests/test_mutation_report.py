@@ -37,6 +37,7 @@ def test_a_run_of_one_package_keeps_the_others_rows_and_judges_each_package(tmp_
     report = (out / "report.md").read_text(encoding="utf-8")
     assert "| subsum/impl/caching | 20 | 18 | 1 | 1 |" in report and "94.7% | **not met** |" in report  # below 95%
     assert "| subsum/impl/matching | 100 | 99 | 1 |" in report and "99.0% | met |" in report
+    assert "| subsum/model | not run |" in report and "| subsum/conformance | not run |" in report  # every package is listed
     assert (out / "survivors.txt").read_text().split() == ["subsum.impl.caching.lru.x_admit__mutmut_19",
                                                            "subsum.impl.matching.ops.x__wildcard__mutmut_9"]
 
