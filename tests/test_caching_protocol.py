@@ -15,7 +15,7 @@ from subsum.impl.network.protocols import caching
 from subsum.impl.network.messages import CacheResponse
 from subsum.impl.network.protocols.caching import CachingBroker
 from subsum.impl.network.transport import CLIENT_BASE
-from subsum.impl.network.workloads.caching import run_caching
+from subsum.impl.network.workloads.caching import default_capacity, run_caching
 
 
 @pytest.fixture(autouse=True)
@@ -214,3 +214,7 @@ def test_a_caching_run_without_requests_reports_no_ratio():
     _, got = run_caching(brokers=4, messages=0, seed=1)
     assert set(got) == REPORT_FIELDS and got["requests"] == 0
     assert [got[k] for k in ("hit_ratio", "answered_share", "survivability", "delay_mean_hops", "overhead_per_request")] == [None] * 5
+
+
+def test_a_run_without_a_capacity_gets_five_percent_of_its_publications_and_at_least_one_slot():
+    assert [default_capacity(m) for m in (0, 10, 30, 1000)] == [1, 1, 2, 50]

@@ -5,11 +5,12 @@ from pathlib import Path
 import pytest
 
 from subsum.core.filters import parse_filter
-from subsum.core.types import Attribute, Event
+from subsum.core.types import Attribute, Event, Subscription
 from subsum.impl.network import Network, NetworkError, TopologyError, build, generate, read_edgelist
 from subsum.impl.network.topology import DisconnectedTopology, check_forest, overlay_links
 from subsum.impl.network.workloads.caching import run_caching
 from subsum.impl.network.workloads.client_server import run_client_server
+from subsum.impl.network.trace import record_json
 from subsum.impl.network.workloads.routing import delivery_audit, report, simulate
 
 CWIX = Path(__file__).resolve().parents[1] / "examples" / "seed002" / "cwix-us-24.edgelist"  # a copy of ../shared/data/
@@ -67,7 +68,7 @@ def test_on_a_forest_only_clients_in_the_publishers_tree_are_owed(tmp_path):
     assert audit["lost"] == audit["duplicates"] == audit["unjustified"] == 0
     blind = delivery_audit(run.net, run.published)
     assert blind["owed"] > audit["owed"] and blind["lost"] == blind["owed"] - audit["owed"] > 0
-    assert report(run, 1.0)["trees"] == 2
+    assert report(run, 1.0)["trees"] == 2 and report(run, 1.0)["owed"] == audit["owed"]  # the report's audit knows the trees
 
 
 @pytest.mark.parametrize("text,where", [
@@ -153,7 +154,7 @@ def test_simulate_writes_a_trace(tmp_path):
 def test_the_delivery_audit_counts_each_way_a_delivery_goes_wrong():
     """A hand-made run: broker 0 - broker 1; client a (at 0) holds x > 1, b (at 1) holds x > 5, c (at 1) holds nothing.
     c publishes x = 7 (owed to a and b), a publishes x = 3 (owed to nobody: a is its publisher, b's filter does not match).
-    Then the ledger is doctored: a gets x = 7 three times, b never, c (no filter) its own x = 7 once, a its own x = 3 once."""
+    Then the ledger is doctored: a gets x = 7 twice, b never, c (no filter) its own x = 7 once, a its own x = 3 once."""
     net = build([(0, 1)], 2, seed=0)
     a, b, c = net.add_client(0), net.add_client(1), net.add_client(1)
     net.subscribe(a, parse_filter("x > 1"))
@@ -165,28 +166,39 @@ def test_the_delivery_audit_counts_each_way_a_delivery_goes_wrong():
     published = [(first, c, seven), (second, a, three)]
     assert delivery_audit(net, published) == {"owed": 2, "lost": 0, "duplicates": 0, "unjustified": 0, "to_publisher": 0}
     deliveries = net.ledger.deliveries
-    deliveries[first][a] = 3  # two copies too many
+    deliveries[first][a] = 2  # one copy too many
     del deliveries[first][b]  # lost
     deliveries[first][c] = 1  # unjustified (c holds no filter), and back to its publisher
     deliveries[second][a] = 1  # back to its publisher, justified (a's own filter matches)
-    assert delivery_audit(net, published) == {"owed": 2, "lost": 1, "duplicates": 2, "unjustified": 1, "to_publisher": 2}
+    assert delivery_audit(net, published) == {"owed": 2, "lost": 1, "duplicates": 1, "unjustified": 1, "to_publisher": 2}
+    deliveries[second][b] = 3  # three copies to a client that holds no matching filter: unjustified, two of them extra
+    assert delivery_audit(net, published) == {"owed": 2, "lost": 1, "duplicates": 3, "unjustified": 4, "to_publisher": 2}
 
 
 def test_the_simulate_report_is_the_runs_own_ledger():
     """`subsum simulate`'s figures recomputed from the finished run: its ledger, its network and its audit."""
     run = simulate("random-tree", brokers=9, subscriptions=30, events=40, swaps=3, seed=2)
     net, ledger = run.net, run.net.ledger
-    got = report(run, 0.5)
+    got = report(run, 0.12345)
     assert set(got) == {"protocol", "brokers", "clients", "events", "swaps", "sent", "handled", "dropped", "deliveries", "owed", "lost",
                         "duplicates", "unjustified", "to_publisher", "simulated_ms", "seconds", "handled_per_second"}
     assert (got["protocol"], got["brokers"], got["clients"], got["events"], got["swaps"]) == ("strawman", 9, 15, 40, 3)
     assert (got["sent"], got["handled"], got["dropped"]) == (dict(ledger.sent), dict(ledger.handled), dict(ledger.dropped))
     assert got["deliveries"] == sum(sum(copies.values()) for copies in ledger.deliveries.values()) > 0
     assert {k: got[k] for k in ("owed", "lost", "duplicates", "unjustified", "to_publisher")} == delivery_audit(net, run.published)
-    assert got["simulated_ms"] == round(net.now, 3) > 0 and got["seconds"] == 0.5
-    assert got["handled_per_second"] == round(sum(ledger.handled.values()) / 0.5)
+    assert got["simulated_ms"] == round(net.now, 3) > 0 and got["seconds"] == 0.123
+    assert got["handled_per_second"] == round(sum(ledger.handled.values()) / 0.12345)
     assert report(run, 0.0)["handled_per_second"] is None
+    assert simulate("path", brokers=2, subscriptions=3, events=1, seed=2, protocol="summaries").net.shared.layout.brokers == 2  # c1, c2 sized
+    assert simulate("path", brokers=1, subscriptions=3, events=1, seed=2, protocol="summaries").net.shared.layout.brokers == 2  # at least 2
+    assert simulate("path", brokers=2, subscriptions=3, events=1, seed=2).net.options == {}  # the sizing is the summaries' alone
     summaries = simulate("random-tree", brokers=5, subscriptions=10, events=10, seed=2, protocol="summaries")
+    assert (summaries.net.shared.layout.brokers, summaries.net.shared.layout.max_subscriptions) == (5, 10)
     extra = report(summaries, 1.0)
     assert extra["overlay_hops"] == dict(summaries.net.ledger.overlay_hops) and extra["overlay_hops"]
     assert extra["payload_bytes"] == dict(summaries.net.ledger.payload_bytes) and extra["payload_bytes"]
+
+
+def test_a_trace_writes_the_empty_filter_as_empty_text():
+    assert record_json({"kind": "subscribe", "filter": Subscription()})["filter"] == ""
+    assert record_json({"kind": "subscribe", "filter": parse_filter("x > 1")})["filter"] == "x > 1"

@@ -122,16 +122,18 @@ def test_messages_out_of_round_are_counted_as_violations_and_not_applied():
     assert centre.propagation.round == 0 and not net.ledger.violations
     merged = set(centre.merged)
     centre.receive(0, "DELTA", SummaryDelta(5, None, frozenset()))  # another round
+    centre.receive(2, "DELTA", SummaryDelta(6, None, frozenset()))
     centre.receive(0, "SUMMARY", SummaryDelta(0, None, frozenset()))  # this round, but 0's summary is already in
     centre.receive(2, "DELETE-ANSWER", DeleteAnswer(0, {}))  # nobody was asked
     centre.receive(0, "DELETE-ANSWER", DeleteAnswer(3, {}))
-    assert dict(net.ledger.violations) == {"DELTA out of round": 1, "SUMMARY out of round": 1, "DELETE-ANSWER out of round": 2}
+    assert dict(net.ledger.violations) == {"DELTA out of round": 2, "SUMMARY out of round": 1, "DELETE-ANSWER out of round": 2}
     assert centre.merged == merged and not centre.propagation.waiting_for  # nothing applied
     sent = net.ledger.sent["DELETE-ANSWER"]
     centre.receive(0, "DELETE-QUERY", DeleteQuery(4, {}))  # counted, and answered all the same
-    assert net.ledger.violations["DELETE-QUERY out of round"] == 1 and net.ledger.sent["DELETE-ANSWER"] == sent + 1
-    net.run()  # 0 gets that answer, for round 4: out of its round too
-    assert net.ledger.violations["DELETE-ANSWER out of round"] == 3
+    centre.receive(2, "DELETE-QUERY", DeleteQuery(4, {}))
+    assert net.ledger.violations["DELETE-QUERY out of round"] == 2 and net.ledger.sent["DELETE-ANSWER"] == sent + 2
+    net.run()  # 0 and 2 get those answers, for round 4: out of their round too
+    assert net.ledger.violations["DELETE-ANSWER out of round"] == 4
 
 
 def test_brokers_must_fit_the_id_layout():

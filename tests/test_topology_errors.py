@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from subsum.impl.network.topology import MAX_LABEL, DisconnectedTopology, TopologyError, check_forest, overlay_links, read_graph
+from subsum.impl.network.topology import MAX_LABEL, DisconnectedTopology, _component_text, TopologyError, check_forest, overlay_links, read_graph
 
 
 @pytest.mark.parametrize("n, links, message", [
@@ -24,6 +24,12 @@ def test_check_forest_says_which_link_is_wrong(n, links, message):
     assert str(caught.value) == f"links.txt: {message}"
 
 
+def test_check_forest_names_the_topology_when_no_file_is_given():
+    with pytest.raises(TopologyError) as caught:
+        check_forest(2, [(0, 0)])
+    assert str(caught.value) == "topology: link (0, 0) is a self-loop"
+
+
 def test_check_forest_takes_a_forest_of_every_broker():
     check_forest(4, [(0, 1), (2, 3)])  # two trees: no error
     check_forest(1, [])
@@ -36,6 +42,7 @@ def test_check_forest_takes_a_forest_of_every_broker():
     ("a b\nb c\x07\n", ":2: node name 'c\\x07' holds a control character or is longer than 200 characters"),
     (f"a {'x' * (MAX_LABEL + 1)}\n", f":1: node name '{'x' * 40}' holds a control character or is longer than 200 characters"),
     ("# only a comment\n\n", ": the file holds no links"),
+    ("a # b # c\n", ":1: expected two node names, got 'a'"),  # everything from the first mark on is a comment
 ])
 def test_read_graph_says_which_line_is_wrong(tmp_path, text, message):
     path = tmp_path / "graph.txt"
@@ -80,5 +87,22 @@ def test_a_disconnected_file_names_its_components(tmp_path):
     assert str(caught.value) == (f"{path}: the links form 8 components, {{0 1}} (2 brokers), {{2 3}} (2 brokers), {{4 5}} (2 brokers), "
                                  "{6 7} (2 brokers), {8 9} (2 brokers) and 3 more; the overlay must be connected, or run as a forest")
     assert caught.value.components[-1] == ["a", "b", "c", "d", "e", "f", "g", "h"]
-    assert str(caught.value.with_remedy("use --forest")).endswith("and 3 more; use --forest")
+    assert str(caught.value.with_remedy("use --forest")) == str(caught.value).replace("the overlay must be connected, or run as a forest",
+                                                                                      "use --forest")
     assert overlay_links(str(path), 0, 0, forest=True)[0] == 22
+
+
+def test_components_are_named_with_their_size_and_at_most_six_brokers(tmp_path):
+    path = tmp_path / "graph.txt"
+    path.write_text("a b\nc d\nd e\ne f\nf g\ng h\ni j\nj k\nk l\nl m\nm n\nn o\no p\nq r\ns t\n", encoding="utf-8")
+    path.write_text(path.read_text() + "lone lone2\n", encoding="utf-8")
+    with pytest.raises(DisconnectedTopology) as caught:
+        overlay_links(str(path), 0, 0)
+    assert str(caught.value) == (f"{path}: the links form 6 components, {{a b}} (2 brokers), {{c d e f g h}} (6 brokers), "
+                                 "{i j k l m n …} (8 brokers), {q r} (2 brokers), {s t} (2 brokers) and 1 more; "
+                                 "the overlay must be connected, or run as a forest")
+    path.write_text("a b\nc d\ne f\ng h\ni j\n", encoding="utf-8")  # exactly as many as are shown
+    with pytest.raises(DisconnectedTopology) as caught:
+        overlay_links(str(path), 0, 0)
+    assert str(caught.value).endswith("{i j} (2 brokers); the overlay must be connected, or run as a forest")
+    assert _component_text(["solo"]) == "{solo} (1 broker)"  # a forest's lone broker (no edge list holds one)
