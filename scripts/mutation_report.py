@@ -149,7 +149,8 @@ def main() -> None:
              "|---|---|---|---|---|---|---|---|---|---|"]
     for package, c in sorted(by_package.items()):
         rate = kill_rate(c)
-        target = "met" if rate is not None and rate >= TARGET else "**not met**"
+        # met only when every mutant was run: a rate over the first mutants reached says nothing of the rest
+        target = "**not met**" if rate is None or rate < TARGET else ("met" if not c["not checked"] else "**not all run**")
         lines.append(f"| {package} | {sum(c.values())} | {c['killed']} | {c['survived']} | {c['equivalent']} | {c['timeout']} | "
                      f"{c['no tests']} | {c['not checked']} | {'' if rate is None else f'{rate:.1%}'} | {target} |")
     for package in sorted(set(PACKAGES) - set(by_package)):

@@ -37,9 +37,19 @@ def test_a_run_of_one_package_keeps_the_others_rows_and_judges_each_package(tmp_
     report = (out / "report.md").read_text(encoding="utf-8")
     assert "| subsum/impl/caching | 20 | 18 | 1 | 1 |" in report and "94.7% | **not met** |" in report  # below 95%
     assert "| subsum/impl/matching | 100 | 99 | 1 |" in report and "99.0% | met |" in report
-    assert "| subsum/model | not run |" in report and "| subsum/conformance | not run |" in report  # every package is listed
+    assert "| subsum/model | not run |" in report and "not all run" not in report and "| subsum/conformance | not run |" in report  # every package is listed
     assert (out / "survivors.txt").read_text().split() == ["subsum.impl.caching.lru.x_admit__mutmut_19",
                                                            "subsum.impl.matching.ops.x__wildcard__mutmut_9"]
+
+
+def test_a_package_with_mutants_not_reached_does_not_meet_the_target(tmp_path):
+    mutants = tmp_path / "mutants" / "subsum" / "model"
+    mutants.mkdir(parents=True)
+    codes = {f"subsum.model.rules.x_covers__mutmut_{k}": 1 for k in range(1, 20)} | {"subsum.model.rules.x_covers__mutmut_20": None}
+    (mutants / "rules.py.meta").write_text(json.dumps({"exit_code_by_key": codes}))
+    done = _run(tmp_path, "mutants", "--out-dir", "out")
+    assert done.returncode == 0, done.stderr
+    assert "| subsum/model | 20 | 19 | 0 | 0 | 0 | 0 | 1 | 100.0% | **not all run** |" in (tmp_path / "out" / "report.md").read_text()
 
 
 def test_an_equivalence_line_without_a_reason_is_bad_input(tmp_path):
