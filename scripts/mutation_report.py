@@ -82,11 +82,19 @@ def read_previous(report: Path, survivors: Path, modules: set[str]) -> tuple[lis
     """The committed report's rows and survivors of the modules not in `modules` (this run's)."""
     if not report.exists():
         return [], []
+    rows = []
     try:
         with open(report, newline="", encoding="utf-8") as handle:
-            rows = [(r["module"], Counter({k: int(r[k]) for k in COLUMNS})) for r in csv.DictReader(handle) if r["module"] not in modules]
+            for line, row in enumerate(csv.DictReader(handle), start=2):  # line 1 is the header
+                for field in ("module", *COLUMNS):
+                    value = row.get(field)
+                    if value is None or (field != "module" and not value.isdigit()):
+                        bad_input(f"{report}:{line}: field {field!r}: expected {'a module path' if field == 'module' else 'a count'}, "
+                                  f"got {value!r}")
+                if row["module"] not in modules:
+                    rows.append((row["module"], Counter({k: int(row[k]) for k in COLUMNS})))
         kept = survivors.read_text(encoding="utf-8").split() if survivors.exists() else []
-    except (OSError, KeyError, ValueError) as exc:
+    except (OSError, UnicodeDecodeError, csv.Error) as exc:
         bad_input(f"{report}: cannot read the earlier report: {exc}")
     carried = {module for module, _ in rows}
     return rows, [name for name in kept if module_of_mutant(name) in carried]
@@ -114,11 +122,11 @@ def main() -> None:
             bad_input(f"{folder}: no mutmut results (run `make mutate` first)")
     equivalent = read_equivalent(args.equivalent)
     results = read_results(args.mutants)
-    args.out_dir.mkdir(parents=True, exist_ok=True)
     columns = COLUMNS
     rows, by_package, survivors = [], {}, []
     carried_rows, carried_survivors = ([], []) if args.previous is None else \
         read_previous(args.previous, args.previous.with_name("survivors.txt"), set(results))
+    args.out_dir.mkdir(parents=True, exist_ok=True)  # only once every input has been read
     for module, counts in carried_rows:
         rows.append((module, counts))
         by_package.setdefault(package_of(module), Counter()).update(counts)

@@ -57,3 +57,12 @@ def test_an_equivalence_line_without_a_reason_is_bad_input(tmp_path):
     (tmp_path / "equivalent.txt").write_text("subsum.impl.caching.lru.x_admit__mutmut_20\n")
     done = _run(tmp_path, "mutants", "--equivalent", "equivalent.txt", "--out-dir", "out")
     assert done.returncode == 2 and "equivalent.txt:1: expected NAME<TAB>reason" in done.stderr and not (tmp_path / "out").exists()
+
+
+def test_an_earlier_report_with_a_bad_count_is_bad_input_naming_line_and_field(tmp_path):
+    (tmp_path / "mutants").mkdir()
+    (tmp_path / "old.csv").write_text("module,total,killed,survived,equivalent,timeout,no tests,not checked,other,kill_rate\n"
+                                      "subsum/impl/x.py,1,1,0,0,0,0,0,0,1.000\nsubsum/impl/y.py,1,NaN,0,0,0,0,0,0,\n")
+    done = _run(tmp_path, "mutants", "--out-dir", "out", "--previous", "old.csv")
+    assert done.returncode == 2 and done.stderr == "error: old.csv:3: field 'killed': expected a count, got 'NaN'\n", done.stderr
+    assert not (tmp_path / "out").exists()  # nothing written
