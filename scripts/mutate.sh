@@ -26,6 +26,10 @@
 #   JOBS      children at once (default 2)
 #   SECONDS_LIMIT  stop the whole run after this many seconds (default 21600)
 #   MUTANTS   only these mutant names or globs (mutmut run's arguments)
+#   SAMPLE    run a seeded uniform sample of this many mutants a package instead of all of them
+#             (scripts/mutation_sample.py); the estimate, with its 95% interval, goes to
+#             mutation/sample.{csv,md} and mutation/sample.txt, and report.* is left alone
+#   SEED      the sample's seed (default 0)
 #
 # impl/spark (and the Spark checks in conformance/) is not mutated: its code builds Spark plans that run in a JVM,
 # and a forked child cannot share the parent's py4j gateway (every mutant
@@ -38,7 +42,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
 VENV=${VENV:-$ROOT/.venv}
-STAGE=${STAGE:-$ROOT/build/mutation/stage}
+SAMPLE=${SAMPLE:-}
+SEED=${SEED:-0}
+STAGE=${STAGE:-$ROOT/build/mutation/${SAMPLE:+sample-}stage}
 ONLY=${ONLY:-"subsum/impl/* subsum/model/* subsum/conformance/*"}
 JOBS=${JOBS:-2}
 SECONDS_LIMIT=${SECONDS_LIMIT:-21600}
@@ -113,14 +119,27 @@ PY
 cd "$STAGE"
 export HYPOTHESIS_PROFILE=ci
 start=$(date +%s)
+if [ -n "$SAMPLE" ]; then
+  "$VENV/bin/python" scripts/mutation_sample.py --generate --jobs "$JOBS" --size "$SAMPLE" --seed "$SEED" --out sample.txt
+  mapfile -t chosen < sample.txt
+else
+  # shellcheck disable=SC2206
+  chosen=(${MUTANTS:-})
+fi
 set +e
-# shellcheck disable=SC2086
-timeout "$SECONDS_LIMIT" "$VENV/bin/mutmut" run --max-children "$JOBS" ${MUTANTS:-} > mutmut-run.log 2>&1
+timeout "$SECONDS_LIMIT" "$VENV/bin/mutmut" run --max-children "$JOBS" "${chosen[@]}" > mutmut-run.log 2>&1
 rc=$?
 set -e
 echo "mutmut run: exit $rc after $(( $(date +%s) - start )) s (log: $STAGE/mutmut-run.log)"
 
 # 4. The report, with the equivalent mutants set apart.
 cd "$ROOT"
-"$VENV/bin/python" scripts/mutation_report.py "$STAGE/mutants" --equivalent mutation/equivalent.txt --out-dir mutation --previous mutation/report.csv \
-  --note "commit $(cat "$STAGE/commit"), ONLY=$ONLY, mutmut exit $rc after $(( $(date +%s) - start )) s with $JOBS children"
+note="commit $(cat "$STAGE/commit"), ONLY=$ONLY, mutmut exit $rc after $(( $(date +%s) - start )) s with $JOBS children"
+if [ -n "$SAMPLE" ]; then
+  cp "$STAGE/sample.txt" mutation/sample.txt
+  "$VENV/bin/python" scripts/mutation_report.py "$STAGE/mutants" --equivalent mutation/equivalent.txt --out-dir mutation \
+    --sample mutation/sample.txt --note "$note, a sample of $SAMPLE mutants a package, seed $SEED"
+else
+  "$VENV/bin/python" scripts/mutation_report.py "$STAGE/mutants" --equivalent mutation/equivalent.txt --out-dir mutation \
+    --previous mutation/report.csv --note "$note"
+fi
