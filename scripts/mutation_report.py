@@ -17,6 +17,12 @@ earlier one; mutants a later run did not check keep their earlier verdict.
 `--previous mutation/report.csv` (what `make mutate` passes) carries the rows
 and survivors of the modules this run did not mutate from the committed
 report, so a run of one package does not erase the others' results.
+
+`--sample mutation/sample.txt` (what `make mutate SAMPLE=N` passes) reports
+on a seeded uniform sample of each package's mutants instead
+(scripts/mutation_sample.py) and writes sample.{csv,md}: the sample's kill
+rate estimates the package's, with a 95% Wilson interval, and the verdict
+follows a stated rule (`sample_verdict`).
 """
 
 from __future__ import annotations
@@ -24,6 +30,7 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import math
 import re
 import sys
 from collections import Counter
@@ -116,12 +123,16 @@ def main() -> None:
     parser.add_argument("--out-dir", type=Path, default=Path("mutation"))
     parser.add_argument("--note", default="", help="what was run (the commit, the globs, the time): printed under the title")
     parser.add_argument("--previous", type=Path, help="an earlier report.csv: its rows (and survivors.txt beside it) for the modules this run lacks")
+    parser.add_argument("--sample", type=Path, help="the sample's mutant names (scripts/mutation_sample.py): write sample.{csv,md} instead")
     args = parser.parse_args()
     for folder in args.mutants:
         if not folder.is_dir():
             bad_input(f"{folder}: no mutmut results (run `make mutate` first)")
     equivalent = read_equivalent(args.equivalent)
     results = read_results(args.mutants)
+    if args.sample is not None:
+        write_sample_report(args.sample, results, equivalent, args.out_dir, args.note)
+        return
     columns = COLUMNS
     rows, by_package, survivors = [], {}, []
     carried_rows, carried_survivors = ([], []) if args.previous is None else \
@@ -171,6 +182,70 @@ def main() -> None:
         lines += ["", f"{len(stale)} entries of {args.equivalent} name no mutant of this run: " + ", ".join(stale)]
     (args.out_dir / "report.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
     (args.out_dir / "survivors.txt").write_text("".join(f"{s}\n" for s in sorted(survivors)), encoding="utf-8")
+    print("\n".join(lines))
+
+
+def wilson_interval(killed: int, judged: int, z: float = 1.96) -> tuple[float, float]:
+    """The 95% Wilson score interval of a proportion (sound at 0 and at `judged`, unlike the normal one).
+
+    >>> [round(x, 3) for x in wilson_interval(150, 150)]
+    [0.975, 1.0]
+    """
+    p, n = killed / judged, judged
+    centre, half = p + z * z / (2 * n), z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+    return max(0.0, (centre - half) / (1 + z * z / n)), min(1.0, (centre + half) / (1 + z * z / n))
+
+
+def sample_verdict(c: Counter[str]) -> str:
+    """The rule: every sampled mutant run, and the interval's lower end at or above the target ("met"),
+    its upper end below it ("not met"), or the target inside it ("undecided": a larger sample decides).
+    """
+    judged = c["killed"] + c["survived"] + c["timeout"]
+    if c["not checked"] or not judged:
+        return "**sample not all run**"
+    low, high = wilson_interval(c["killed"], judged)
+    return "met" if low >= TARGET else ("**not met**" if high < TARGET else "**undecided**")
+
+
+def write_sample_report(sample: Path, results: dict[str, dict[str, str]], equivalent: dict[str, str], out_dir: Path, note: str) -> None:
+    """sample.csv and sample.md: each package's sampled mutants, the estimated kill rate and its interval."""
+    try:
+        names = sample.read_text(encoding="utf-8").split()
+    except (OSError, UnicodeDecodeError) as exc:
+        bad_input(f"{sample}: cannot read the sample: {exc}")
+    status = {name: st for statuses in results.values() for name, st in statuses.items()}
+    totals = Counter(package_of(module) for module, statuses in results.items() for _ in statuses)
+    by_package: dict[str, Counter[str]] = {}
+    survivors = []
+    for name in names:
+        st = status.get(name, "not checked")
+        if st == "survived" and name in equivalent:
+            st = "equivalent"
+        elif st == "survived":
+            survivors.append(name)
+        by_package.setdefault(package_of(module_of_mutant(name)), Counter())[st if st in COLUMNS else "other"] += 1
+    out_dir.mkdir(parents=True, exist_ok=True)
+    lines = ["# Mutation report on a sample (`make mutate SAMPLE=N`)", "", *([f"Run: {note}.", ""] if note else []),
+             f"A seeded uniform sample of each package's mutants ({sample}, scripts/mutation_sample.py). Kill rate = killed / "
+             "(killed + survived + timeout) over the sample, equivalent mutants set apart; the interval is the 95% Wilson interval. "
+             f"Verdict: met when the interval's lower end is at least {TARGET:.0%}, not met when its upper end is below, "
+             "undecided otherwise.", "",
+             "| package | mutants | sampled | killed | survived | equivalent | timeout | no tests | not checked | kill rate | 95% interval | target |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    with open(out_dir / "sample.csv", "w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(("package", "mutants", "sampled", *COLUMNS, "kill_rate", "low", "high", "verdict"))
+        for package, c in sorted(by_package.items()):
+            rate, judged = kill_rate(c), c["killed"] + c["survived"] + c["timeout"]
+            low, high = wilson_interval(c["killed"], judged) if judged else (math.nan, math.nan)
+            verdict = sample_verdict(c)
+            writer.writerow((package, totals[package], sum(c.values()), *(c[k] for k in COLUMNS),
+                             *(("", "", "") if rate is None else (f"{rate:.3f}", f"{low:.3f}", f"{high:.3f}")), verdict.strip("*")))
+            lines.append(f"| {package} | {totals[package]} | {sum(c.values())} | {c['killed']} | {c['survived']} | {c['equivalent']} | "
+                         f"{c['timeout']} | {c['no tests']} | {c['not checked']} | {'' if rate is None else f'{rate:.1%}'} | "
+                         f"{'' if rate is None else f'{low:.1%} to {high:.1%}'} | {verdict} |")
+    lines += ["", f"{len(survivors)} survivors in the sample not yet triaged:", "", *(f"- `{name}`" for name in sorted(survivors))]
+    (out_dir / "sample.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
     print("\n".join(lines))
 
 

@@ -50,7 +50,8 @@ def mutants_by_package(mutants: Path) -> dict[str, list[str]]:
             names = json.loads(meta.read_text(encoding="utf-8"))["exit_code_by_key"]
         except (OSError, ValueError, KeyError) as exc:
             bad_input(f"{meta}: not a mutmut result file: {exc}")
-        by_package.setdefault(package_of(module), []).extend(names)
+        if names:  # a module with nothing to mutate (an empty __init__.py) is no package's
+            by_package.setdefault(package_of(module), []).extend(names)
     return {package: sorted(names) for package, names in by_package.items()}
 
 

@@ -6,6 +6,7 @@ import csv
 import json
 import subprocess
 import sys
+from collections import Counter
 from pathlib import Path
 
 SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "mutation_report.py"
@@ -66,3 +67,74 @@ def test_an_earlier_report_with_a_bad_count_is_bad_input_naming_line_and_field(t
     done = _run(tmp_path, "mutants", "--out-dir", "out", "--previous", "old.csv")
     assert done.returncode == 2 and done.stderr == "error: old.csv:3: field 'killed': expected a count, got 'NaN'\n", done.stderr
     assert not (tmp_path / "out").exists()  # nothing written
+
+
+def test_a_sample_report_estimates_each_package_with_its_interval_and_judges_by_the_stated_rule(tmp_path):
+    mutants = tmp_path / "mutants" / "subsum"
+    (mutants / "model").mkdir(parents=True)
+    (mutants / "impl" / "caching").mkdir(parents=True)
+    model = {f"subsum.model.rules.x_covers__mutmut_{k}": 1 for k in range(1, 301)}  # 300 mutants, a sample of 100 of them
+    (mutants / "model" / "rules.py.meta").write_text(json.dumps({"exit_code_by_key": model}))
+    caching = {f"subsum.impl.caching.lru.x_admit__mutmut_{k}": (1 if k <= 90 else 0) for k in range(1, 101)}
+    caching["subsum.impl.caching.lru.x_admit__mutmut_100"] = None  # sampled, not reached
+    (mutants / "impl" / "caching" / "lru.py.meta").write_text(json.dumps({"exit_code_by_key": caching}))
+    sample = [f"subsum.model.rules.x_covers__mutmut_{k}" for k in range(1, 101)]
+    sample += [f"subsum.impl.caching.lru.x_admit__mutmut_{k}" for k in (1, 2, 91, 100)]
+    (tmp_path / "sample.txt").write_text("\n".join(sample) + "\n")
+    done = _run(tmp_path, "mutants", "--out-dir", "out", "--sample", "sample.txt")
+    assert done.returncode == 0, done.stderr
+    rows = {r["package"]: r for r in csv.DictReader(open(tmp_path / "out" / "sample.csv", encoding="utf-8"))}
+    # 100 of 100 killed: Wilson's interval is [0.963, 1], its lower end above 95%
+    assert (rows["subsum/model"]["mutants"], rows["subsum/model"]["sampled"], rows["subsum/model"]["low"]) == ("300", "100", "0.963")
+    assert rows["subsum/model"]["verdict"] == "met"
+    assert rows["subsum/impl/caching"]["verdict"] == "sample not all run"  # mutant 100 not reached
+    report = (tmp_path / "out" / "sample.md").read_text(encoding="utf-8")
+    assert "- `subsum.impl.caching.lru.x_admit__mutmut_91`" in report and "x_admit__mutmut_92" not in report  # only the sample's survivors
+    assert not (tmp_path / "out" / "report.md").exists()  # the exact report is left alone
+
+
+def test_the_sample_verdict_rule_at_its_edges():
+    sys.path.insert(0, str(SCRIPT.parent))
+    from mutation_report import sample_verdict, wilson_interval
+
+    # Wilson 95% intervals, worked by hand: 99/100 -> [0.9455, 0.9982], 148/150 -> [0.9527, 0.9963]
+    assert [round(x, 4) for x in wilson_interval(99, 100)] == [0.9455, 0.9982]
+    assert [round(x, 4) for x in wilson_interval(148, 150)] == [0.9527, 0.9963]
+    assert sample_verdict(Counter(killed=99, survived=1)) == "**undecided**"  # 99% killed, but 95% is inside the interval
+    assert sample_verdict(Counter(killed=148, survived=2)) == "met"
+    assert sample_verdict(Counter(killed=80, survived=20)) == "**not met**"  # upper end 0.867
+    assert sample_verdict(Counter(killed=148, timeout=2)) == "met" and sample_verdict(Counter(killed=140, timeout=10)) == "**undecided**"
+    assert sample_verdict(Counter(killed=3, **{"not checked": 1})) == "**sample not all run**"
+
+
+SAMPLER = SCRIPT.with_name("mutation_sample.py")
+
+
+def _meta(folder, module, count):
+    path = folder / "mutants" / Path(*module.split(".")[:-1])
+    path.mkdir(parents=True, exist_ok=True)
+    names = {f"{module}.x_f__mutmut_{k}": None for k in range(1, count + 1)}
+    (path / f"{module.split('.')[-1]}.py.meta").write_text(json.dumps({"exit_code_by_key": names}))
+
+
+def test_the_sample_is_seeded_uniform_per_package_and_independent_of_other_packages(tmp_path):
+    _meta(tmp_path, "subsum.model.rules", 50)
+    _meta(tmp_path, "subsum.impl.caching.lru", 3)  # smaller than the sample: all of it
+
+    def draw(seed):
+        done = subprocess.run([sys.executable, str(SAMPLER), "--size", "10", "--seed", str(seed), "--out", "s.txt"],
+                              capture_output=True, text=True, timeout=60, cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+        return (tmp_path / "s.txt").read_text().split()
+
+    first = draw(0)
+    assert len(first) == 13 and first == sorted(first) and draw(0) == first and draw(1) != first
+    assert len({name for name in first if ".model." in name}) == 10 and sum(".lru." in name for name in first) == 3
+    _meta(tmp_path, "subsum.conformance.census", 40)  # a new package leaves the others' samples as they were
+    assert [n for n in draw(0) if ".conformance." not in n] == first
+
+
+def test_a_sample_of_no_mutants_is_bad_input(tmp_path):
+    done = subprocess.run([sys.executable, str(SAMPLER), "--size", "0", "--out", "s.txt"], capture_output=True, text=True,
+                          timeout=60, cwd=tmp_path)
+    assert done.returncode == 2 and done.stderr == "error: --size: expected a positive count, got 0\n" and not (tmp_path / "s.txt").exists()
