@@ -24,6 +24,7 @@ from hypothesis import Phase, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule, run_state_machine_as_test
 
+from subsum.conformance.profiles import pinned
 from subsum.conformance import census, under_test
 from subsum.conformance.properties import property_check
 from subsum.conformance.replays import documents
@@ -223,7 +224,7 @@ def run_cache_machine(machine: type[CacheAgainstReference] = CacheAgainstReferen
     phases = tuple(Phase) if shrink else (Phase.explicit, Phase.reuse, Phase.generate)
     _last_failure.clear()
     try:
-        run_state_machine_as_test(machine, settings=settings(stateful_step_count=steps, report_multiple_bugs=False, phases=phases,
+        run_state_machine_as_test(pinned(machine), settings=settings(stateful_step_count=steps, report_multiple_bugs=False, phases=phases,
                                                              max_examples=3 * examples()))
     finally:
         if _last_failure:  # one replay file, of the run reported

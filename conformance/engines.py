@@ -12,6 +12,7 @@ from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.stateful import Bundle, RuleBasedStateMachine, consumes, invariant, rule, run_state_machine_as_test
 
+from subsum.conformance.profiles import pinned
 from subsum.conformance import census, under_test
 from subsum.conformance import strategies as gen
 from subsum.conformance.properties import property_check
@@ -51,9 +52,11 @@ STRING_FLOORS = {
     **{f"op:string:{op}": 20 for op in OPS_BY_TYPE["string"]},
     # matches (and near misses) at the start, in the middle and at the end of a value, and of the whole value
     **{f"contains:{where}": 3 for where in ("at-start", "in-middle", "at-end-only", "whole-value")},
-    "prefix:at-start": 1, "prefix:at-end-only": 1, "prefix:whole-value": 1,
+    # built around the patterns in use, values meet a prefix at the start (50 under ci) and a wildcard at its exact
+    # length (116) far more than arbitrary values do (3 and 10: tests/test_gate.py plants that regression)
+    "prefix:at-start": 10, "prefix:at-end-only": 1, "prefix:whole-value": 5,
     "suffix:at-end-only": 1, "suffix:at-start": 1, "suffix:whole-value": 1, "empty-prefix": 3, "empty-suffix": 3, "empty-contains": 3, "wildcard-star-alone": 3,
-    "wildcard:exact-length": 3, "wildcard:parts-overlap": 3,
+    "wildcard:exact-length": 30, "wildcard:parts-overlap": 3,
 }
 BOUNDARY_FLOORS = {
     **{f"op:{t}:{op}": 20 for t in ("int", "float") for op in ("<", "<=", ">", ">=", "=", "!=")},
@@ -137,7 +140,7 @@ def engines_agree_with_model(workload):
     assert_engines_agree(*workload)
 
 
-@property_check(gen.string_workloads(), examples=tuple((case,) for case in STRING_EDGE_CASES), scale=5)
+@property_check(gen.string_workloads(), examples=tuple((case,) for case in STRING_EDGE_CASES), scale=8)
 def engines_agree_on_strings(workload):
     """CLM-ENG-1: string operators over a two-letter alphabet (the hash probes
     of prefix, suffix, contains and wildcard against the model)."""
@@ -331,5 +334,5 @@ class EnginesAgainstModel(RuleBasedStateMachine):
 def run_engines_state_machine() -> None:
     """Run the state machine under the active settings profile."""
     run_state_machine_as_test(
-        EnginesAgainstModel, settings=settings(settings.default, stateful_step_count=15)
+        pinned(EnginesAgainstModel), settings=settings(settings.default, stateful_step_count=15)
     )

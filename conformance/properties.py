@@ -30,6 +30,7 @@ from subsum.model.covering import (
     covers_constraint,
     covers_subscription,
 )
+from subsum.conformance.profiles import pinned
 from subsum.conformance import budget, census, under_test
 from subsum.conformance import strategies as gen
 
@@ -56,12 +57,12 @@ def run_property(fn) -> None:
     Each failing call is kept in `budget.last_failure`, so a check cut by its
     time budget while Hypothesis shrinks still shows a counterexample."""
 
-    pinned = {tuple(map(id, args)) for args in getattr(fn, "examples", ())}
+    pinned_args = {tuple(map(id, args)) for args in getattr(fn, "examples", ())}
 
     @functools.wraps(fn)
     def test(*args, **kwargs):
         try:
-            if tuple(map(id, (*args, *kwargs.values()))) in pinned:  # the census counts what the generators draw, not the pins
+            if tuple(map(id, (*args, *kwargs.values()))) in pinned_args:  # the census counts what the generators draw, not the pins
                 with census.paused():
                     return fn(*args, **kwargs)
             return fn(*args, **kwargs)
@@ -75,7 +76,7 @@ def run_property(fn) -> None:
     if fn.scale != 1:
         current = settings()  # the active profile's
         run = settings(current, max_examples=max(3, int(current.max_examples * fn.scale)))(run)
-    run()
+    pinned(run, name=f"{fn.__module__}.{fn.__qualname__}")()
 
 
 @st.composite

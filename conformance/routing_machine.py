@@ -13,6 +13,7 @@ from hypothesis import Phase, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import initialize, invariant, precondition, rule, run_state_machine_as_test
 
+from subsum.conformance.profiles import pinned
 from subsum.conformance import census
 from subsum.conformance import strategies as gen
 from subsum.conformance.network import NetworkMachine
@@ -222,4 +223,4 @@ def run_summary_routing_machine(machine: type[SummaryRoutingUnderChurn] = Summar
     """Run the machine under the active profile; shrink only the first
     failure found (or none: a test that plants a bug wants it fast)."""
     phases = settings().phases if shrink else (Phase.explicit, Phase.reuse, Phase.generate)  # the profile's: no `explain`
-    run_state_machine_as_test(machine, settings=settings(stateful_step_count=steps, report_multiple_bugs=False, phases=phases))
+    run_state_machine_as_test(pinned(machine), settings=settings(stateful_step_count=steps, report_multiple_bugs=False, phases=phases))

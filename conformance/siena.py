@@ -24,6 +24,7 @@ from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.stateful import initialize, rule, run_state_machine_as_test
 
+from subsum.conformance.profiles import pinned
 from subsum.conformance import strategies as gen
 from subsum.conformance.network import FILTERS, StrawmanUnderChurn, model_state, publish_and_check
 from subsum.conformance.properties import property_check
@@ -283,4 +284,4 @@ class PlainSienaUnderChurn(SienaUnderChurn):
 
 
 def run_siena_machine(machine: type) -> None:
-    run_state_machine_as_test(machine, settings=settings(stateful_step_count=40))
+    run_state_machine_as_test(pinned(machine), settings=settings(stateful_step_count=40))

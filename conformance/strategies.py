@@ -86,6 +86,23 @@ def near(type_: str, value) -> st.SearchStrategy:
     return st.sampled_from([value, not value])
 
 
+#: Fillers that never make an {a, b} pattern appear again.
+_ELSEWHERE = st.text(alphabet="c", min_size=1, max_size=2)
+
+
+def placed(pattern: str, filler: st.SearchStrategy) -> st.SearchStrategy:
+    """A string value with `pattern` as the whole value, at the start only, in the middle only, at the end
+    only, or between `filler`s (which may repeat it): each placement drawn on its own, so a prefix, suffix or
+    contains constraint meets every case of DEF-DATA-5 (the census's `contains:at-end-only` and the like)."""
+    return st.one_of(
+        st.just(pattern),
+        _ELSEWHERE.map(lambda r: pattern + r),
+        st.builds(lambda l, r: l + pattern + r, _ELSEWHERE, _ELSEWHERE),
+        _ELSEWHERE.map(lambda l: l + pattern),
+        st.builds(lambda l, r: l + pattern + r, filler, filler),
+    )
+
+
 def attribute_value_for(c: Constraint) -> st.SearchStrategy:
     if c.op == "any" or c.value is None:
         return values(c.type)
@@ -209,9 +226,7 @@ def string_event(patterns: list[str]) -> st.SearchStrategy:
             left, right = pattern.split("*")
             squeezed = [left + right[k:] for k in range(1, min(len(left), len(right)) + 1) if left.endswith(right[:k])]
             return st.one_of(st.builds(lambda m: left + m + right, text), st.sampled_from(squeezed or [left + right]))
-        # fillers over {a, b} may repeat the pattern; fillers of 'c' never do (so it lands only at the end, say)
-        filler = st.one_of(st.just(""), text, st.text(alphabet="c", min_size=1, max_size=2))
-        return st.builds(lambda l, r: l + pattern + r, filler, filler)
+        return placed(pattern, text)
 
     plain, wild = [p for p in patterns if "*" not in p], [p for p in patterns if "*" in p]
     value = st.one_of(arbitrary, *(st.sampled_from(group).flatmap(around) for group in (plain, wild) if group))

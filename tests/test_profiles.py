@@ -1,0 +1,61 @@
+"""conformance/profiles.py: under `ci`, a check's examples depend on its name and its strategies only,
+never on its source text or on what else the process has loaded (two ways Hypothesis 6.170 lets them
+vary), and `thorough` keeps Hypothesis's own behaviour."""
+
+import importlib
+import sys
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from subsum.conformance import profiles
+
+MAGIC = 987_654_321  # a literal no module of subsum has
+
+
+def _draws(test_source: str, name: str | None, pin: bool) -> list[int]:
+    """The values a @given test defined by `test_source` draws under the active profile."""
+    drawn: list[int] = []
+    scope = {"given": given, "settings": settings, "st": st, "drawn": drawn}
+    exec(test_source, scope)  # noqa: S102 (two tests of one name, different source text)
+    test = settings(max_examples=40, database=None)(given(st.integers(0, 10**6))(scope["probe"]))
+    (profiles.pinned(test, name=name) if pin else test)()
+    return drawn
+
+
+def test_under_ci_a_test_is_seeded_by_its_name_not_its_source_text():
+    profiles.load("ci")
+    one = "def probe(x):\n    drawn.append(x)\n"
+    other = "def probe(x):\n    # the same test, one comment more\n    drawn.append(x)\n"
+    assert _draws(one, "checks.probe", pin=True) == _draws(other, "checks.probe", pin=True)
+    assert _draws(one, "checks.probe", pin=True) != _draws(one, "checks.other", pin=True)  # another name, other draws
+
+
+def _magic_hits() -> int:
+    hits: list[int] = []
+
+    @settings(max_examples=400, database=None, derandomize=True)
+    @given(st.integers(MAGIC - 10**7, MAGIC + 9 * 10**7))  # a hundred million values: MAGIC is not drawn by chance
+    def probe(x):
+        hits.append(x == MAGIC)
+
+    probe()
+    return sum(hits)
+
+
+def test_under_ci_the_modules_loaded_do_not_change_the_draws(tmp_path, monkeypatch):
+    # A project module loaded mid-run: Hypothesis adds its literals to the values it draws now and then.
+    (tmp_path / "constants_probe_module.py").write_text(f"LIMIT = {MAGIC}\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    try:
+        profiles.load("ci")
+        before = _draws("def probe(x):\n    drawn.append(x)\n", "checks.loaded", pin=True)
+        importlib.import_module("constants_probe_module")
+        assert _draws("def probe(x):\n    drawn.append(x)\n", "checks.loaded", pin=True) == before
+        assert _magic_hits() == 0  # the module's literal is never drawn under ci
+        # The planted fault: Hypothesis's own pool (what `thorough` keeps) draws it, so the check above can fail.
+        profiles.load("thorough")
+        assert _magic_hits() > 0
+    finally:
+        profiles.load("ci")
+        sys.modules.pop("constants_probe_module", None)

@@ -1,0 +1,70 @@
+"""The simulators' Python entry points against their commands and spec/05-network.md DEF-NET-10:
+`routing.simulate()` and `caching.run_caching()` with no arguments run what `subsum simulate` runs
+with no options, and the routing workload draws what DEF-NET-10 says."""
+
+import inspect
+import random
+import string
+from collections import Counter
+
+import click
+
+from subsum.cli import main
+from subsum.impl.network.workloads import caching, routing
+
+
+def _cli_defaults(command: str) -> dict:
+    ctx = click.Context(main)
+    params = main.get_command(ctx, "simulate").get_command(ctx, command).params
+    return {p.name: p.default for p in params}
+
+
+def _api_defaults(function) -> dict:
+    return {name: p.default for name, p in inspect.signature(function).parameters.items()}
+
+
+def test_simulate_with_no_arguments_is_the_command_with_no_options():
+    cli, api = _cli_defaults("forwarding"), _api_defaults(routing.simulate)
+    assert api["kind"] == cli["topology"] == "random-tree"
+    for name in ("brokers", "subscriptions", "events", "swaps", "gap", "seed", "protocol", "defer_timeout", "sub_timeout"):
+        assert api[name] == cli[name], name
+    assert (api["trace"], api["forest"], api["options"]) == (False, False, None)  # no --trace, no --forest
+    assert api["delay"] == (1.0, 10.0)  # DEF-NET-10: link delays in [1, 10] ms
+    assert (api["brokers"], api["subscriptions"], api["events"], api["gap"], api["seed"]) == (20, 100, 100, 5.0, 0)  # DEF-NET-10
+
+
+def test_run_caching_with_no_arguments_is_the_command_with_no_options_but_its_publication_count():
+    cli, api = _cli_defaults("caching"), _api_defaults(caching.run_caching)
+    pairs = {"brokers": "brokers", "placement": "placement", "policy": "cache_policy", "alpha": "zipf", "stay": "stay",
+             "leaf_reading": "leaf_reading", "single_reading": "single_reading", "topology": "topology", "seed": "seed"}
+    for name, option in pairs.items():
+        assert api[name] == cli[option], name
+    # The function's default run is ten times the command's (1,000 publications, not 100); its capacity is the
+    # command's rule (--capacity unset: default_capacity) applied to that count, and topics are derived.
+    assert (api["messages"], cli["events"]) == (1000, 100)
+    assert api["capacity"] == caching.default_capacity(api["messages"]) == 50 and api["topics"] is None and cli["capacity"] is None
+
+
+def test_the_routing_workload_draws_what_def_net_10_says():
+    rng = random.Random(7)
+    filters = [routing.random_filter(rng) for _ in range(4000)]
+    shapes = Counter()
+    for f in filters:
+        (c,) = f.constraints
+        shapes[(c.name, c.type, c.op)] += 1
+        if c.name == "x":
+            assert 0 <= c.value <= 99
+        else:
+            assert len(c.value) == 1 and c.value in string.ascii_uppercase
+    assert set(shapes) == {("x", "int", ">"), ("s", "string", "prefix")}
+    assert 1850 <= shapes[("x", "int", ">")] <= 2150  # one half, within 4.7 standard deviations
+    thresholds = {c.value for f in filters for c in f.constraints if c.name == "x"}
+    letters = {c.value for f in filters for c in f.constraints if c.name == "s"}
+    assert thresholds == set(range(100)) and letters == set(string.ascii_uppercase)
+    events = [routing.random_event(rng) for _ in range(4000)]
+    assert {frozenset((a.name, a.type) for a in e.attributes) for e in events} == {frozenset({("x", "int"), ("s", "string")})}
+    values = [{a.name: a.value for a in e.attributes} for e in events]
+    assert {v["x"] for v in values} == set(range(100))
+    words = [v["s"] for v in values]
+    assert all(len(w) == 3 and set(w) <= set(string.ascii_uppercase) for w in words)
+    assert {w[k] for w in words for k in range(3)} == set(string.ascii_uppercase)
