@@ -68,3 +68,25 @@ def test_the_routing_workload_draws_what_def_net_10_says():
     words = [v["s"] for v in values]
     assert all(len(w) == 3 and set(w) <= set(string.ascii_uppercase) for w in words)
     assert {w[k] for w in words for k in range(3)} == set(string.ascii_uppercase)
+
+
+class _Drawn:
+    """A random source returning the given values in turn."""
+
+    def __init__(self, values):
+        self.values = list(values)
+
+    def random(self):
+        return self.values.pop(0)
+
+
+def test_the_caching_workload_draws_topics_by_zipf():
+    # Zipf(0.8) over 5 topics (Popularity's contract): P(i) ∝ 1/(i+1)^0.8. Worked by hand, the cumulative
+    # probabilities are 0.385295, 0.606588, 0.76658, 0.893679 and 1: a draw u lands on the first topic whose
+    # cumulative probability exceeds u.
+    cuts = [0.385295, 0.606588, 0.76658, 0.893679]
+    draws = [0.0, *(c + d for c in cuts for d in (-2e-6, 2e-6)), 0.999999]
+    popularity = caching.Popularity(5, 0.8, _Drawn(draws))
+    assert [popularity.draw() for _ in draws] == [0, 0, 1, 1, 2, 2, 3, 3, 4, 4]
+    uniform = caching.Popularity(4, 0.0, _Drawn([0.24, 0.26, 0.49, 0.51, 0.74, 0.76, 0.99]))  # alpha 0: uniform
+    assert [uniform.draw() for _ in range(7)] == [0, 1, 1, 2, 2, 3, 3]
