@@ -41,7 +41,9 @@ CACHE_POLICY_CLAIMS: tuple[Claim, ...] = (
 
 MP = M + "placement."
 IN = "subsum.impl.network.protocols.caching."
-REQUESTS_CHECK = property_of(requests.requests_and_responses)
+#: floors: responses that cross three brokers or more (a relay that skips a hop shows only there), and
+#: requests reaching two holders of one message (duplicates to suppress).
+REQUESTS_CHECK = property_of(requests.requests_and_responses, floors={"response:long": 10, "response:short": 20, "request:held-twice": 10})
 CACHE_PROTOCOL_CLAIMS: tuple[Claim, ...] = (
     Claim("CLM-CACHE-5",
           "seed 004 §3.5; seed note 004 §6", "spec/09-caching.md#clm-cache-5", (MP + "holders", MP + "is_leaf", MP + "delivery_brokers"),
