@@ -92,7 +92,7 @@ tests = ["tests/test_claims.py", "tests/test_engines.py", "tests/test_arrays.py"
          "tests/test_bench_client_server.py", "tests/test_bench_summary_routing.py", "tests/test_cli.py", "tests/test_conform.py",
          "tests/test_kit_planted.py", "tests/test_plugins.py", "tests/test_vectors.py", "tests/test_engine_agreement.py",
          "tests/test_verify_reports.py", "tests/test_summary_rounds.py", "tests/test_topology_errors.py",
-         "tests/test_mutation_report.py"]
+         "tests/test_mutation_report.py", "tests/test_workload_defaults.py"]
 # Not tests/test_doctests.py: mutmut's rewritten modules do not run module docstrings' examples (names undefined).
 # Not the static checks (house rules, layers, the registry's generated files: gen_claims.py refuses a stage that is not the
 # checkout), the wheel build, the README walk-through or the Spark cluster.

@@ -48,7 +48,7 @@ def test_floors_name_only_tags_the_census_can_record():
                       "FLUSH:", "ACTIVATE:", "INFORMED:",
                       # the caches, alone and inside the caching and client-server protocols
                       "time:equal", "capacity-1:", "evicted:", "hit:bounded:", "request-hit:bounded", "unsubscribe:bounded",
-                      "answer-off-path:", "ss:asked-off-path",
+                      "answer-off-path:", "ss:asked-off-path", "response:long", "response:short", "request:held-twice",
                       # summary routing, and the trace check's boundaries
                       "plan:equal-degree", "tree:equal-degree", "route:", "delete:owners-answered", "trace:",
                       # every network machine: a network of one broker, the empty filter
