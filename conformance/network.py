@@ -27,10 +27,14 @@ from subsum.model.semantics import matches
 
 #: A small pool of filters, so that subscribers of one filter meet often
 #: (the first-, second- and last-subscriber rules all fire).
-#: The empty filter first: Hypothesis draws the first entry of a list most often, and the floors ask for it.
-FILTERS = (Subscription(),) + tuple(parse_filter(t) for t in (
+#: The filters of the network checks. The fuzzer draws from this tuple with `random.choice` (its order pins the
+#: fuzz schedules, tests/test_pinned_runs.py) and fixed cases index it; the empty filter is last.
+FILTERS = tuple(parse_filter(t) for t in (
     "x > 0", "x < 2", "x = 1", 's prefix "a"', 's = "ab" and x > 0', 'b = true',
-))
+)) + (Subscription(),)
+#: The same filters for the state machines, the empty filter first: Hypothesis draws a list's first entry most
+#: often, and the floors ask for the empty filter.
+MACHINE_FILTERS = FILTERS[-1:] + FILTERS[:-1]
 
 
 def model_state(net: Network):
@@ -133,14 +137,14 @@ class StrawmanUnderChurn(NetworkMachine):
         self.static = True  # no churn since the last quiescence
 
     @precondition(lambda self: self.net.clients)
-    @rule(data=st.data(), f=st.sampled_from(FILTERS))
+    @rule(data=st.data(), f=st.sampled_from(MACHINE_FILTERS))
     def subscribe(self, data, f):
         if f == Subscription():
             census.record("filter:empty")  # the filter every event matches
         self.net.subscribe(data.draw(st.sampled_from(self._clients())), f)
 
     @precondition(lambda self: len(self.net.clients) >= 3)
-    @rule(f=st.sampled_from(FILTERS))
+    @rule(f=st.sampled_from(MACHINE_FILTERS))
     def everyone_subscribes(self, f):
         """Every client takes one filter: brokers then hold it for several neighbours (DEF-NET-6's later
         subscriptions, and unsubscriptions that leave several), which single subscriptions reach rarely."""
@@ -154,7 +158,7 @@ class StrawmanUnderChurn(NetworkMachine):
     def publish(self, data):
         net = self.net
         client = data.draw(st.sampled_from(self._clients()))
-        source = data.draw(st.sampled_from(FILTERS))
+        source = data.draw(st.sampled_from(MACHINE_FILTERS))
         event = data.draw(gen.summary_event_for(source))
         publish_and_check(net, client, event, self.static)
 
@@ -265,7 +269,7 @@ def swap_cases(draw):
     access, filters = {}, {}
     for c in range(CLIENT_BASE, CLIENT_BASE + draw(st.integers(0, 2 * n))):
         access[c] = draw(st.integers(0, n - 1))
-        filters[c] = frozenset(draw(st.sets(st.sampled_from(FILTERS), max_size=2)))
+        filters[c] = frozenset(draw(st.sets(st.sampled_from(MACHINE_FILTERS), max_size=2)))
     old = draw(st.sampled_from(sorted(graph.edges)))
     cut = graph.copy()
     cut.remove_edge(*old)

@@ -18,7 +18,7 @@ from hypothesis.stateful import initialize, precondition, rule, run_state_machin
 
 from subsum.conformance.profiles import pinned
 from subsum.conformance.checked_brokers import checked_class
-from subsum.conformance.network import EDGE_FLOORS, FILTERS, StrawmanUnderChurn
+from subsum.conformance.network import EDGE_FLOORS, MACHINE_FILTERS, StrawmanUnderChurn
 from subsum.impl.network import build
 
 #: Timeouts drawn by the state machine (ms; links take 1-10 ms): 0 is
@@ -53,7 +53,7 @@ class ReconfigUnderChurn(StrawmanUnderChurn):
             for _ in range(data.draw(st.integers(0, 2))):
                 self.net.add_client(b)
         for c in self._clients():
-            for f in data.draw(st.lists(st.sampled_from(FILTERS), max_size=2, unique=True)):
+            for f in data.draw(st.lists(st.sampled_from(MACHINE_FILTERS), max_size=2, unique=True)):
                 self.net.subscribe(c, f)
         self.net.run()
         self.static = True

@@ -26,7 +26,7 @@ from hypothesis.stateful import initialize, rule, run_state_machine_as_test
 
 from subsum.conformance.profiles import pinned
 from subsum.conformance import strategies as gen
-from subsum.conformance.network import FILTERS, StrawmanUnderChurn, model_state, publish_and_check
+from subsum.conformance.network import MACHINE_FILTERS, StrawmanUnderChurn, model_state, publish_and_check
 from subsum.conformance.properties import property_check
 from subsum.conformance.violations import require
 from subsum.core.filters import parse_filter
@@ -260,7 +260,7 @@ class SienaUnderChurn(StrawmanUnderChurn):
         withdrawals happen from the first rule on."""
         StrawmanUnderChurn.start(self, n=n, seed=seed, data=data)
         for c in self._clients():
-            for f in data.draw(st.lists(st.sampled_from(FILTERS), max_size=3, unique=True)):
+            for f in data.draw(st.lists(st.sampled_from(MACHINE_FILTERS), max_size=3, unique=True)):
                 self.net.subscribe(c, f)
         self.net.run()
         self.covers = model_covers
