@@ -12,6 +12,7 @@ from subsum.conformance import profiles
 from subsum.conformance import requests as checks
 from subsum.conformance.properties import run_property
 from subsum.impl.network.protocols import caching
+from subsum.impl.network import build
 from subsum.impl.network.messages import CacheResponse
 from subsum.impl.network.protocols.caching import CachingBroker
 from subsum.impl.network.transport import CLIENT_BASE
@@ -29,6 +30,19 @@ def bites_only(ci_profile, first_failure):
 
 
 # The checks on the real protocol run in tests/test_claims.py (CLM-CACHE-5 … 10).
+
+
+def test_a_message_loop_is_reported_within_the_step_bound_not_run_forever(monkeypatch):
+    """A relay bug that keeps a message going forever: the requests check reports it (CLM-CACHE-6)."""
+    monkeypatch.setattr(checks, "SETTLE_STEPS", 50)
+    net = build([(0, 1)], 2, seed=0, protocol="caching")
+
+    def again():  # something in the network that never stops
+        net.transport.at(net.transport.now + 1, again)
+
+    net.transport.at(0, again)
+    with pytest.raises(AssertionError, match=r"CLM-CACHE-6: the network did not quiesce within 50 steps"):
+        checks.settle(net)
 
 
 def test_a_response_that_skips_a_hop_is_caught(monkeypatch):
