@@ -214,6 +214,8 @@ def write_sample_report(sample: Path, results: dict[str, dict[str, str]], equiva
     except (OSError, UnicodeDecodeError) as exc:
         bad_input(f"{sample}: cannot read the sample: {exc}")
     status = {name: st for statuses in results.values() for name, st in statuses.items()}
+    # a package's __init__.py names its mutants after the package (subsum.impl.matching.x_f__mutmut_1): the results know the file
+    module_of = {name: module for module, statuses in results.items() for name in statuses}
     totals = Counter(package_of(module) for module, statuses in results.items() for _ in statuses)
     by_package: dict[str, Counter[str]] = {}
     survivors = []
@@ -223,7 +225,7 @@ def write_sample_report(sample: Path, results: dict[str, dict[str, str]], equiva
             st = "equivalent"
         elif st == "survived":
             survivors.append(name)
-        by_package.setdefault(package_of(module_of_mutant(name)), Counter())[st if st in COLUMNS else "other"] += 1
+        by_package.setdefault(package_of(module_of.get(name) or module_of_mutant(name)), Counter())[st if st in COLUMNS else "other"] += 1
     out_dir.mkdir(parents=True, exist_ok=True)
     lines = ["# Mutation report on a sample (`make mutate SAMPLE=N`)", "", *([f"Run: {note}.", ""] if note else []),
              f"A seeded uniform sample of each package's mutants ({sample}, scripts/mutation_sample.py). Kill rate = killed / "

@@ -78,14 +78,16 @@ def test_a_sample_report_estimates_each_package_with_its_interval_and_judges_by_
     caching = {f"subsum.impl.caching.lru.x_admit__mutmut_{k}": (1 if k <= 90 else 0) for k in range(1, 101)}
     caching["subsum.impl.caching.lru.x_admit__mutmut_100"] = None  # sampled, not reached
     (mutants / "impl" / "caching" / "lru.py.meta").write_text(json.dumps({"exit_code_by_key": caching}))
-    sample = [f"subsum.model.rules.x_covers__mutmut_{k}" for k in range(1, 101)]
+    (mutants / "model" / "__init__.py.meta").write_text(json.dumps({"exit_code_by_key": {"subsum.model.x_version__mutmut_1": 1}}))
+    sample = [f"subsum.model.rules.x_covers__mutmut_{k}" for k in range(1, 100)] + ["subsum.model.x_version__mutmut_1"]  # one in __init__.py
     sample += [f"subsum.impl.caching.lru.x_admit__mutmut_{k}" for k in (1, 2, 91, 100)]
     (tmp_path / "sample.txt").write_text("\n".join(sample) + "\n")
     done = _run(tmp_path, "mutants", "--out-dir", "out", "--sample", "sample.txt")
     assert done.returncode == 0, done.stderr
     rows = {r["package"]: r for r in csv.DictReader(open(tmp_path / "out" / "sample.csv", encoding="utf-8"))}
     # 100 of 100 killed: Wilson's interval is [0.963, 1], its lower end above 95%
-    assert (rows["subsum/model"]["mutants"], rows["subsum/model"]["sampled"], rows["subsum/model"]["low"]) == ("300", "100", "0.963")
+    assert (rows["subsum/model"]["mutants"], rows["subsum/model"]["sampled"], rows["subsum/model"]["low"]) == ("301", "100", "0.963")
+    assert set(rows) == {"subsum/model", "subsum/impl/caching"}  # the __init__.py mutant counts for its package
     assert rows["subsum/model"]["verdict"] == "met"
     assert rows["subsum/impl/caching"]["verdict"] == "sample not all run"  # mutant 100 not reached
     report = (tmp_path / "out" / "sample.md").read_text(encoding="utf-8")
