@@ -82,6 +82,8 @@ def main() -> None:
     args = parser.parse_args()
     if args.size < 1:
         bad_input(f"--size: expected a positive count, got {args.size}")
+    if not args.out.parent.is_dir():
+        bad_input(f"--out {args.out}: no folder {args.out.parent}")
     if args.generate:
         generate_mutants(args.jobs)
     if not args.mutants.is_dir():

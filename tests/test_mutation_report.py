@@ -140,3 +140,10 @@ def test_a_sample_of_no_mutants_is_bad_input(tmp_path):
     done = subprocess.run([sys.executable, str(SAMPLER), "--size", "0", "--out", "s.txt"], capture_output=True, text=True,
                           timeout=60, cwd=tmp_path)
     assert done.returncode == 2 and done.stderr == "error: --size: expected a positive count, got 0\n" and not (tmp_path / "s.txt").exists()
+
+
+def test_a_sample_into_a_missing_folder_is_bad_input(tmp_path):
+    _meta(tmp_path, "subsum.model.rules", 5)
+    done = subprocess.run([sys.executable, str(SAMPLER), "--size", "2", "--out", "nowhere/s.txt"], capture_output=True, text=True,
+                          timeout=60, cwd=tmp_path)
+    assert done.returncode == 2 and done.stderr == "error: --out nowhere/s.txt: no folder nowhere\n" and not (tmp_path / "nowhere").exists()
