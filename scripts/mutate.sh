@@ -96,7 +96,9 @@ tests = ["tests/test_claims.py", "tests/test_engines.py", "tests/test_arrays.py"
 # Not tests/test_doctests.py: mutmut's rewritten modules do not run module docstrings' examples (names undefined).
 # Not the static checks (house rules, layers, the registry's generated files: gen_claims.py refuses a stage that is not the
 # checkout), the wheel build, the README walk-through or the Spark cluster.
-select = tests + ["-m", "not thorough", "-k", "not spark and not PIPE and not TRACE"]
+# Not the DuckDB kit run either: its external engine has a 10 s answer limit, which `subsum conform` under mutmut's
+# stats tracing (impl/matching mutated) missed, failing the stats step (the kit's own checks run in test_kit_planted).
+select = tests + ["-m", "not thorough", "-k", "not spark and not PIPE and not TRACE and not duckdb_engine_agrees"]
 open(f"{stage}/pyproject.toml", "w").write(f"""[tool.mutmut]
 source_paths = ["subsum"]
 only_mutate = {json.dumps(only.split())}
