@@ -102,6 +102,26 @@ PROFILES: dict[str, Profile] = {
 _active = PROFILES["ci"]
 
 
+_HYPOTHESIS_LOCAL_CONSTANTS = _providers._get_local_constants
+
+
+_INT64 = 2**63
+#: The pool a derandomized profile draws its "local constants" from, whatever modules are loaded: small
+#: counts, the int64 ends (DEF-DATA-1), signed zeros, the largest and smallest floats, short strings.
+BOUNDARY_CONSTANTS = _providers.Constants(
+    integers=SortedSet([*range(-3, 17), 100, 1000, -_INT64, 1 - _INT64, _INT64 - 2, _INT64 - 1]),
+    floats=SortedSet([0.0, -0.0, 0.5, -0.5, 1.0, -1.0, 1.5, 2.0, 5e-324, -5e-324, 1.7976931348623157e308, -1.7976931348623157e308],
+                     key=float_to_int),
+    bytes=SortedSet(),
+    strings=SortedSet(["", "a", "b", "ab", "abc", "A", "x", "s"]),
+)
+
+
+def _no_local_constants() -> _providers.Constants:
+    """The local-constant pool of a derandomized profile: `BOUNDARY_CONSTANTS`, whatever modules are loaded."""
+    return BOUNDARY_CONSTANTS
+
+
 def load(profile: str) -> None:
     """Make `profile` the active one: its Hypothesis settings and its budgets."""
     global _active
@@ -114,26 +134,6 @@ def load(profile: str) -> None:
     derandomized = settings.default is not None and settings.default.derandomize
     _providers._get_local_constants = _no_local_constants if derandomized else _HYPOTHESIS_LOCAL_CONSTANTS
     _providers.CONSTANTS_CACHE.cache.clear()
-
-
-_HYPOTHESIS_LOCAL_CONSTANTS = _providers._get_local_constants
-
-
-_INT64 = 2**63
-#: The pool a derandomized profile draws its "local constants" from, whatever modules are loaded: small
-#: counts, the int64 ends (DEF-DATA-1), signed zeros, the largest and smallest floats, short strings.
-BOUNDARY_CONSTANTS = _providers.Constants(
-    integers=SortedSet([*range(-3, 17), 100, 1000, -_INT64, 1 - _INT64, _INT64 - 2, _INT64 - 1]),
-    floats=SortedSet([0.0, -0.0, 0.5, -0.5, 1.0, -1.0, 1.5, 2.0, 5e-324, -5e-324, 1.7976931348623157e308,
-                                 -1.7976931348623157e308], key=float_to_int),
-    bytes=SortedSet(),
-    strings=SortedSet(["", "a", "b", "ab", "abc", "A", "x", "s"]),
-)
-
-
-def _no_local_constants() -> _providers.Constants:
-    """The local-constant pool of a derandomized profile: `BOUNDARY_CONSTANTS`, whatever modules are loaded."""
-    return BOUNDARY_CONSTANTS
 
 
 def active() -> Profile:
