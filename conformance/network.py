@@ -25,10 +25,9 @@ from subsum.impl.network import CLIENT_BASE, StrawmanBroker, Network, build
 from subsum.model import network as ref
 from subsum.model.semantics import matches
 
-#: A small pool of filters, so that subscribers of one filter meet often
-#: (the first-, second- and last-subscriber rules all fire).
-#: The filters of the network checks. The fuzzer draws from this tuple with `random.choice` (its order pins the
-#: fuzz schedules, tests/test_pinned_runs.py) and fixed cases index it; the empty filter is last.
+#: A small pool of filters, so that subscribers of one filter meet often (the first-, second- and
+#: last-subscriber rules all fire). The fuzzer draws from it with `random.choice` (its order pins the fuzz
+#: schedules, tests/test_pinned_runs.py) and fixed cases index it; the empty filter is last.
 FILTERS = tuple(parse_filter(t) for t in (
     "x > 0", "x < 2", "x = 1", 's prefix "a"', 's = "ab" and x > 0', 'b = true',
 )) + (Subscription(),)
