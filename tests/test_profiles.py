@@ -6,6 +6,7 @@ import importlib
 import sys
 
 from hypothesis import given, settings
+from hypothesis.internal.conjecture import providers as _providers
 from hypothesis import strategies as st
 
 from subsum.conformance import profiles
@@ -54,6 +55,11 @@ def test_under_ci_the_modules_loaded_do_not_change_the_draws(tmp_path, monkeypat
         assert _draws("def probe(x):\n    drawn.append(x)\n", "checks.loaded", pin=True) == before
         assert _magic_hits() == 0  # the module's literal is never drawn under ci
         # The planted fault: Hypothesis's own pool (what `thorough` keeps) draws it, so the check above can fail.
+        # Hypothesis finds new modules by a change in len(sys.modules) and by ids it has not seen: an earlier
+        # test in this worker may have removed a module (same length) or freed one whose id the probe module
+        # now has (CI run of 9c96929: 0 hits). Make it look again, so the fault is planted every time.
+        _providers._sys_modules_len = None
+        _providers._seen_modules.discard(id(sys.modules["constants_probe_module"]))
         profiles.load("thorough")
         assert _magic_hits() > 0
     finally:
