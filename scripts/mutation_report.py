@@ -5,8 +5,8 @@ Reads mutmut 3's per-file results (`mutants/<path>.py.meta`, JSON whose
 `exit_code_by_key` maps a mutant's name to the test run's exit status, as
 mutmut/stats.py reads it) and `mutation/equivalent.txt` (one line a mutant:
 `NAME<TAB>why it cannot change behaviour`). Writes report.csv (one row a
-module), report.md (the package table against the 90% target, then every
-survivor not yet triaged) and survivors.txt.
+module), report.md (the package table against the 95% target, then every
+survivor (survived, or run by no selected test) not yet triaged) and survivors.txt.
 
     python scripts/mutation_report.py build/mutation/stage/mutants --equivalent mutation/equivalent.txt --out-dir mutation
 
@@ -43,6 +43,8 @@ TARGET = 0.95
 #: The packages the target is set for (issue 34: at least 95% of the non-equivalent mutants killed in each).
 PACKAGES = ("subsum/impl/matching", "subsum/impl/summary", "subsum/impl/network", "subsum/impl/caching", "subsum/model",
             "subsum/conformance")
+#: The verdicts that leave a mutant alive, to be triaged: a new test, or a reason in mutation/equivalent.txt.
+NOT_KILLED = ("survived", "no tests")
 COLUMNS = ("killed", "survived", "equivalent", "timeout", "no tests", "not checked", "other")
 
 
@@ -145,9 +147,9 @@ def main() -> None:
     for module, statuses in results.items():
         counts: Counter[str] = Counter()
         for name, status in statuses.items():
-            if status == "survived" and name in equivalent:
+            if status in NOT_KILLED and name in equivalent:
                 status = "equivalent"
-            elif status == "survived":
+            elif status in NOT_KILLED:
                 survivors.append(name)
             counts[status if status in columns else "other"] += 1
         rows.append((module, counts))
@@ -162,7 +164,8 @@ def main() -> None:
     lines = ["# Mutation report (`make mutate`)", "", *([f"Run: {args.note}.", ""] if args.note else []),
              *([f"Carried from the earlier report ({args.previous}): the modules of {', '.join(carried)} this run did not mutate.", ""]
                if carried else []),
-             "Kill rate = killed / (killed + survived + timeout), equivalent mutants set apart (mutation/equivalent.txt); "
+             "Kill rate = killed / (killed + survived + timeout + no tests), equivalent mutants set apart (mutation/equivalent.txt): "
+             "a mutant no selected test runs is not killed; "
              "`not checked` mutants were not reached before the run's time limit.", "",
              "| package | total | killed | survived | equivalent | timeout | no tests | not checked | kill rate | target |",
              "|---|---|---|---|---|---|---|---|---|---|"]
@@ -200,7 +203,7 @@ def sample_verdict(c: Counter[str]) -> str:
     """The rule: every sampled mutant run, and the interval's lower end at or above the target ("met"),
     its upper end below it ("not met"), or the target inside it ("undecided": a larger sample decides).
     """
-    judged = c["killed"] + c["survived"] + c["timeout"]
+    judged = judged_count(c)
     if c["not checked"] or not judged:
         return "**sample not all run**"
     low, high = wilson_interval(c["killed"], judged)
@@ -221,15 +224,16 @@ def write_sample_report(sample: Path, results: dict[str, dict[str, str]], equiva
     survivors = []
     for name in names:
         st = status.get(name, "not checked")
-        if st == "survived" and name in equivalent:
+        if st in NOT_KILLED and name in equivalent:
             st = "equivalent"
-        elif st == "survived":
+        elif st in NOT_KILLED:
             survivors.append(name)
         by_package.setdefault(package_of(module_of.get(name) or module_of_mutant(name)), Counter())[st if st in COLUMNS else "other"] += 1
     out_dir.mkdir(parents=True, exist_ok=True)
     lines = ["# Mutation report on a sample (`make mutate SAMPLE=N`)", "", *([f"Run: {note}.", ""] if note else []),
              f"A seeded uniform sample of each package's mutants ({sample}, scripts/mutation_sample.py). Kill rate = killed / "
-             "(killed + survived + timeout) over the sample, equivalent mutants set apart; the interval is the 95% Wilson interval. "
+             "(killed + survived + timeout + no tests) over the sample (a mutant no selected test runs is not killed), "
+             "equivalent mutants set apart; the interval is the 95% Wilson interval. "
              f"Verdict: met when the interval's lower end is at least {TARGET:.0%}, not met when its upper end is below, "
              "undecided otherwise.", "",
              "| package | mutants | sampled | killed | survived | equivalent | timeout | no tests | not checked | kill rate | 95% interval | target |",
@@ -238,7 +242,7 @@ def write_sample_report(sample: Path, results: dict[str, dict[str, str]], equiva
         writer = csv.writer(handle)
         writer.writerow(("package", "mutants", "sampled", *COLUMNS, "kill_rate", "low", "high", "verdict"))
         for package, c in sorted(by_package.items()):
-            rate, judged = kill_rate(c), c["killed"] + c["survived"] + c["timeout"]
+            rate, judged = kill_rate(c), judged_count(c)
             low, high = wilson_interval(c["killed"], judged) if judged else (math.nan, math.nan)
             verdict = sample_verdict(c)
             writer.writerow((package, totals[package], sum(c.values()), *(c[k] for k in COLUMNS),
@@ -246,13 +250,18 @@ def write_sample_report(sample: Path, results: dict[str, dict[str, str]], equiva
             lines.append(f"| {package} | {totals[package]} | {sum(c.values())} | {c['killed']} | {c['survived']} | {c['equivalent']} | "
                          f"{c['timeout']} | {c['no tests']} | {c['not checked']} | {'' if rate is None else f'{rate:.1%}'} | "
                          f"{'' if rate is None else f'{low:.1%} to {high:.1%}'} | {verdict} |")
-    lines += ["", f"{len(survivors)} survivors in the sample not yet triaged:", "", *(f"- `{name}`" for name in sorted(survivors))]
+    lines += ["", f"{len(survivors)} survivors (survived or untested) in the sample not yet triaged:", "", *(f"- `{name}`" for name in sorted(survivors))]
     (out_dir / "sample.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
     print("\n".join(lines))
 
 
+def judged_count(c: Counter[str]) -> int:
+    """The kill rate's denominator: every mutant run or found untested, equivalent ones set apart."""
+    return c["killed"] + c["survived"] + c["timeout"] + c["no tests"]
+
+
 def kill_rate(c: Counter[str]) -> float | None:
-    judged = c["killed"] + c["survived"] + c["timeout"]
+    judged = judged_count(c)
     return c["killed"] / judged if judged else None
 
 

@@ -95,6 +95,24 @@ def test_a_sample_report_estimates_each_package_with_its_interval_and_judges_by_
     assert not (tmp_path / "out" / "report.md").exists()  # the exact report is left alone
 
 
+def test_a_mutant_no_selected_test_runs_counts_as_not_killed_and_is_listed_for_triage(tmp_path):
+    mutants = tmp_path / "mutants" / "subsum" / "model"
+    mutants.mkdir(parents=True)
+    codes = {f"subsum.model.trace.x_owed__mutmut_{k}": 1 for k in range(1, 19)}  # 18 killed
+    codes |= {"subsum.model.trace.x_owed__mutmut_19": 33, "subsum.model.trace.x_owed__mutmut_20": 33}  # mutmut: no tests
+    (mutants / "trace.py.meta").write_text(json.dumps({"exit_code_by_key": codes}))
+    (tmp_path / "equivalent.txt").write_text("subsum.model.trace.x_owed__mutmut_20\tdead branch, shown so\n")
+    done = _run(tmp_path, "mutants", "--equivalent", "equivalent.txt", "--out-dir", "out")
+    assert done.returncode == 0, done.stderr
+    assert "| subsum/model | 20 | 18 | 0 | 1 | 0 | 1 | 0 | 94.7% | **not met** |" in (tmp_path / "out" / "report.md").read_text()
+    assert (tmp_path / "out" / "survivors.txt").read_text().split() == ["subsum.model.trace.x_owed__mutmut_19"]
+    (tmp_path / "sample.txt").write_text("\n".join(codes) + "\n")
+    assert _run(tmp_path, "mutants", "--equivalent", "equivalent.txt", "--out-dir", "out", "--sample", "sample.txt").returncode == 0
+    row = next(csv.DictReader(open(tmp_path / "out" / "sample.csv", encoding="utf-8")))
+    assert (row["no tests"], row["equivalent"], row["kill_rate"]) == ("1", "1", "0.947")
+    assert "- `subsum.model.trace.x_owed__mutmut_19`" in (tmp_path / "out" / "sample.md").read_text()
+
+
 def test_the_sample_verdict_rule_at_its_edges():
     sys.path.insert(0, str(SCRIPT.parent))
     from mutation_report import sample_verdict, wilson_interval
