@@ -232,3 +232,25 @@ def test_a_caching_run_without_requests_reports_no_ratio():
 
 def test_a_run_without_a_capacity_gets_five_percent_of_its_publications_and_at_least_one_slot():
     assert [default_capacity(m) for m in (0, 10, 30, 1000)] == [1, 1, 2, 50]
+
+
+def test_the_first_client_id_gets_its_responses_like_any_other():
+    # Node ids from CLIENT_BASE up are clients (impl/network/transport.py): the first client is CLIENT_BASE itself.
+    # Seed 003's chain ni - n1 - n2 with the requester attached first, so a response's last hop is to CLIENT_BASE.
+    from subsum.core.filters import parse_filter
+    from subsum.core.types import Attribute, Event
+    from subsum.impl.network.protocols.caching import request
+
+    net = build([(0, 1), (1, 2)], 3, seed=0, protocol="caching", options={"placement": "candidate", "capacity": None})
+    requester = net.add_client(0)
+    assert requester == CLIENT_BASE
+    holder = net.add_client(2)
+    net.subscribe(holder, parse_filter("price > 5"))
+    checks.settle(net)
+    eid = net.publish(net.add_client(2), Event((Attribute("price", "int", 15),)))
+    checks.settle(net)
+    net.subscribe(requester, parse_filter("price > 10"))
+    rid = request(net, requester, parse_filter("price > 10"))
+    checks.settle(net)
+    record = net.shared.requests[rid]
+    assert record.responses == [(2, eid, [2, 1, 0])] and dict(record.recovered) == {eid: 1} and record.delay == {eid: 2}

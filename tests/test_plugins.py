@@ -210,3 +210,31 @@ def test_a_plugin_that_answers_wrongly_is_reported_not_trusted(tmp_path):
     assert checked.returncode == 1 and "the impl raised RuntimeError: disk full" in checked.stdout, checked.stdout + checked.stderr
     plain = subsum("cache", "replay", "--policy", "wrong:Raising", "--capacity", "2", "ops.jsonl", cwd=tmp_path, env=env)
     assert plain.returncode == 3 and one_error_line(plain) == "error: cache wrong:Raising failed: RuntimeError: disk full"
+
+
+def test_cache_class_checks_a_plugin_in_process(tmp_path, monkeypatch):
+    # The CLI cases above run in a subprocess, out of `make mutate`'s sight; these are the same checks, in process.
+    from subsum.core.plugins import PluginError
+    from subsum.impl.caching.policies import cache_class
+
+    (tmp_path / "odd_caches.py").write_text(
+        "from myplugins.caches import ListLRU\n"
+        "class Misnamed(ListLRU):\n    name = 'mru'\n"
+        "SKIP = ('name', '__module__', '__dict__', '__weakref__')\n"
+        "Nameless = type('Nameless', (), {k: v for k, v in vars(ListLRU).items() if k not in SKIP})  # every method, no name\n"
+        "class Partial:\n    name = 'lru'\n    def insert(self, *a):\n        pass\n")
+    monkeypatch.syspath_prepend(str(PLUGINS))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert cache_class("myplugins.caches:ListLRU").__name__ == "ListLRU"
+    expected = {
+        "odd_caches:Misnamed": "cache 'odd_caches:Misnamed' (odd_caches.Misnamed): its `name` ('mru') must be the policy it implements, "
+                               "one of fifo, regdeg, lfu, lru: the reference it is checked against",
+        "odd_caches:Nameless": "cache 'odd_caches:Nameless' (odd_caches.Nameless): its `name` (None) must be the policy it implements, "
+                               "one of fifo, regdeg, lfu, lru: the reference it is checked against",
+        "odd_caches:Partial": "cache 'odd_caches:Partial' (odd_caches.Partial): it has no hit, unsubscribed, advance, order, metadata, "
+                              "__contains__, __len__ methods",
+    }
+    for name, message in expected.items():
+        with pytest.raises(PluginError) as refused:
+            cache_class(name)
+        assert str(refused.value) == message

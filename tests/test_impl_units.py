@@ -1,0 +1,59 @@
+"""Small impl/ units at the cases the property checks reach rarely, each read off its definition.
+
+Found by `make mutate`'s sample (mutation/sample.md): a change at each of these lines went unseen.
+"""
+
+import pytest
+
+from subsum.core.types import Constraint
+from subsum.impl.network.protocols.covering import string_implies
+from subsum.impl.network.workloads.client_server_direct import run_client_server_direct
+from subsum.impl.summary.acgt import IntervalForest
+
+
+def test_an_interval_inside_a_row_joins_that_row():
+    # DEF-SUM-12: one tree per connected component of the members' intervals; (2, 5) lies inside (0, 10)
+    forest = IntervalForest()
+    forest.insert((0, 10), 1)
+    forest.insert((2, 5), 2)
+    forest.insert((12, 20), 3)  # apart: its own row
+    assert sorted(forest.rows()) == [((0, 10), {1, 2}), ((12, 20), {3})]
+
+
+@pytest.mark.parametrize("specific", [Constraint("x", "string", "!=", "a"), Constraint("x", "string", "any", None),
+                                      Constraint("x", "string", "prefix", "ab")])
+def test_any_string_is_implied_by_every_string_constraint(specific):
+    assert string_implies(specific, Constraint("x", "string", "any", None)) is True
+
+
+def test_a_negative_ss_memory_is_refused_before_any_work():
+    with pytest.raises(ValueError, match=r"^ss_memory must be None \(ever\) or a whole number of steps >= 0, not -1$"):
+        run_client_server_direct(brokers=3, steps=5, ss_memory=-1)
+
+
+@pytest.mark.parametrize(("specific", "expected"), [
+    (("suffix", "xbc"), True), (("suffix", "b"), False),        # S-WILD-SUFFIX: *bc covers suffix q iff q ends with bc
+    (("prefix", "bc"), False),                                   # a prefix leaves the end free
+    (("=", "abc"), True), (("=", "ab"), False),                  # S-WILD-EQ
+    (("wildcard", "a*xbc"), True), (("wildcard", "a*b"), False),  # S-WILD-WILD
+])
+def test_a_wildcard_with_an_empty_left_part_covers_by_its_end(specific, expected):
+    from subsum.impl.summary.normalize import pattern_covers
+
+    assert pattern_covers(("wildcard", "*bc"), specific) is expected
+
+
+@pytest.mark.parametrize(("gone", "stays"), [(("prefix", "ab"), ("suffix", "ab")), (("suffix", "ab"), ("prefix", "ab"))])
+def test_deleting_half_of_a_virtual_contains_pair_rebuilds_the_row_from_the_other_half(gone, stays):
+    # DEF-SUM-5's `contains` policy joins prefix ab and suffix ab into a virtual row `contains ab`; the pair held it
+    # together, so deleting one (DEF-SUM-14, method 1) asks the owner for the other and rebuilds its own row
+    from subsum.impl.summary import IdLayout, Summary
+
+    key = ("s", "string")
+    summary = Summary(IdLayout(2, 8, 1), [key], "contains")
+    summary.add_member(1, {key: gone})
+    summary.add_member(2, {key: stays})
+    assert summary.rows() == {key: [("constraint", ("contains", "ab"), frozenset({1, 2}))]}
+    asked = []
+    summary.remove_member(1, {key: gone}, lambda k, ids: asked.append((k, ids)) or [(2, stays)])
+    assert asked == [(key, {2})] and summary.rows() == {key: [("constraint", stays, frozenset({2}))]}
