@@ -57,3 +57,13 @@ def test_deleting_half_of_a_virtual_contains_pair_rebuilds_the_row_from_the_othe
     asked = []
     summary.remove_member(1, {key: gone}, lambda k, ids: asked.append((k, ids)) or [(2, stays)])
     assert asked == [(key, {2})] and summary.rows() == {key: [("constraint", stays, frozenset({2}))]}
+
+
+@pytest.mark.parametrize(("option", "value", "allowed"), [("policy", "bogus", "server, sc, soha, ss"), ("cache_policy", "mru", "fifo, regdeg, lfu, lru")])
+def test_a_client_server_option_outside_its_choices_is_refused_naming_them(option, value, allowed):
+    from subsum.impl.network import build
+    from subsum.impl.network.overlay import NetworkError
+
+    with pytest.raises(NetworkError) as refused:
+        build([(0, 1)], 2, protocol="client-server", options={option: value})
+    assert str(refused.value) == f"client-server option {option!r}: {value!r} is not one of {allowed}"
