@@ -67,3 +67,27 @@ def test_a_client_server_option_outside_its_choices_is_refused_naming_them(optio
     with pytest.raises(NetworkError) as refused:
         build([(0, 1)], 2, protocol="client-server", options={option: value})
     assert str(refused.value) == f"client-server option {option!r}: {value!r} is not one of {allowed}"
+
+
+def test_the_filter_index_counts_each_filter_once_per_table_holding_it():
+    # DEF-NET-2: the strawman brokers share one index of their tables' filters, reference-counted per table;
+    # a filter leaves the matching engine when the last table drops it
+    from subsum.core.filters import parse_filter
+    from subsum.impl.network import build
+
+    net = build([(0, 1), (1, 2), (1, 3)], 4, seed=0, protocol="strawman")
+    f, g = parse_filter("x > 1"), parse_filter("y = 2")
+    clients = [net.add_client(b) for b in (0, 2, 3, 3)]
+    for c in clients:
+        net.subscribe(c, f)
+    net.subscribe(clients[1], g)
+    net.run()
+    for c in clients[:3]:
+        net.unsubscribe(c, f)
+    net.unsubscribe(clients[1], g)
+    net.run()
+    index = net.shared
+    holding = {h: sum(h in b.table for b in net.brokers.values()) for h in (f, g)}
+    assert holding == {f: 4, g: 0}  # the last subscriber of f at broker 3: every broker still routes f towards it
+    assert {h: entry[0] for h, entry in index.refs.items()} == {f: 4}
+    assert sorted(index.by_name.values(), key=str) == [f]
