@@ -30,6 +30,9 @@
 #             (scripts/mutation_sample.py); the estimate, with its 95% interval, goes to
 #             mutation/sample.{csv,md} and mutation/sample.txt, and report.* is left alone
 #   SEED      the sample's seed (default 0)
+#   With SAMPLE, MUTANTS keeps only the sampled mutants its names or globs match (say, the conformance
+#   package and the survivors of an earlier sample), and EARLIER names earlier runs' mutants/ folders,
+#   oldest first, whose verdicts stand for the sampled mutants this run leaves out.
 #
 # impl/spark (and the Spark checks in conformance/) is not mutated: its code builds Spark plans that run in a JVM,
 # and a forked child cannot share the parent's py4j gateway (every mutant
@@ -92,7 +95,10 @@ tests = ["tests/test_claims.py", "tests/test_engines.py", "tests/test_arrays.py"
          "tests/test_bench_client_server.py", "tests/test_bench_summary_routing.py", "tests/test_cli.py", "tests/test_conform.py",
          "tests/test_kit_planted.py", "tests/test_plugins.py", "tests/test_vectors.py", "tests/test_engine_agreement.py",
          "tests/test_verify_reports.py", "tests/test_summary_rounds.py", "tests/test_topology_errors.py",
-         "tests/test_mutation_report.py", "tests/test_workload_defaults.py"]
+         "tests/test_mutation_report.py", "tests/test_workload_defaults.py",
+         # written from the sampled survivors (mutation/sample.md): the model's trace checker without Spark, the seeds'
+         # worked examples as plain tests (mutmut cannot run docstrings), summary-file errors and small impl units
+         "tests/test_trace_model.py", "tests/test_model_examples.py", "tests/test_summary_file_checks.py", "tests/test_impl_units.py"]
 # Not tests/test_doctests.py: mutmut's rewritten modules do not run module docstrings' examples (names undefined).
 # Not the static checks (house rules, layers, the registry's generated files: gen_claims.py refuses a stage that is not the
 # checkout), the wheel build, the README walk-through or the Spark cluster.
@@ -123,7 +129,14 @@ export HYPOTHESIS_PROFILE=ci
 start=$(date +%s)
 if [ -n "$SAMPLE" ]; then
   "$VENV/bin/python" scripts/mutation_sample.py --generate --jobs "$JOBS" --size "$SAMPLE" --seed "$SEED" --out sample.txt
-  mapfile -t chosen < sample.txt
+  if [ -n "${MUTANTS:-}" ]; then
+    mapfile -t chosen < <("$VENV/bin/python" -c 'import fnmatch, sys
+globs = sys.argv[1].split()
+print("\n".join(n for n in open("sample.txt").read().split() if any(fnmatch.fnmatchcase(n, g) for g in globs)))' "$MUTANTS")
+    if [ ${#chosen[@]} -eq 0 ]; then echo "error: MUTANTS matches no sampled mutant: $MUTANTS" >&2; exit 2; fi
+  else
+    mapfile -t chosen < sample.txt
+  fi
 else
   # shellcheck disable=SC2206
   chosen=(${MUTANTS:-})
@@ -139,8 +152,9 @@ cd "$ROOT"
 note="commit $(cat "$STAGE/commit"), ONLY=$ONLY, mutmut exit $rc after $(( $(date +%s) - start )) s with $JOBS children"
 if [ -n "$SAMPLE" ]; then
   cp "$STAGE/sample.txt" mutation/sample.txt
-  "$VENV/bin/python" scripts/mutation_report.py "$STAGE/mutants" --equivalent mutation/equivalent.txt --out-dir mutation \
-    --sample mutation/sample.txt --note "$note, a sample of $SAMPLE mutants a package, seed $SEED"
+  # shellcheck disable=SC2086
+  "$VENV/bin/python" scripts/mutation_report.py ${EARLIER:-} "$STAGE/mutants" --equivalent mutation/equivalent.txt --out-dir mutation \
+    --sample mutation/sample.txt --note "$note, a sample of $SAMPLE mutants a package, seed $SEED${MUTANTS:+, this run: the sampled ${#chosen[@]} of MUTANTS}${EARLIER:+, earlier verdicts from $EARLIER}"
 else
   "$VENV/bin/python" scripts/mutation_report.py "$STAGE/mutants" --equivalent mutation/equivalent.txt --out-dir mutation \
     --previous mutation/report.csv --note "$note"
