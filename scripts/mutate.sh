@@ -34,6 +34,10 @@
 #   package and the survivors of an earlier sample), and EARLIER names earlier runs' mutants/ folders,
 #   oldest first, whose verdicts stand for the sampled mutants this run leaves out.
 #
+# conformance/profiles.py is not mutated either: tests/conftest.py loads the profile when pytest starts, and
+# mutmut's setup check (every mutated function made to raise) then fails pytest before any test (exit 4), so no
+# mutant can run. Its own checks are tests/test_profiles.py.
+#
 # impl/spark (and the Spark checks in conformance/) is not mutated: its code builds Spark plans that run in a JVM,
 # and a forked child cannot share the parent's py4j gateway (every mutant
 # would start its own JVM). Its claims are checked by `subsum verify`.
@@ -108,7 +112,7 @@ select = tests + ["-m", "not thorough", "-k", "not spark and not PIPE and not TR
 open(f"{stage}/pyproject.toml", "w").write(f"""[tool.mutmut]
 source_paths = ["subsum"]
 only_mutate = {json.dumps(only.split())}
-do_not_mutate = ["subsum/impl/spark/*", "subsum/conformance/spark*", "subsum/conformance/native_json.py"]
+do_not_mutate = ["subsum/impl/spark/*", "subsum/conformance/spark*", "subsum/conformance/native_json.py", "subsum/conformance/profiles.py"]
 also_copy = ["examples", "spec", "benchmarks", "scripts", "README.md", "mutmut_noshrink.py"]
 pytest_add_cli_args_test_selection = {json.dumps(select)}
 pytest_add_cli_args = ["-p", "no:cacheprovider", "-p", "mutmut_noshrink"]
