@@ -91,3 +91,14 @@ def test_the_filter_index_counts_each_filter_once_per_table_holding_it():
     assert holding == {f: 4, g: 0}  # the last subscriber of f at broker 3: every broker still routes f towards it
     assert {h: entry[0] for h, entry in index.refs.items()} == {f: 4}
     assert sorted(index.by_name.values(), key=str) == [f]
+
+
+@pytest.mark.parametrize("policy", ["fifo", "regdeg", "lfu", "lru"])
+def test_a_new_cache_starts_at_time_zero_like_the_reference_and_refuses_no_room(policy):
+    # DEF-CACHE-1: a cache's clock starts at 0 (model/caching.py empty_cache) and moves only forward; capacity >= 1
+    from subsum.impl.caching.policies import make_cache
+    from subsum.model.caching import empty_cache
+
+    assert make_cache(policy, 2).now == empty_cache(policy, 2).now == 0.0
+    with pytest.raises(ValueError, match=r"^cache capacity must be at least 1, got 0$"):
+        make_cache(policy, 0)
