@@ -8,6 +8,7 @@ import sys
 from hypothesis import given, settings
 from hypothesis.internal.conjecture import providers as _providers
 from hypothesis import strategies as st
+from sortedcontainers import SortedSet  # type: ignore[import-untyped]
 
 from subsum.conformance import profiles
 
@@ -35,8 +36,10 @@ def test_under_ci_a_test_is_seeded_by_its_name_not_its_source_text():
 def _magic_hits() -> int:
     hits: list[int] = []
 
+    # Twenty million values around MAGIC: it is not drawn by chance, and Hypothesis's global pool (2**30, 10**9 and
+    # their neighbours) has none of them, so a pool holding MAGIC is the only pool a constant is drawn from.
     @settings(max_examples=400, database=None, derandomize=True)
-    @given(st.integers(MAGIC - 10**7, MAGIC + 9 * 10**7))  # a hundred million values: MAGIC is not drawn by chance
+    @given(st.integers(MAGIC - 10**7, MAGIC + 10**7))
     def probe(x):
         hits.append(x == MAGIC)
 
@@ -53,14 +56,18 @@ def test_under_ci_the_modules_loaded_do_not_change_the_draws(tmp_path, monkeypat
         before = _draws("def probe(x):\n    drawn.append(x)\n", "checks.loaded", pin=True)
         importlib.import_module("constants_probe_module")
         assert _draws("def probe(x):\n    drawn.append(x)\n", "checks.loaded", pin=True) == before
+        assert _providers._get_local_constants is profiles._no_local_constants
         assert _magic_hits() == 0  # the module's literal is never drawn under ci
-        # The planted fault: Hypothesis's own pool (what `thorough` keeps) draws it, so the check above can fail.
-        # Hypothesis finds new modules by a change in len(sys.modules) and by ids it has not seen: an earlier
-        # test in this worker may have removed a module (same length) or freed one whose id the probe module
-        # now has (CI run of 9c96929: 0 hits). Make it look again, so the fault is planted every time.
-        _providers._sys_modules_len = None
-        _providers._seen_modules.discard(id(sys.modules["constants_probe_module"]))
+        # The planted fault: under `thorough` Hypothesis's own pool is back, and a literal in it is drawn, so the
+        # check above can fail. The literal is put in the pool directly: when Hypothesis notices a module loaded
+        # mid-run depends on what the worker ran before (it compares len(sys.modules) and module ids, which are
+        # reused), and two CI runs (9c96929, cacfeed) drew it 0 times where every local run drew it.
         profiles.load("thorough")
+        hypothesis_own = _providers._get_local_constants
+        assert (hypothesis_own.__module__, hypothesis_own.__name__) == (_providers.__name__, "_get_local_constants")
+        monkeypatch.setattr(_providers, "_local_constants", _providers._local_constants | _providers.Constants(integers=SortedSet([MAGIC])))
+        _providers.CONSTANTS_CACHE.cache.clear()
+        assert MAGIC in hypothesis_own().integers
         assert _magic_hits() > 0
     finally:
         profiles.load("ci")
