@@ -3,7 +3,8 @@
 
 A schedule is an explicit list of operations (JSON objects): client
 subscribe, unsubscribe and publish; `deliver` with the links chosen, in
-order; `fire` a timer; `lose-flush`; overlay swap, break, add, crash,
+order; `fire` a timer (any, now); `timeout` (the earliest timer fires, at
+its time); `lose-flush`; overlay swap, break, add, crash,
 leave and join; quiesce. Seeded generators draw schedules
 (`draw_schedule`, `next_operation`); `execute` runs one on the simulator
 with every broker checked against the model's handlers (CLM-NET-6) and
@@ -29,6 +30,9 @@ from subsum.core.types import Attribute, Event, Subscription, subscription_sort_
 from subsum.impl.network import PROTOCOLS as PROTOCOL_REGISTRY
 from subsum.impl.network import TOPOLOGIES, Network, build, forwarding_protocols, generate, read_edgelist
 from subsum.impl.network.sim import DEFER_TIMEOUT, SUB_TIMEOUT
+
+#: The link delay range of a schedule's network, in ms, unless its replay names another (`subsum explore`'s are 0).
+DELAY = (1.0, 10.0)
 
 #: The built-in protocols the fuzzer checks: the subscription-forwarding family,
 #: whose every step the model's handlers describe (seed 002). A plug-in of
@@ -134,13 +138,14 @@ class Run:
     model's (CLM-NET-6, CLM-RCF-4, 5, 7)."""
 
     def __init__(self, topology: dict, seed: int, protocol: str = "strawman", defer_timeout: float = DEFER_TIMEOUT,
-                 sub_timeout: float = SUB_TIMEOUT, checked: bool = True, broker_class: type | None = None) -> None:
+                 sub_timeout: float = SUB_TIMEOUT, checked: bool = True, broker_class: type | None = None,
+                 delay: tuple[float, float] = DELAY) -> None:
         self.topology = topology
         self.protocol = protocol
         if broker_class is None and checked:
             broker_class = checked_class(protocol)
         self.net = build([tuple(e) for e in topology["links"]], topology["brokers"], seed=seed, protocol=protocol,
-                         broker_class=broker_class,
+                         broker_class=broker_class, delay=delay,
                          defer_timeout=defer_timeout, sub_timeout=sub_timeout)
         self.broken: list[tuple[int, int]] = []  # pairs whose link broke, latest first
         for broker, count in enumerate(topology["clients"]):
@@ -170,6 +175,9 @@ class Run:
             timers = net.transport.pending_timers()
             if timers:
                 net.transport.fire(timers[op["choice"] % len(timers)])
+        elif kind == "timeout":
+            if net.transport.pending_timers():
+                net.transport.fire_next()
         elif kind == "lose-flush":
             flushes = [link for link in net.transport.pending_links() if net.transport.head(link)[0] == "FLUSH"]
             if flushes:
@@ -211,10 +219,10 @@ class Run:
 
 
 def execute(topology: dict, seed: int, schedule: list[dict], protocol: str = "strawman", defer_timeout: float = DEFER_TIMEOUT,
-            sub_timeout: float = SUB_TIMEOUT, broker_class: type | None = None) -> Violation | None:
+            sub_timeout: float = SUB_TIMEOUT, broker_class: type | None = None, delay: tuple[float, float] = DELAY) -> Violation | None:
     """Run a schedule and a final quiesce; the first violation, or None."""
     try:
-        run = Run(topology, seed, protocol, defer_timeout, sub_timeout, broker_class=broker_class)
+        run = Run(topology, seed, protocol, defer_timeout, sub_timeout, broker_class=broker_class, delay=delay)
     except Exception as exc:  # the brokers failed while the network was built (step 0)
         return violation_of(exc, 0)
     for step, op in enumerate(schedule + [{"op": "quiesce"}]):

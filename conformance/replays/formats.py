@@ -20,6 +20,7 @@ from subsum.core.jsonio import JsonObject, RecordError
 from subsum.core.names import CACHE_POLICIES, REQUEST_POLICIES
 from subsum.impl.caching.replay import parse_operation, read_operations
 from subsum.impl.network.sim import DEFER_TIMEOUT, SUB_TIMEOUT
+from subsum.conformance.schedules import DELAY
 
 #: Bounds on a replay, far above what the checks write, so that a replay runs in bounded time and memory.
 MAX_CAPACITY = 1_000_000
@@ -41,6 +42,7 @@ class ScheduleReplay:
     violation: dict[str, Any]  # the claim, message and step recorded
     command: str | None = None  # the external broker's command, recorded (never run because the file says so)
     shrunk_from: int | None = None
+    delay: tuple[float, float] = DELAY  # the links' delay range, ms (`subsum explore` writes 0, 0)
 
 
 @attrs.frozen
@@ -88,7 +90,7 @@ def load_schedule(path: str | Path) -> ScheduleReplay:
     schedule_schema.validate(doc, path)
     return ScheduleReplay(str(path), doc["protocol"], float(doc.get("defer_timeout", DEFER_TIMEOUT)),
                           float(doc.get("sub_timeout", SUB_TIMEOUT)), doc["seed"], doc["topology"], doc["schedule"], doc["violation"],
-                          doc.get("command"), doc.get("shrunk_from"))
+                          doc.get("command"), doc.get("shrunk_from"), tuple(map(float, doc.get("delay", DELAY))))
 
 
 _PAIR_OF_BROKERS = {"type": "array", "items": {"type": "integer", "minimum": 0}, "minItems": 2, "maxItems": 2}

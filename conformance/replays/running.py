@@ -84,7 +84,8 @@ def run_schedule(path: str, options: RunOptions) -> Outcome:
     protocol, notes = protocol_to_run(replay, options)
     broker_class = proxy_class(options.broker_cmd, options.timeout or 10.0) if options.broker_cmd is not None else None
     try:
-        violation = execute(replay.topology, replay.seed, replay.schedule, protocol, replay.defer_timeout, replay.sub_timeout, broker_class)
+        violation = execute(replay.topology, replay.seed, replay.schedule, protocol, replay.defer_timeout, replay.sub_timeout, broker_class,
+                            replay.delay)
     except (KeyError, TypeError, IndexError, ValueError, CannotCheck) as exc:
         raise ReplayError(path, "schedule", f"cannot run it: {exc!r}") from None
     finally:

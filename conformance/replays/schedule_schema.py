@@ -45,7 +45,7 @@ def _op(kind: str, **fields: dict) -> dict:
 OPERATION = {
     "type": "object",
     "required": ["op"],
-    "properties": {"op": {"enum": ["subscribe", "unsubscribe", "publish", "deliver", "quiesce", "fire", "lose-flush", "swap",
+    "properties": {"op": {"enum": ["subscribe", "unsubscribe", "publish", "deliver", "quiesce", "fire", "timeout", "lose-flush", "swap",
                                    "break", "add", "crash", "leave", "join"]}},
     "allOf": [
         _op("subscribe", client=_CLIENT, filter={"type": "string", "maxLength": 100_000}),
@@ -55,6 +55,7 @@ OPERATION = {
         _op("deliver", choices={"type": "array", "items": _INT, "maxItems": 10_000}),
         _op("quiesce"),
         _op("fire", choice=_INT),
+        _op("timeout"),
         _op("lose-flush", choice=_INT),
         {"if": {"properties": {"op": {"const": "swap"}}},
          "then": {"properties": {"op": True, "old": _PAIR, "pick": {"type": "array", "items": _SHARE, "minItems": 2, "maxItems": 2},
@@ -78,6 +79,7 @@ SCHEMA = {
         "protocol": {"type": "string"},
         "defer_timeout": _MS,
         "sub_timeout": _MS,
+        "delay": {"type": "array", "items": {"type": "number", "minimum": 0, "maximum": 1e6}, "minItems": 2, "maxItems": 2},
         "seed": {"type": "integer", "minimum": -(2**63), "maximum": 2**63 - 1},
         "topology": {
             "type": "object",
@@ -110,6 +112,8 @@ _VALIDATOR = jsonschema.Draft202012Validator(SCHEMA)
 def validate(doc: object, path: str | Path) -> None:
     """Raise ReplayError (an InputError) at the first field that is wrong."""
     doc = check_schema(path, doc, _VALIDATOR, {"schedule": (MAX_OPERATIONS, "operations")})
+    if "delay" in doc and doc["delay"][0] > doc["delay"][1]:
+        raise ReplayError(path, "delay", f"the link delay range {doc['delay']} must have low <= high")
     _check_topology(doc["topology"], path)
     _check_schedule(doc["topology"], doc["schedule"], path)
 

@@ -40,9 +40,11 @@ def _write(folder: Path | None, name: str, doc: Mapping[str, Any]) -> Path:
 
 
 def save_schedule(folder: Path | None, *, protocol: str, topology: dict, seed: int, schedule: list[dict], violation: Mapping[str, Any],
-                  defer_timeout: float, sub_timeout: float, shrunk_from: int | None = None, command: str | None = None) -> Path:
-    """`replay-<protocol>-seed<N>.json`: a schedule and its violation;
-    `shrunk_from` is the schedule's length as found, when shrinking shortened it."""
+                  defer_timeout: float, sub_timeout: float, shrunk_from: int | None = None, command: str | None = None,
+                  delay: tuple[float, float] | None = None, name: str | None = None) -> Path:
+    """`replay-<protocol>-seed<N>.json` (or `name`): a schedule and its violation;
+    `shrunk_from` is the schedule's length as found, when shrinking shortened it; `delay` the links' delay
+    range when it is not the default."""
     doc: dict[str, Any] = {"format": SCHEDULE, "version": 1, "protocol": protocol, "defer_timeout": defer_timeout,
                            "sub_timeout": sub_timeout, "seed": seed, "topology": topology, "schedule": schedule,
                            "violation": dict(violation)}
@@ -50,7 +52,9 @@ def save_schedule(folder: Path | None, *, protocol: str, topology: dict, seed: i
         doc["shrunk_from"] = shrunk_from
     if command is not None:
         doc["command"] = command
-    return _write(folder, f"replay-{safe_name(protocol)}-seed{seed}.json", doc)
+    if delay is not None:
+        doc["delay"] = list(delay)
+    return _write(folder, name or f"replay-{safe_name(protocol)}-seed{seed}.json", doc)
 
 
 def save_client_server(case: tuple, folder: Path | None = None) -> Path:

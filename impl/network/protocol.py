@@ -52,6 +52,30 @@ if TYPE_CHECKING:
     from subsum.impl.network.sim import Network
 
 
+class Call:
+    """A timer's callback as data: `target.method(*args)`, the method looked up when the timer fires (so that a
+    test's patch is what runs). Unlike a lambda, it is copied with its target (`copy.deepcopy` of a network, as
+    `subsum explore` does) and it says what it will do (`describe`).
+
+    >>> class Target:
+    ...     def ring(self, n): return n + 1
+    >>> Call(Target(), "ring", (1,))()
+    2
+    """
+
+    __slots__ = ("target", "method", "args")
+
+    def __init__(self, target: Any, method: str, args: tuple = ()) -> None:
+        self.target, self.method, self.args = target, method, args
+
+    def __call__(self) -> Any:
+        return getattr(self.target, self.method)(*self.args)
+
+    def describe(self) -> tuple:
+        """(the target's id, the method's name, the arguments): what a timer does, without the objects."""
+        return (getattr(self.target, "id", None), self.method, self.args)
+
+
 def handles(*kinds: str) -> Callable:
     """Mark a broker method as the handler of messages of these kinds."""
 

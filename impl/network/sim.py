@@ -25,7 +25,7 @@ from subsum.core.types import Event, Subscription
 from subsum.impl.network.accounting import Ledger
 from subsum.impl.network.messages import Publication
 from subsum.impl.network.overlay import NetworkError, Overlay
-from subsum.impl.network.protocol import Broker, broker_class_for
+from subsum.impl.network.protocol import Broker, Call, broker_class_for
 from subsum.impl.network.transport import CLIENT_BASE, Transport
 
 
@@ -53,7 +53,7 @@ class Network:
         self.clients: dict[int, int] = {}  # client -> access broker
         self.client_filters: dict[int, set[Subscription]] = {}
         self.ledger = Ledger(trace, record_crossings)
-        self.transport = Transport(seed, delay, self.ledger, self.deliver, self.to_client, self.brokers.__contains__)
+        self.transport = Transport(seed, delay, self.ledger, self.deliver, self.to_client, self.is_broker)
         # the same churn gives the same overlay whatever the protocol sends
         self.overlay = Overlay(random.Random(f"overlay-{seed}"))
         self.options = dict(options or {})  # the protocol's own settings (e.g. the summaries' period)
@@ -73,6 +73,9 @@ class Network:
         """A message arrives at broker dst: count it and run dst's handler."""
         self.ledger.handled[kind] += 1
         self.brokers[dst].receive(src, kind, payload)
+
+    def is_broker(self, node: int) -> bool:
+        return node in self.brokers
 
     def to_client(self, src: int, client: int, kind: str, payload) -> None:
         """A message other than EVENT from broker src to a client: a violation
@@ -167,7 +170,7 @@ class Network:
         rid = self.new_rid()
         self.disconnect(a, b, lose_in_flight=lose_in_flight, rid=rid, replacement={a: (c, d, False), b: (d, c, False)})
         if gap > 0:
-            self.at(self.now + gap, lambda: self.connect_if_possible(c, d, rid))
+            self.at(self.now + gap, Call(self, "connect_if_possible", (c, d, rid)))
         else:
             self.connect(c, d, rid)
         return rid

@@ -18,7 +18,8 @@ out-of-band channel, and the one event loop.
   message was dropped or already delivered, and timers that were
   cancelled, and hands each message to `deliver(src, dst, kind, payload)`.
 - A test's scheduler may instead pick the order: `deliver_from(link)`,
-  `fire(timer)`, `drop_head(link)`.
+  `fire(timer)` (any timer, now), `fire_next()` (the earliest, at its
+  time), `drop_head(link)`.
 
 Sending is one code path (`send_many`); the event loop is one loop (`run`).
 """
@@ -135,6 +136,13 @@ class Transport:
         """Fire one timer now, whatever its time (a test's scheduler: any timeout)."""
         _, callback = self._timers.pop(timer)
         callback()
+
+    def fire_next(self) -> None:
+        """Fire the earliest live timer, the clock moving on to its time (a
+        scheduler that keeps timer order: `subsum explore`'s timeout)."""
+        timer = self.pending_timers()[0]
+        self.now = max(self.now, self._timers[timer][0])
+        self.fire(timer)
 
     # --- the event loop ------------------------------------------------------------------
     def run(self, max_steps: int | None = None) -> int:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from subsum.core.types import Subscription
 from subsum.impl.network.protocols.forwarding import StrawmanBroker
-from subsum.impl.network.protocol import handles, register
+from subsum.impl.network.protocol import Call, handles, register
 from subsum.impl.network.transport import CLIENT_BASE
 
 
@@ -60,7 +60,7 @@ class TimedBroker(StrawmanBroker):
         self.waiting.setdefault(rid, []).extend(pairs)
         if rid not in self.unsub_timers and self.register_task(n, rid):
             self.unsub_timers[rid] = self.net.at(self.net.now + self.net.defer_timeout,
-                                                 lambda: self.unsub_timer_expired(rid), owner=self.id)
+                                                 Call(self, "unsub_timer_expired", (rid,)), owner=self.id)
         elif not self.waiting[rid]:
             del self.waiting[rid]
 

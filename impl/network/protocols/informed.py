@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from subsum.core.types import Subscription
 from subsum.impl.network.messages import Activate
-from subsum.impl.network.protocol import handles, register
+from subsum.impl.network.protocol import Call, handles, register
 from subsum.impl.network.protocols.deferred import NotifiedBroker
 from subsum.impl.network.transport import CLIENT_BASE
 
@@ -76,7 +76,7 @@ class InformedBroker(NotifiedBroker):
             self.activate(rid, known.held, n)
             return
         # no ACTIVATE yet: wait for it, up to subTimer; then behave as the notified variant
-        fallback = self.net.at(self.net.now + self.net.sub_timeout, lambda: self.activation_missing(rid))
+        fallback = self.net.at(self.net.now + self.net.sub_timeout, Call(self, "activation_missing", (rid,)))
         self.awaiting[rid] = (n, fallback)
 
     def activation_missing(self, rid: int) -> None:
@@ -99,7 +99,7 @@ class InformedBroker(NotifiedBroker):
         send(self.id, n, "FLUSH", rid)
         if tagged:
             self.tagged[rid] = (n, tagged)
-            self.sub_timers[rid] = self.net.at(self.net.now + self.net.sub_timeout, lambda: self.sub_timer_expired(rid))
+            self.sub_timers[rid] = self.net.at(self.net.now + self.net.sub_timeout, Call(self, "sub_timer_expired", (rid,)))
 
     def sub_timer_expired(self, rid: int) -> None:
         """subTimerExpired: a held-back p goes to n only if another neighbour still subscribes it."""
