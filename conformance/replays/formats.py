@@ -90,7 +90,12 @@ def load_schedule(path: str | Path) -> ScheduleReplay:
     schedule_schema.validate(doc, path)
     return ScheduleReplay(str(path), doc["protocol"], float(doc.get("defer_timeout", DEFER_TIMEOUT)),
                           float(doc.get("sub_timeout", SUB_TIMEOUT)), doc["seed"], doc["topology"], doc["schedule"], doc["violation"],
-                          doc.get("command"), doc.get("shrunk_from"), tuple(map(float, doc.get("delay", DELAY))))
+                          doc.get("command"), doc.get("shrunk_from"), _delay(doc))
+
+
+def _delay(doc: dict) -> tuple[float, float]:
+    low, high = doc.get("delay", DELAY)
+    return float(low), float(high)
 
 
 _PAIR_OF_BROKERS = {"type": "array", "items": {"type": "integer", "minimum": 0}, "minItems": 2, "maxItems": 2}

@@ -132,6 +132,10 @@ class Transport:
         """The live timers' ids, in firing order."""
         return sorted(self._timers, key=lambda tid: (self._timers[tid][0], tid))
 
+    def timer(self, timer: int) -> tuple[float, Callable[[], None]]:
+        """A live timer's (time, callback)."""
+        return self._timers[timer]
+
     def fire(self, timer: int) -> None:
         """Fire one timer now, whatever its time (a test's scheduler: any timeout)."""
         _, callback = self._timers.pop(timer)

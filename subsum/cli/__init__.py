@@ -7,6 +7,7 @@ each parsing arguments and rendering output; the work is done below, in
     summary.py   subsum summary build | match | stats | merge | plan
     simulate.py  subsum simulate forwarding | summaries | siena | broadcast | flooding | caching | client-server
     fuzz.py      subsum fuzz reconfig
+    explore.py   subsum explore
     replay.py    subsum replay
     cache.py     subsum cache replay
     pipeline.py  subsum trace-check
@@ -46,7 +47,7 @@ EXIT_OK, EXIT_VIOLATION, EXIT_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
 #: each command -> the module of subsum.cli defining it (in its COMMANDS), imported only when the command runs or a
 #: help page lists it (click's lazily loaded subcommands): `subsum match` does not load what `subsum bench` needs
 COMMAND_MODULES = {"verify": "claims", "claims": "claims", "prove": "claims", "match": "match", "check-filter": "match",
-                   "summary": "summary", "simulate": "simulate", "fuzz": "fuzz", "replay": "replay", "cache": "cache",
+                   "summary": "summary", "simulate": "simulate", "fuzz": "fuzz", "explore": "explore", "replay": "replay", "cache": "cache",
                    "trace-check": "pipeline", "bench": "bench", "conform": "conform", "vectors": "conform",
                    "fidelity": "fidelity"}
 

@@ -47,6 +47,11 @@ class FilterIndex:
         else:
             entry[0] += 1
 
+    def canonical_state(self) -> frozenset:
+        """What the index holds, without its caches and the names it handed out: each filter and how many
+        tables hold it (`subsum explore`'s fingerprint, spec/12 DEF-EXP-3)."""
+        return frozenset((f, entry[0]) for f, entry in self.refs.items())
+
     def removed(self, f: Subscription) -> None:
         entry = self.refs[f]
         entry[0] -= 1

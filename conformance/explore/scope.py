@@ -1,0 +1,76 @@
+"""A scope of `subsum explore` (spec/12-exploration.md DEF-EXP-1): the
+protocol, the brokers and their links, and the client operations that may
+happen: S subscriptions (each may later be unsubscribed), E publications
+and K link swaps.
+
+One client hangs off each broker. Subscription i is made by the client of
+broker i mod N, to the filter `FILTERS[(i div N) mod 3]`: the first N
+subscriptions share one filter, so that the second- and last-subscriber
+rules run. Every publication is `{"x": 1}`, which each of those filters
+matches, from the client of the last broker.
+"""
+
+from __future__ import annotations
+
+import attrs
+
+from subsum.conformance.schedules import fuzzable
+from subsum.core.errors import SubsumError
+from subsum.impl.network import CLIENT_BASE, TOPOLOGIES, generate
+from subsum.impl.network.sim import DEFER_TIMEOUT, SUB_TIMEOUT
+
+#: The filters of a scope's subscriptions, in the order they are handed out (see the module's docstring).
+FILTERS = ("x > 0", "x < 2", "x = 1")
+#: What every publication carries.
+EVENT = {"x": 1}
+#: The links deliver at once: the clock moves only when a timer fires (DEF-EXP-2).
+DELAY = (0.0, 0.0)
+#: The seed of a scope's network (no draw depends on it: the delays are 0).
+SEED = 0
+
+
+@attrs.frozen
+class Scope:
+    """What one exploration covers (DEF-EXP-1)."""
+
+    protocol: str
+    brokers: int
+    subscriptions: int
+    events: int = 0
+    swaps: int = 0
+    topology: str = "path"
+    unsubscribe: bool = True
+    defer_timeout: float = DEFER_TIMEOUT
+    sub_timeout: float = SUB_TIMEOUT
+
+    def __attrs_post_init__(self) -> None:
+        fuzzable(self.protocol)
+        if self.topology not in TOPOLOGIES:
+            raise SubsumError(f"topology {self.topology!r} is not one of {', '.join(TOPOLOGIES)}")
+        if not 1 <= self.brokers <= 8:
+            raise SubsumError(f"--brokers {self.brokers}: a scope has 1 to 8 brokers (exhaustive search grows exponentially)")
+        if not 0 <= self.subscriptions <= len(FILTERS) * self.brokers:
+            raise SubsumError(f"--subscriptions {self.subscriptions}: {self.brokers} brokers hold 0 to "
+                              f"{len(FILTERS) * self.brokers} distinct (client, filter) pairs")
+        if self.events < 0 or self.swaps < 0:
+            raise SubsumError("--events and --swaps must be >= 0")
+        if self.swaps and self.brokers < 3:
+            raise SubsumError(f"--swaps {self.swaps}: a swap needs 3 brokers or more (the new link must differ from the old)")
+
+    def network(self) -> dict:
+        """The topology as a schedule replay holds it: brokers, links, one client per broker."""
+        links = generate(self.topology, self.brokers, SEED)
+        return {"kind": self.topology, "brokers": self.brokers, "links": [list(e) for e in links], "clients": [1] * self.brokers}
+
+    def subscription(self, i: int) -> tuple[int, str]:
+        """Subscription i: (its client, its filter's text)."""
+        return CLIENT_BASE + i % self.brokers, FILTERS[(i // self.brokers) % len(FILTERS)]
+
+    def publisher(self) -> int:
+        return CLIENT_BASE + self.brokers - 1
+
+    def describe(self) -> dict:
+        """The scope as the JSON report names it."""
+        return {"brokers": self.brokers, "subscriptions": self.subscriptions, "events": self.events, "swaps": self.swaps,
+                "topology": self.topology, "unsubscribe": self.unsubscribe, "defer_timeout": self.defer_timeout,
+                "sub_timeout": self.sub_timeout}

@@ -1,0 +1,168 @@
+"""A state of `subsum explore` (spec/12-exploration.md DEF-EXP-2, 3): the
+network under the checked brokers (a `schedules.Run`) and how far the
+scope's client operations have gone; its moves; its fingerprint.
+
+A move is a list of schedule operations (spec/formats.md), so that a path
+of moves is a schedule `subsum replay` runs again exactly: one delivery
+(the head of one link), the earliest timer firing (`timeout`), one client
+operation, or one link swap; a move that leaves the network quiescent
+ends with `quiesce`, which checks the tables (as the fuzzer's does).
+"""
+
+from __future__ import annotations
+
+import copy
+from collections import deque
+from types import MethodType
+from typing import Any, Iterator
+
+import attrs
+
+from subsum.conformance.explore.scope import DELAY, EVENT, SEED, Scope
+from subsum.conformance.schedules import Run
+from subsum.impl.network import Broker
+from subsum.impl.network.protocol import Call
+
+#: What a subscription of the scope has done so far.
+NOT_YET, HELD, DROPPED = 0, 1, 2
+QUIESCE = {"op": "quiesce"}
+
+
+@attrs.frozen
+class Progress:
+    """How far the scope's client operations have gone: each subscription's
+    stage, the publications made and the swaps made."""
+
+    subscriptions: tuple[int, ...]
+    published: int = 0
+    swapped: int = 0
+
+
+@attrs.define
+class State:
+    run: Run
+    progress: Progress
+
+    @classmethod
+    def initial(cls, scope: Scope) -> State:
+        run = Run(scope.network(), SEED, scope.protocol, scope.defer_timeout, scope.sub_timeout, delay=DELAY)
+        return cls(run, Progress((NOT_YET,) * scope.subscriptions))
+
+    def quiescent(self) -> bool:
+        return self.run.net.transport.quiescent()
+
+
+def moves(state: State, scope: Scope) -> Iterator[tuple[list[dict], Progress]]:
+    """Every move enabled in `state`, in a fixed order (DEF-EXP-2), each as
+    (its operations but the closing quiesce, the progress after it)."""
+    net, progress = state.run.net, state.progress
+    for i, _ in enumerate(net.transport.pending_links()):
+        yield [{"op": "deliver", "choices": [i]}], progress
+    if net.transport.pending_timers():
+        yield [{"op": "timeout"}], progress
+    for i, stage in enumerate(progress.subscriptions):
+        client, text = scope.subscription(i)
+        if stage == NOT_YET or (stage == HELD and scope.unsubscribe):
+            op = "subscribe" if stage == NOT_YET else "unsubscribe"
+            stages = progress.subscriptions[:i] + (stage + 1,) + progress.subscriptions[i + 1:]
+            yield [{"op": op, "client": client, "filter": text}], attrs.evolve(progress, subscriptions=stages)
+    if progress.published < scope.events:
+        yield [{"op": "publish", "client": scope.publisher(), "attributes": dict(EVENT)}], attrs.evolve(progress, published=progress.published + 1)
+    if progress.swapped < scope.swaps:
+        after = attrs.evolve(progress, swapped=progress.swapped + 1)
+        for swap in swaps(state.run):
+            yield [swap], after
+
+
+def swaps(run: Run) -> Iterator[dict]:
+    """Every link swap of the current overlay: an old link, a new one joining its two halves (not the old one
+    again), in-flight messages on the old link lost or not (the `pick` shares select the new ends, `Run._churn`)."""
+    overlay = run.net.overlay
+    for a, b in run.net.broker_links():
+        left, right = sorted(overlay.side(a, b)), sorted(overlay.side(b, a))
+        for i, c in enumerate(left):
+            for j, d in enumerate(right):
+                if {c, d} == {a, b}:
+                    continue
+                pick = [(i + 0.5) / len(left), (j + 0.5) / len(right)]
+                for lose in (False, True):
+                    yield {"op": "swap", "old": [a, b], "pick": pick, "lose": lose, "gap": 0.0}
+
+
+def successor(state: State, ops: list[dict], progress: Progress) -> tuple[State, list[dict]]:
+    """The state after a move, and the move's operations (a closing quiesce
+    added when it leaves the network quiescent). A failed check raises (as
+    `Run.apply` does), the state left half-changed."""
+    run = copy_run(state.run)
+    done = list(ops)
+    for op in ops:
+        run.apply(op)
+    if run.net.transport.quiescent():
+        done.append(QUIESCE)
+        run.apply(QUIESCE)
+    return State(run, progress), done
+
+
+def copy_run(run: Run) -> Run:
+    """A copy of `run` whose later steps leave `run` as it is. Shared, not
+    copied: immutable values (the filters, the messages in flight) and the
+    two random generators, which no step of a scope reads in a way that
+    matters (the link delays are 0, and no scope crashes a broker, the
+    only use of the overlay's)."""
+    net = run.net
+    shared: list[Any] = [net.overlay.rng, getattr(net.transport._random, "__self__", None), *net._canonical.values()]
+    shared += [payload for queue in net.transport.links.values() for _, _, _, payload in queue]
+    return copy.deepcopy(run, {id(value): value for value in shared if value is not None})
+
+
+# --- fingerprints ---------------------------------------------------------------------------------
+
+def fingerprint(state: State) -> int:
+    """A 64-bit digest of everything a state's future depends on (DEF-EXP-3):
+    the clock, each broker's fields, the clients' filters, the messages in
+    flight per link (in order), the live timers (in order, with what each
+    will do), the overlay's links, the protocol's shared state (what its
+    `canonical_state()` returns, if it has one), whether the topology is
+    static, and the scope's progress. Left out, as history that no handler
+    reads: the ledger's counters, the trace, the ids handed out."""
+    run = state.run
+    net = run.net
+    transport = net.transport
+    flight = tuple((link, tuple((kind, canonical(payload)) for _, _, kind, payload in queue))
+                   for link, queue in sorted(transport.links.items()) if queue)
+    timers = tuple((tid, transport.timer(tid)[0] - net.now, canonical(transport.timer(tid)[1])) for tid in transport.pending_timers())
+    brokers = tuple((b, canonical_fields(broker)) for b, broker in sorted(net.brokers.items()))
+    filters = tuple((c, frozenset(fs)) for c, fs in sorted(net.client_filters.items()))
+    return hash((state.progress, net.now, run.static, brokers, filters, flight, timers, tuple(net.broker_links()), canonical(net.shared)))
+
+
+def canonical(value: Any) -> Any:
+    """A hashable value equal for equal contents: sets and dicts become
+    frozensets, sequences tuples, a broker its id (a reference, not its
+    contents), a timer's callback what it will do, any other mutable object
+    its fields; immutable values (filters, messages) stay as they are."""
+    if value is None or isinstance(value, (bool, int, float, str, bytes)):
+        return value
+    if isinstance(value, (set, frozenset)):
+        return frozenset(canonical(v) for v in value)
+    if isinstance(value, dict):
+        return frozenset((canonical(k), canonical(v)) for k, v in value.items())
+    if isinstance(value, (list, tuple, deque)):
+        return tuple(canonical(v) for v in value)
+    if isinstance(value, Broker):
+        return ("broker", value.id)
+    if hasattr(value, "canonical_state"):
+        return (type(value).__qualname__, value.canonical_state())  # the object says what of it matters
+    if isinstance(value, Call):
+        return ("call", canonical(value.target), value.method, canonical(value.args))
+    if isinstance(value, MethodType):
+        return ("method", canonical(value.__self__), value.__func__.__name__)
+    if type(value).__hash__ is not object.__hash__ and type(value).__hash__ is not None:
+        return value  # a value type: its own equality
+    return (type(value).__qualname__, canonical_fields(value))
+
+
+def canonical_fields(obj: Any) -> tuple:
+    """An object's fields but its network (`net`), canonical, in name order."""
+    names = sorted({name for cls in type(obj).__mro__ for name in getattr(cls, "__slots__", ())} | set(getattr(obj, "__dict__", {})))
+    return tuple((name, canonical(getattr(obj, name))) for name in names if name != "net" and hasattr(obj, name))

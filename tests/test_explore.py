@@ -1,0 +1,152 @@
+"""subsum explore (spec/12-exploration.md): the breadth-first search visits
+every state of a scope, its first counterexample is a shortest one, the
+replay it writes runs the same way in another process, and bad scopes are
+refused."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from subsum.conformance.explore.scope import Scope
+from subsum.conformance.explore.search import explore
+from subsum.conformance.explore.state import State, canonical, fingerprint, moves, successor
+from subsum.core.errors import SubsumError
+from subsum.impl.network import CLIENT_BASE, StrawmanBroker
+
+ROOT = Path(__file__).resolve().parents[1]
+PLUGINS = ROOT / "examples" / "plugins"
+
+
+def subsum(*args, cwd: Path = ROOT) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "subsum", *map(str, args)], cwd=cwd, capture_output=True, text=True, timeout=300)
+
+
+def all_paths(scope: Scope, depth: int):
+    """Every sequence of at most `depth` moves, with no fingerprint and no
+    deduplication: (the state or the exception it raised, the moves' count)."""
+    stack = [(State.initial(scope), 0)]
+    while stack:
+        state, n = stack.pop()
+        yield state, n
+        if n == depth:
+            continue
+        for ops, progress in moves(state, scope):
+            try:
+                nxt, _ = successor(state, ops, progress)
+            except Exception as exc:
+                yield exc, n + 1
+                continue
+            stack.append((nxt, n + 1))
+
+
+def full_key(state: State) -> tuple:
+    """A state's whole content, compared by equality rather than by a 64-bit digest."""
+    net = state.run.net
+    return (state.progress, net.now, state.run.static, canonical({b: canonical(vars(x)) if hasattr(x, "__dict__") else
+                                                                  tuple(canonical(getattr(x, s)) for s in ("table", "neighbors"))
+                                                                  for b, x in net.brokers.items()}),
+            canonical(net.client_filters), canonical({k: [(kind, p) for _, _, kind, p in q] for k, q in net.transport.links.items() if q}),
+            tuple(net.broker_links()))
+
+
+def test_a_scope_is_explored_completely_and_the_same_way_twice():
+    scope = Scope("strawman", 2, 2, events=1)
+    first, again = explore(scope), explore(scope)
+    assert first.complete and not first.found and first.cut_by is None
+    assert (first.states, first.transitions, first.depth) == (again.states, again.transitions, again.depth)
+    # every distinct state reachable in any order of moves (no fingerprints, no deduplication) is one the search counted
+    reachable = {full_key(state) for state, _ in all_paths(scope, first.depth) if isinstance(state, State)}
+    assert len(reachable) == first.states
+
+
+def test_a_bound_cuts_the_search_and_says_so():
+    cut = explore(Scope("strawman", 3, 2, events=1), max_states=50)
+    assert not cut.complete and cut.cut_by == "max-states" and cut.states == 50
+
+
+def test_the_fingerprint_ignores_the_order_of_independent_deliveries_but_not_a_table():
+    scope = Scope("strawman", 3, 2)
+    state = State.initial(scope)
+    for i in (0, 1):  # the clients of brokers 0 and 1 subscribe: each access broker sends SUBs
+        ops, progress = [m for m in moves(state, scope) if m[0][0]["op"] == "subscribe"][0]
+        state, _ = successor(state, ops, progress)
+    deliveries = [m for m in moves(state, scope) if m[0][0]["op"] == "deliver"]
+    assert len(deliveries) >= 2
+    one_then_other = successor(successor(state, *deliveries[0])[0], [{"op": "deliver", "choices": [0]}], deliveries[0][1])[0]
+    assert fingerprint(one_then_other) != fingerprint(state)
+    net = one_then_other.run.net
+    before = fingerprint(one_then_other)
+    net.ledger.sent["SUB"] += 5  # history: not part of a state
+    assert fingerprint(one_then_other) == before
+    broker = net.brokers[2]
+    broker.table.setdefault(next(iter(net._canonical.values())), set()).add(CLIENT_BASE + 2)  # a table changed
+    assert fingerprint(one_then_other) != before
+
+
+def forget_the_last_remaining_subscriber(self, n, f):
+    """A planted Strawman bug: when one subscriber of f remains, it is not sent the UNSUB (DEF-NET-6's last rule)."""
+    subscribers = self.drop_entry(n, f)
+    if not subscribers:
+        for m in self.neighbors:
+            if m != n and m < CLIENT_BASE:
+                self.net.send(self.id, m, "UNSUB", f)
+
+
+def test_a_planted_strawman_bug_is_found_with_a_shortest_counterexample(monkeypatch, tmp_path):
+    monkeypatch.setattr(StrawmanBroker, "process_unsub_from", forget_the_last_remaining_subscriber)
+    scope = Scope("strawman", 3, 2, events=1, swaps=1)
+    result = explore(scope, out_dir=tmp_path)
+    assert len(result.found) == 1 and not result.complete
+    found = result.found[0]
+    assert found.violation.claim == "CLM-NET-6" and found.moves == 4
+    # no sequence of fewer moves shows a violation (every path, no deduplication)
+    assert not [n for state, n in all_paths(scope, found.moves - 1) if not isinstance(state, State)]
+    doc = json.loads(found.replay.read_text())
+    assert doc["delay"] == [0.0, 0.0] and doc["violation"]["claim"] == "CLM-NET-6" and doc["schedule"] == found.schedule
+
+
+def test_the_replay_of_a_buggy_plugin_fails_the_same_way_in_another_process(tmp_path):
+    plugin = "myplugins.brokers:ForgetfulBroker"
+    result = subsum("explore", "--protocol", plugin, "--brokers", "3", "--subscriptions", "2", "--out-dir", tmp_path,
+                    "--format", "json", cwd=PLUGINS)
+    assert result.returncode == 1, result.stdout + result.stderr
+    report = json.loads(result.stdout)
+    (violation,) = report["violations"]
+    assert violation["claim"] == "CLM-NET-6" and not report["complete"]
+    again = subsum("replay", "--protocol", plugin, violation["replay"], cwd=PLUGINS)
+    assert again.returncode == 1 and "CLM-NET-6 violated" in again.stdout, again.stdout + again.stderr
+    fixed = subsum("replay", "--protocol", "myplugins.brokers:TidyBroker", violation["replay"], cwd=PLUGINS)
+    assert fixed.returncode == 0 and "no violation now" in fixed.stdout, fixed.stdout + fixed.stderr
+
+
+def test_the_command_reports_a_complete_search_and_exits_0(tmp_path):
+    result = subsum("explore", "--brokers", "2", "--subscriptions", "1", "--out-dir", tmp_path, "--format", "json")
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert set(report) >= {"protocol", "scope", "states", "transitions", "depth", "complete", "seconds", "states_per_second", "violations"}
+    assert report["complete"] and report["violations"] == [] and report["states"] > 1
+    assert not list(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize("args, message", [
+    (("--subscriptions", "7", "--brokers", "2"), "--subscriptions 7: 2 brokers hold 0 to 6 distinct (client, filter) pairs"),
+    (("--swaps", "1", "--brokers", "2"), "--swaps 1: a swap needs 3 brokers or more"),
+    (("--protocol", "siena"), "'siena' is not one of strawman, timed, notified, informed"),
+])
+def test_a_bad_scope_is_refused_with_one_line_and_exit_2(args, message, tmp_path):
+    result = subsum("explore", *args, "--out-dir", tmp_path)
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert "Traceback" not in result.stderr and message in result.stderr and result.stdout == ""
+
+
+def test_a_scope_names_what_it_holds():
+    scope = Scope("timed", 3, 4)
+    assert [scope.subscription(i) for i in range(4)] == [(CLIENT_BASE, "x > 0"), (CLIENT_BASE + 1, "x > 0"),
+                                                        (CLIENT_BASE + 2, "x > 0"), (CLIENT_BASE, "x < 2")]
+    with pytest.raises(SubsumError, match="1 to 8 brokers"):
+        Scope("strawman", 9, 1)
