@@ -35,9 +35,9 @@ def all_paths(scope: Scope, depth: int):
         yield state, n
         if n == depth:
             continue
-        for ops, progress in moves(state, scope):
+        for move in moves(state, scope):
             try:
-                nxt, _ = successor(state, ops, progress)
+                nxt, _, _ = successor(state, move)
             except Exception as exc:
                 yield exc, n + 1
                 continue
@@ -54,14 +54,26 @@ def full_key(state: State) -> tuple:
             tuple(net.broker_links()))
 
 
-def test_a_scope_is_explored_completely_and_the_same_way_twice():
+@pytest.mark.parametrize("sleep_sets", [False, True])
+def test_a_scope_is_explored_completely_and_the_same_way_twice(sleep_sets):
     scope = Scope("strawman", 2, 2, events=1)
-    first, again = explore(scope), explore(scope)
+    first, again = explore(scope, sleep_sets=sleep_sets), explore(scope, sleep_sets=sleep_sets)
     assert first.complete and not first.found and first.cut_by is None
     assert (first.states, first.transitions, first.depth) == (again.states, again.transitions, again.depth)
     # every distinct state reachable in any order of moves (no fingerprints, no deduplication) is one the search counted
     reachable = {full_key(state) for state, _ in all_paths(scope, first.depth) if isinstance(state, State)}
     assert len(reachable) == first.states
+
+
+@pytest.mark.parametrize("scope", [Scope("strawman", 4, 2, topology="star"), Scope("timed", 3, 1, swaps=1),
+                                   Scope("notified", 3, 1, swaps=1, unsubscribe=False)], ids=str)
+def test_sleep_sets_make_fewer_moves_and_reach_every_state(scope):
+    """DEF-EXP-6: the moves a sleep set skips lead to states reached another way; the search without them (every
+    move of every state, checked against all paths in the test above) reaches the same states."""
+    plain, reduced = explore(scope, sleep_sets=False), explore(scope, sleep_sets=True)
+    assert plain.complete and reduced.complete
+    assert reduced.states == plain.states and reduced.depth == plain.depth
+    assert reduced.transitions < plain.transitions
 
 
 def test_a_bound_cuts_the_search_and_says_so():
@@ -73,12 +85,16 @@ def test_the_fingerprint_ignores_the_order_of_independent_deliveries_but_not_a_t
     scope = Scope("strawman", 3, 2)
     state = State.initial(scope)
     for i in (0, 1):  # the clients of brokers 0 and 1 subscribe: each access broker sends SUBs
-        ops, progress = [m for m in moves(state, scope) if m[0][0]["op"] == "subscribe"][0]
-        state, _ = successor(state, ops, progress)
-    deliveries = [m for m in moves(state, scope) if m[0][0]["op"] == "deliver"]
-    assert len(deliveries) >= 2
-    one_then_other = successor(successor(state, *deliveries[0])[0], [{"op": "deliver", "choices": [0]}], deliveries[0][1])[0]
-    assert fingerprint(one_then_other) != fingerprint(state)
+        state, _, _ = successor(state, next(m for m in moves(state, scope) if m.key[0] == "subscribe"))
+    first, second = [m for m in moves(state, scope) if m.delivers][:2]
+    assert first.local != second.local  # deliveries to two brokers: they commute
+
+    def then(state, key):  # a move named by its key, as the state enables it (a delivery's link index differs by state)
+        return successor(state, next(m for m in moves(state, scope) if m.key == key))[0]
+
+    one_then_other = then(then(state, first.key), second.key)
+    other_then_one = then(then(state, second.key), first.key)
+    assert fingerprint(one_then_other) == fingerprint(other_then_one) != fingerprint(state)
     net = one_then_other.run.net
     before = fingerprint(one_then_other)
     net.ledger.sent["SUB"] += 5  # history: not part of a state

@@ -13,7 +13,7 @@ from typing import Callable
 import attrs
 
 from subsum.conformance.explore.scope import DELAY, SEED, Scope
-from subsum.conformance.explore.state import State, fingerprint, moves, successor
+from subsum.conformance.explore.state import State, Step, fingerprint, independent, moves, successor
 from subsum.conformance.replays.writing import save_schedule
 from subsum.conformance.schedules import Violation, violation_of
 
@@ -57,14 +57,17 @@ class Exploration:
                                 "operations": len(f.schedule), "replay": str(f.replay) if f.replay else None} for f in self.found]}
 
 
-@attrs.frozen
+@attrs.define(eq=False)
 class Node:
-    """A state in the frontier, and the path that reached it (its parent's node and its own move's operations)."""
+    """A state in the frontier, the path that reached it (its parent's node and its own move's operations), and its
+    sleep set: the moves it need not make, each with what it touched (DEF-EXP-6)."""
 
     state: State
     ops: tuple = ()
     parent: Node | None = None
     depth: int = 0
+    sleep: dict = attrs.field(factory=dict)  # move key -> Step
+    visit: Visit | None = None
 
     def schedule(self) -> list[dict]:
         parts: list[tuple] = []
@@ -75,15 +78,27 @@ class Node:
         return [op for ops in reversed(parts) for op in ops]
 
 
+@attrs.define(eq=False)
+class Visit:
+    """What the search knows of one fingerprint: the moves not made from it yet because every path to it had them
+    asleep, the moves made from it, and its node while that waits in a frontier."""
+
+    asleep: frozenset
+    made: set = attrs.field(factory=set)
+    waiting: Node | None = None
+
+
 def explore(scope: Scope, *, max_states: int = MAX_STATES, budget: float = BUDGET, out_dir: Path | None = None,
-            progress: Callable[[Exploration], None] | None = None) -> Exploration:
+            progress: Callable[[Exploration], None] | None = None, sleep_sets: bool = True) -> Exploration:
     """Search `scope` breadth first until every state is seen, a violation
     is found, `max_states` states are fingerprinted or `budget` seconds
-    pass; save the violation's schedule into `out_dir` (None: do not)."""
+    pass; save the violation's schedule into `out_dir` (None: do not).
+    `sleep_sets` False makes every move from every state (DEF-EXP-6 off)."""
     result = Exploration(scope)
     started = time.perf_counter()
     root = Node(State.initial(scope))
-    seen = {fingerprint(root.state)}
+    root.visit = Visit(frozenset(), waiting=root)
+    seen = {fingerprint(root.state): root.visit}
     frontier = [root]
     result.states = 1
     while frontier and not result.found:
@@ -94,7 +109,7 @@ def explore(scope: Scope, *, max_states: int = MAX_STATES, budget: float = BUDGE
             if cut:
                 result.cut_by = cut
                 break
-            _expand(node, scope, seen, next_layer, result)
+            _expand(node, scope, seen, next_layer, result, sleep_sets)
             if result.found:
                 break
         if result.cut_by:
@@ -119,24 +134,52 @@ def _bound(result: Exploration, started: float, max_states: int, budget: float) 
     return None
 
 
-def _expand(node: Node, scope: Scope, seen: set[int], next_layer: list[Node], result: Exploration) -> None:
-    """Every successor of `node`: checked, and kept when its fingerprint is new."""
-    for ops, progress in moves(node.state, scope):
+def _expand(node: Node, scope: Scope, seen: dict[int, Visit], next_layer: list[Node], result: Exploration, sleep_sets: bool) -> None:
+    """Every move of `node` neither asleep nor made before from its fingerprint: checked, and its successor kept
+    (with its sleep set) when the fingerprint is new or was reached before with moves asleep that now are not."""
+    visit = node.visit
+    assert visit is not None
+    visit.waiting = None
+    made: list[Step] = []
+    for move in moves(node.state, scope):
+        if move.key in node.sleep or move.key in visit.made:
+            continue
         result.transitions += 1
         try:
-            state, done = successor(node.state, ops, progress)
+            state, done, step = successor(node.state, move)
         except Exception as exc:  # a failed check, or the implementation crashing
             schedule = node.schedule()
-            failing = schedule + ops
-            result.found.append(Found(violation_of(exc, _failing_step(schedule, ops)), failing, node.depth + 1))
+            result.found.append(Found(violation_of(exc, _failing_step(schedule, move.ops)), schedule + move.ops, node.depth + 1))
             result.depth = node.depth + 1
             return
-        key = fingerprint(state)
-        if key in seen:
-            continue
-        seen.add(key)
+        visit.made.add(move.key)
+        sleep = {}
+        if sleep_sets:
+            sleep = {x.move.key: x for x in [*node.sleep.values(), *made] if independent(x, step, node.state)}
+        made.append(step)
+        _reach(Node(state, tuple(done), node, node.depth + 1, sleep), seen, next_layer, result)
+
+
+def _reach(child: Node, seen: dict[int, Visit], next_layer: list[Node], result: Exploration) -> None:
+    """`child` reached: a new fingerprint joins the next layer; a known one whose asleep moves this path does not
+    have asleep is expanded again for them (Godefroid's sleep sets with state matching)."""
+    key = fingerprint(child.state)
+    visit = seen.get(key)
+    if visit is None:
+        child.visit = seen[key] = Visit(frozenset(child.sleep), waiting=child)
         result.states += 1
-        next_layer.append(Node(state, tuple(done), node, node.depth + 1))
+        next_layer.append(child)
+        return
+    woken = visit.asleep - child.sleep.keys()
+    if not woken:
+        return
+    visit.asleep = visit.asleep & child.sleep.keys()
+    if visit.waiting is not None:
+        visit.waiting.sleep = {k: x for k, x in visit.waiting.sleep.items() if k in visit.asleep}
+        return
+    child.visit = visit
+    visit.waiting = child
+    next_layer.append(child)
 
 
 def _failing_step(before: list[dict], ops: list[dict]) -> int:

@@ -52,26 +52,44 @@ class State:
         return self.run.net.transport.quiescent()
 
 
-def moves(state: State, scope: Scope) -> Iterator[tuple[list[dict], Progress]]:
-    """Every move enabled in `state`, in a fixed order (DEF-EXP-2), each as
-    (its operations but the closing quiesce, the progress after it)."""
+@attrs.frozen
+class Move:
+    """One enabled move: `key` names it across states (a delivery by its link, whose head it delivers), `local` the one
+    broker whose state it reads and writes (a delivery's receiver, a subscription's access broker; None for a
+    publication, a timeout or a swap, which may touch more), `ops` its schedule operations, `progress` the scope's
+    progress after it."""
+
+    key: tuple
+    local: int | None
+    ops: list[dict] = attrs.field(eq=False)
+    progress: Progress = attrs.field(eq=False)
+
+    @property
+    def delivers(self) -> bool:
+        return self.key[0] == "deliver"
+
+
+def moves(state: State, scope: Scope) -> Iterator[Move]:
+    """Every move enabled in `state`, in a fixed order (DEF-EXP-2)."""
     net, progress = state.run.net, state.progress
-    for i, _ in enumerate(net.transport.pending_links()):
-        yield [{"op": "deliver", "choices": [i]}], progress
+    for i, link in enumerate(net.transport.pending_links()):
+        yield Move(("deliver", link), link[1], [{"op": "deliver", "choices": [i]}], progress)
     if net.transport.pending_timers():
-        yield [{"op": "timeout"}], progress
+        yield Move(("timeout",), None, [{"op": "timeout"}], progress)
     for i, stage in enumerate(progress.subscriptions):
         client, text = scope.subscription(i)
         if stage == NOT_YET or (stage == HELD and scope.unsubscribe):
             op = "subscribe" if stage == NOT_YET else "unsubscribe"
             stages = progress.subscriptions[:i] + (stage + 1,) + progress.subscriptions[i + 1:]
-            yield [{"op": op, "client": client, "filter": text}], attrs.evolve(progress, subscriptions=stages)
+            yield Move((op, i), net.clients[client], [{"op": op, "client": client, "filter": text}],
+                       attrs.evolve(progress, subscriptions=stages))
     if progress.published < scope.events:
-        yield [{"op": "publish", "client": scope.publisher(), "attributes": dict(EVENT)}], attrs.evolve(progress, published=progress.published + 1)
+        yield Move(("publish", progress.published), None, [{"op": "publish", "client": scope.publisher(), "attributes": dict(EVENT)}],
+                   attrs.evolve(progress, published=progress.published + 1))
     if progress.swapped < scope.swaps:
         after = attrs.evolve(progress, swapped=progress.swapped + 1)
         for swap in swaps(state.run):
-            yield [swap], after
+            yield Move(("swap", repr(swap)), None, [swap], after)
 
 
 def swaps(run: Run) -> Iterator[dict]:
@@ -89,18 +107,44 @@ def swaps(run: Run) -> Iterator[dict]:
                     yield {"op": "swap", "old": [a, b], "pick": pick, "lose": lose, "gap": 0.0}
 
 
-def successor(state: State, ops: list[dict], progress: Progress) -> tuple[State, list[dict]]:
-    """The state after a move, and the move's operations (a closing quiesce
-    added when it leaves the network quiescent). A failed check raises (as
-    `Run.apply` does), the state left half-changed."""
+@attrs.frozen
+class Step:
+    """A move made from a state: what it touched that independence needs (spec/12 DEF-EXP-6)."""
+
+    move: Move
+    timers: bool  # it set or cancelled a timer (timers with one deadline fire in the order they were set)
+    quiescent: bool  # it left the network quiescent (so it ran the quiescence checks, and a publication there is checked)
+
+
+def successor(state: State, move: Move) -> tuple[State, list[dict], Step]:
+    """The state after a move, the move's operations (a closing quiesce
+    added when it leaves the network quiescent), and what it touched. A
+    failed check raises (as `Run.apply` does), the state left half-changed."""
     run = copy_run(state.run)
-    done = list(ops)
-    for op in ops:
+    transport = run.net.transport
+    timers = set(transport.pending_timers())
+    done = list(move.ops)
+    for op in move.ops:
         run.apply(op)
-    if run.net.transport.quiescent():
+    step = Step(move, set(transport.pending_timers()) != timers, transport.quiescent())
+    if step.quiescent:
         done.append(QUIESCE)
         run.apply(QUIESCE)
-    return State(run, progress), done
+    return State(run, move.progress), done, step
+
+
+def independent(asleep: Step, step: Step, state: State) -> bool:
+    """Whether `asleep` (a move enabled in `state`, made from it or from an ancestor) and `step` (made from `state`)
+    commute from `state` and neither disables the other (DEF-EXP-6): one of them a delivery, each touching one
+    broker and a different one, neither touching a timer, and neither leaving the network quiescent."""
+    a, b = asleep.move, step.move
+    if a.local is None or b.local is None or a.local == b.local or not (a.delivers or b.delivers):
+        return False
+    if asleep.timers or step.timers or step.quiescent:
+        return False
+    transport = state.run.net.transport
+    pending = sum(len(queue) for queue in transport.links.values()) + len(transport.pending_timers())
+    return not (a.delivers and pending < 2)  # `asleep` alone would leave the network quiescent
 
 
 def copy_run(run: Run) -> Run:
