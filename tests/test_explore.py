@@ -166,3 +166,33 @@ def test_a_scope_names_what_it_holds():
                                                         (CLIENT_BASE + 2, "x > 0"), (CLIENT_BASE, "x < 2")]
     with pytest.raises(SubsumError, match="1 to 8 brokers"):
         Scope("strawman", 9, 1)
+
+
+def test_an_exhaustive_claim_check_fails_on_a_planted_bug_and_names_its_replay(monkeypatch, tmp_path):
+    from subsum.conformance.explore import checks
+
+    monkeypatch.chdir(tmp_path)  # the check saves its replay into ./fuzz-replays, as the other checks do
+    monkeypatch.setattr(StrawmanBroker, "process_unsub_from", forget_the_last_remaining_subscriber)
+    with pytest.raises(AssertionError, match=r"CLM-NET-6 violated after 4 moves \(strawman, 3 brokers, 2 subscriptions") as failed:
+        checks.search_completely(Scope("strawman", 3, 2))
+    replay = str(failed.value).rsplit("replay: subsum replay ", 1)[1]
+    assert (tmp_path / replay).is_file()
+
+
+def test_an_exhaustive_claim_check_fails_when_a_bound_cuts_the_search(monkeypatch):
+    from subsum.conformance.explore import checks
+
+    monkeypatch.setattr(checks, "MAX_STATES", 10)
+    with pytest.raises(AssertionError, match="the search was cut by --max-states .* not searched completely"):
+        checks.search_completely(Scope("strawman", 3, 2))
+
+
+def test_each_protocol_of_the_family_has_an_exhaustive_claim_with_a_larger_scope_under_thorough():
+    from subsum.conformance.explore import checks
+    from subsum.conformance.schedules import PROTOCOLS
+
+    assert set(checks.CI_SCOPES) == set(checks.THOROUGH_SCOPES) == set(PROTOCOLS)
+    for protocol, small in checks.CI_SCOPES.items():
+        large = checks.THOROUGH_SCOPES[protocol]
+        assert small.protocol == large.protocol == protocol
+        assert (large.brokers, large.subscriptions, large.events, large.swaps) != (small.brokers, small.subscriptions, small.events, small.swaps)

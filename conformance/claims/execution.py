@@ -86,7 +86,7 @@ def execute(check: Check, budget_scale: float = 1.0) -> str:
             while True:
                 outcome = check.run()
                 rounds += 1
-                if check.kind in ("example", "proof") or time.perf_counter() >= deadline:
+                if check.kind in ("example", "proof", "exhaustive") or time.perf_counter() >= deadline:
                     break
         except BaseException as exc:
             if limit.fired:  # the deadline passed, however the check then ended (Hypothesis may wrap the timeout)

@@ -21,7 +21,7 @@ import attrs
 from subsum.conformance import properties
 from subsum.conformance.proofs import prove_all, rules_of
 
-KINDS = ("proof", "property", "stateful", "example")
+KINDS = ("proof", "property", "stateful", "example", "exhaustive")
 
 #: A check's time budget under `ci`, in seconds, unless it names its own (conformance/profiles.py).
 DEFAULT_BUDGET = 120.0
