@@ -102,7 +102,8 @@ tests = ["tests/test_claims.py", "tests/test_engines.py", "tests/test_arrays.py"
          "tests/test_mutation_report.py", "tests/test_workload_defaults.py",
          # written from the sampled survivors (mutation/sample.md): the model's trace checker without Spark, the seeds'
          # worked examples as plain tests (mutmut cannot run docstrings), summary-file errors and small impl units
-         "tests/test_trace_model.py", "tests/test_model_examples.py", "tests/test_summary_file_checks.py", "tests/test_impl_units.py"]
+         "tests/test_trace_model.py", "tests/test_model_examples.py", "tests/test_summary_file_checks.py", "tests/test_impl_units.py",
+         "tests/test_conformance_units.py", "tests/test_conformance_kit_units.py"]
 # Not tests/test_doctests.py: mutmut's rewritten modules do not run module docstrings' examples (names undefined).
 # Not the static checks (house rules, layers, the registry's generated files: gen_claims.py refuses a stage that is not the
 # checkout), the wheel build, the README walk-through or the Spark cluster.
