@@ -21,7 +21,7 @@ CI_SCOPES = {
     "informed": Scope("informed", 3, 1, swaps=1),
 }
 THOROUGH_SCOPES = {
-    "strawman": Scope("strawman", 4, 2, events=1, swaps=1),
+    "strawman": Scope("strawman", 3, 2, events=2, swaps=1),
     "timed": Scope("timed", 3, 2, events=1, swaps=1),
     "notified": Scope("notified", 3, 2, swaps=1),
     "informed": Scope("informed", 3, 1, events=1, swaps=1),
