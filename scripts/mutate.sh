@@ -30,6 +30,8 @@
 #             (scripts/mutation_sample.py); the estimate, with its 95% interval, goes to
 #             mutation/sample.{csv,md} and mutation/sample.txt, and report.* is left alone
 #   SEED      the sample's seed (default 0)
+#   SAMPLE_FILE with SAMPLE: run the sample listed in this file (say, mutation/sample.txt) instead of drawing one:
+#             a sample drawn after the code changed is another sample, and an earlier run's survivors are not in it
 #   With SAMPLE, MUTANTS keeps only the sampled mutants its names or globs match (say, the conformance
 #   package and the survivors of an earlier sample), and EARLIER names earlier runs' mutants/ folders,
 #   oldest first, whose verdicts stand for the sampled mutants this run leaves out.
@@ -134,7 +136,11 @@ cd "$STAGE"
 export HYPOTHESIS_PROFILE=ci
 start=$(date +%s)
 if [ -n "$SAMPLE" ]; then
-  "$VENV/bin/python" scripts/mutation_sample.py --generate --jobs "$JOBS" --size "$SAMPLE" --seed "$SEED" --out sample.txt
+  if [ -n "${SAMPLE_FILE:-}" ]; then
+    cp "$ROOT/$SAMPLE_FILE" sample.txt  # the sample drawn before: code changed since would draw another one
+  else
+    "$VENV/bin/python" scripts/mutation_sample.py --generate --jobs "$JOBS" --size "$SAMPLE" --seed "$SEED" --out sample.txt
+  fi
   if [ -n "${MUTANTS:-}" ]; then
     mapfile -t chosen < <("$VENV/bin/python" -c 'import fnmatch, sys
 globs = sys.argv[1].split()
