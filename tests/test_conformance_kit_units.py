@@ -212,3 +212,14 @@ def test_a_schedule_replay_needs_a_client_count_per_broker(tmp_path):
     with pytest.raises(ReplayError) as caught:
         load_schedule(path)
     assert str(caught.value) == f"{path}: field 'topology.clients': expected one client count per broker (2), got 1"
+
+
+def test_a_schedule_replay_that_no_longer_fails_under_another_protocol_keeps_its_note(tmp_path):
+    topology = {"kind": "path", "brokers": 2, "links": [[0, 1]], "clients": [1, 1]}
+    path = save_schedule(tmp_path, protocol="timed", topology=topology, seed=0,
+                         schedule=[{"op": "subscribe", "client": 1_000_000, "filter": "x > 0"}],
+                         violation={"claim": "CLM-RCF-1", "message": "planted", "step": 0}, defer_timeout=3000.0, sub_timeout=5000.0)
+    outcome = run(path, RunOptions(protocol="strawman"))
+    assert not outcome.fails and outcome.violated is None
+    assert outcome.message == f"{path}: no violation now (recorded: CLM-RCF-1 at step 0)"
+    assert outcome.notes == ("running strawman on a schedule recorded with timed",)
