@@ -57,8 +57,15 @@ _SUPPRESSED = [HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.da
 #: nothing bounds (seconds per example run), and a gate must report within its budget and grace.
 _PHASES = tuple(p for p in Phase if p is not Phase.explain)
 
+#: Both profiles derive from Hypothesis's `default` profile, never from whatever profile is active at import: where
+#: the environment variable CI is set (as on CI machines), Hypothesis loads its own built-in `ci` profile
+#: (derandomized, no database) at import, and a profile registered without a parent inherits it, so `thorough`
+#: came out derandomized on CI only. tests/test_profiles.py checks both profiles with CI set and unset.
+_HYPOTHESIS_DEFAULT = settings.get_profile("default")
+
 settings.register_profile(
     "ci",
+    parent=_HYPOTHESIS_DEFAULT,
     max_examples=60,
     derandomize=True,
     deadline=None,
@@ -69,6 +76,7 @@ settings.register_profile(
 )
 settings.register_profile(
     "thorough",
+    parent=_HYPOTHESIS_DEFAULT,
     max_examples=200,  # per round; rounds repeat until the budget is spent
     deadline=None,
     print_blob=True,

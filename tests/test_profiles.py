@@ -3,8 +3,12 @@ never on its source text or on what else the process has loaded (two ways Hypoth
 vary), and `thorough` keeps Hypothesis's own behaviour."""
 
 import importlib
+import json
+import os
+import subprocess
 import sys
 
+import pytest
 from hypothesis import given, settings
 from hypothesis.internal.conjecture import providers as _providers
 from hypothesis import strategies as st
@@ -61,7 +65,8 @@ def test_under_ci_the_modules_loaded_do_not_change_the_draws(tmp_path, monkeypat
         # The planted fault: under `thorough` Hypothesis's own pool is back, and a literal in it is drawn, so the
         # check above can fail. The literal is put in the pool directly: when Hypothesis notices a module loaded
         # mid-run depends on what the worker ran before (it compares len(sys.modules) and module ids, which are
-        # reused), and two CI runs (9c96929, cacfeed) drew it 0 times where every local run drew it.
+        # reused). Three CI runs failed here because `thorough` itself was derandomized where CI is set (see
+        # the test below), not because of this.
         profiles.load("thorough")
         hypothesis_own = _providers._get_local_constants
         assert (hypothesis_own.__module__, hypothesis_own.__name__) == (_providers.__name__, "_get_local_constants")
@@ -72,3 +77,28 @@ def test_under_ci_the_modules_loaded_do_not_change_the_draws(tmp_path, monkeypat
     finally:
         profiles.load("ci")
         sys.modules.pop("constants_probe_module", None)
+
+
+_PROFILE_SETTINGS = """
+import json
+from hypothesis import settings
+from subsum.conformance import profiles
+out = {}
+for name in ("thorough", "ci"):
+    profiles.load(name)
+    out[name] = [settings.default.derandomize, settings.default.database is None]
+print(json.dumps(out))
+"""
+
+
+@pytest.mark.parametrize("ci_variable", [None, "true"])
+def test_the_profiles_are_the_same_whether_or_not_the_environment_says_ci(ci_variable):
+    # Hypothesis loads its own built-in `ci` profile at import where CI is set; ours must not inherit from it
+    # (it made `thorough` derandomized and database-less on CI machines only).
+    env = {k: v for k, v in os.environ.items() if k != "CI"}
+    if ci_variable is not None:
+        env["CI"] = ci_variable
+    result = subprocess.run([sys.executable, "-c", _PROFILE_SETTINGS], capture_output=True, text=True, env=env, timeout=120)
+    assert result.returncode == 0, result.stderr
+    # [derandomize, database is None]
+    assert json.loads(result.stdout) == {"thorough": [False, False], "ci": [True, True]}
