@@ -21,7 +21,8 @@ from typing import Sequence
 
 import attrs
 
-from subsum.conformance.network import FILTERS, check_overlay, check_tables, publish_and_check
+from subsum.conformance.families import family_of
+from subsum.conformance.network import FILTERS, check_overlay
 from subsum.conformance.checked_brokers import checked_class
 from subsum.conformance.violations import CannotCheck, ClaimViolation, require
 from subsum.core.errors import SubsumError
@@ -43,11 +44,19 @@ PROTOCOLS = forwarding_protocols()
 def fuzzable(protocol: str) -> None:
     """Refuse a protocol the fuzzer cannot check, naming why (exit 2): an
     unknown name, a plug-in that cannot be loaded, or one outside the
-    subscription-forwarding family."""
+    subscription-forwarding family. (The fuzzer draws overlay churn, and
+    checks each broker step against the model's handlers: that family.)"""
     if protocol not in PROTOCOLS and protocol in PROTOCOL_REGISTRY:
         raise SubsumError(f"protocol {protocol!r} is not of the subscription-forwarding family; "
                           f"the fuzzer checks {', '.join(PROTOCOLS)}, or a plug-in of that family")
     checked_class(protocol)
+
+
+def runnable(protocol: str) -> None:
+    """Refuse a protocol no schedule can run under, naming why (exit 2): the
+    fuzzer's, and the Siena and summaries families (`families.family_of`),
+    whose schedules `subsum explore` makes."""
+    family_of(protocol)
 
 
 class ScheduleError(CannotCheck):
@@ -142,11 +151,13 @@ class Run:
                  delay: tuple[float, float] = DELAY) -> None:
         self.topology = topology
         self.protocol = protocol
+        self.family = family_of(protocol)
         if broker_class is None and checked:
-            broker_class = checked_class(protocol)
+            broker_class = self.family.broker_class(protocol)
         self.net = build([tuple(e) for e in topology["links"]], topology["brokers"], seed=seed, protocol=protocol,
                          broker_class=broker_class, delay=delay,
                          defer_timeout=defer_timeout, sub_timeout=sub_timeout)
+        self.family.prepare(self.net)
         self.broken: list[tuple[int, int]] = []  # pairs whose link broke, latest first
         for broker, count in enumerate(topology["clients"]):
             for _ in range(count):
@@ -169,7 +180,7 @@ class Run:
                     net.transport.deliver_from(pending[index % len(pending)])
         elif kind == "quiesce":
             net.run()
-            check_tables(net, "CLM-NET-2" if self.protocol in ("strawman", "external") else "CLM-RCF-1")
+            self.family.check_quiescent(net, self.protocol)
             self.static = True
         elif kind == "fire":
             timers = net.transport.pending_timers()
@@ -188,9 +199,12 @@ class Run:
             self.static = False
         check_overlay(net)
         require(not net.ledger.violations, "CLM-NET-4", lambda: f"the simulator counted {dict(net.ledger.violations)}")
+        self.family.check_step(net)
 
     def _churn(self, op: dict) -> None:
         net, kind = self.net, op["op"]
+        if not self.family.churn and kind in ("swap", "break", "add", "crash", "leave", "join"):
+            raise ScheduleError(f"operation {kind!r}: the {self.family.name} family runs on a fixed overlay (protocol {self.protocol!r})")
         if kind == "swap":
             a, b = op["old"]
             left, right = sorted(net.overlay.side(a, b)), sorted(net.overlay.side(b, a))
@@ -215,7 +229,7 @@ class Run:
     def _publish(self, op: dict) -> None:
         net = self.net
         event = Event(tuple(Attribute(n, {bool: "bool", int: "int", str: "string"}[type(v)], v) for n, v in op["attributes"].items()))
-        publish_and_check(net, op["client"], event, self.static)
+        self.family.publish(net, op["client"], event, self.static)
 
 
 def execute(topology: dict, seed: int, schedule: list[dict], protocol: str = "strawman", defer_timeout: float = DEFER_TIMEOUT,

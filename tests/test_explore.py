@@ -16,7 +16,9 @@ from subsum.conformance.explore.scope import Scope
 from subsum.conformance.explore.search import explore
 from subsum.conformance.explore.state import State, canonical, fingerprint, moves, successor
 from subsum.core.errors import SubsumError
-from subsum.impl.network import CLIENT_BASE, StrawmanBroker
+from subsum.conformance.schedules import ScheduleError, execute
+from subsum.impl.network import CLIENT_BASE, SienaBroker, StrawmanBroker
+from subsum.impl.network.protocols.summaries.broker import SummaryBroker
 
 ROOT = Path(__file__).resolve().parents[1]
 PLUGINS = ROOT / "examples" / "plugins"
@@ -66,7 +68,8 @@ def test_a_scope_is_explored_completely_and_the_same_way_twice(sleep_sets):
 
 
 @pytest.mark.parametrize("scope", [Scope("strawman", 4, 2, topology="star"), Scope("timed", 3, 1, swaps=1),
-                                   Scope("notified", 3, 1, swaps=1, unsubscribe=False)], ids=str)
+                                   Scope("notified", 3, 1, swaps=1, unsubscribe=False), Scope("siena", 2, 3),
+                                   Scope("summaries", 3, 1, events=1)], ids=str)
 def test_sleep_sets_make_fewer_moves_and_reach_every_state(scope):
     """DEF-EXP-6: the moves a sleep set skips lead to states reached another way; the search without them (every
     move of every state, checked against all paths in the test above) reaches the same states."""
@@ -152,7 +155,9 @@ def test_the_command_reports_a_complete_search_and_exits_0(tmp_path):
 @pytest.mark.parametrize("args, message", [
     (("--subscriptions", "7", "--brokers", "2"), "--subscriptions 7: 2 brokers hold 0 to 6 distinct (client, filter) pairs"),
     (("--swaps", "1", "--brokers", "2"), "--swaps 1: a swap needs 3 brokers or more"),
-    (("--protocol", "siena"), "'siena' is not one of strawman, timed, notified, informed"),
+    (("--protocol", "caching"), "'caching' is not one of strawman, timed, notified, informed, siena, siena-nocover, summaries"),
+    (("--protocol", "summaries", "--swaps", "1"), "--swaps 1: the summaries family runs on a fixed overlay"),
+    (("--overruns", "-1"), "--overruns"),
 ])
 def test_a_bad_scope_is_refused_with_one_line_and_exit_2(args, message, tmp_path):
     result = subsum("explore", *args, "--out-dir", tmp_path)
@@ -163,7 +168,7 @@ def test_a_bad_scope_is_refused_with_one_line_and_exit_2(args, message, tmp_path
 def test_a_scope_names_what_it_holds():
     scope = Scope("timed", 3, 4)
     assert [scope.subscription(i) for i in range(4)] == [(CLIENT_BASE, "x > 0"), (CLIENT_BASE + 1, "x > 0"),
-                                                        (CLIENT_BASE + 2, "x > 0"), (CLIENT_BASE, "x < 2")]
+                                                        (CLIENT_BASE + 2, "x > 0"), (CLIENT_BASE, "x = 1")]
     with pytest.raises(SubsumError, match="1 to 8 brokers"):
         Scope("strawman", 9, 1)
 
@@ -196,3 +201,52 @@ def test_each_protocol_of_the_family_has_an_exhaustive_claim_with_a_larger_scope
         large = checks.THOROUGH_SCOPES[protocol]
         assert small.protocol == large.protocol == protocol
         assert (large.brokers, large.subscriptions, large.events, large.swaps) != (small.brokers, small.subscriptions, small.events, small.swaps)
+
+
+def withdraw_without_covering_first(self, m, gone):
+    """A Siena bug: filters leave F(m) without the filters they alone covered going to m first."""
+    sent = self.forwarded[m]
+    withdrawn = [f for f in gone if f in sent]
+    for f in withdrawn:
+        del sent[f]
+        self.net.send(self.id, m, "UNSUB", f)
+
+
+def unsubscribe_without_waking_the_rounds(self, client, f):
+    """A summaries bug: an unsubscription changes the owner's summary but starts no round to propagate it."""
+    self.ownership.unsubscribe(client, f)
+
+
+@pytest.mark.parametrize("cls, method, bug, scope, claim, length", [
+    (SienaBroker, "withdraw", withdraw_without_covering_first, Scope("siena", 2, 3), "CLM-SR-8", 5),
+    (SummaryBroker, "unsubscribed", unsubscribe_without_waking_the_rounds, Scope("summaries", 3, 2), "CLM-SR-6", 5),
+])
+def test_a_planted_siena_or_summaries_bug_is_found_shortest_and_its_replay_runs(monkeypatch, tmp_path, cls, method, bug, scope, claim, length):
+    clean = explore(scope)
+    assert clean.complete and not clean.found  # the scope holds the case, and the correct brokers pass it
+    monkeypatch.setattr(cls, method, bug)
+    result = explore(scope, out_dir=tmp_path)
+    (found,) = result.found
+    assert found.violation.claim == claim and found.moves == length
+    assert not [n for state, n in all_paths(scope, found.moves - 1) if not isinstance(state, State)]
+    doc = json.loads(found.replay.read_text())
+    again = execute(doc["topology"], doc["seed"], doc["schedule"], doc["protocol"], delay=tuple(doc["delay"]))
+    assert again is not None and again.claim == claim
+    fixed = subsum("replay", found.replay)  # another process, the correct brokers: the replay runs and passes
+    assert fixed.returncode == 0 and "no violation now" in fixed.stdout, fixed.stdout + fixed.stderr
+
+
+def test_a_schedule_of_a_fixed_overlay_family_refuses_churn():
+    with pytest.raises(ScheduleError, match="the summaries family runs on a fixed overlay"):
+        execute({"kind": "path", "brokers": 3, "links": [[0, 1], [1, 2]], "clients": [1, 1, 1]}, 0,
+                [{"op": "swap", "old": [0, 1], "pick": [0.5, 0.5], "lose": False, "gap": 0.0}], "summaries")
+
+
+def test_overruns_bound_how_often_a_timer_fires_while_messages_are_in_flight():
+    assert Scope("summaries", 3, 1).overruns == 1 and Scope("timed", 3, 1).overruns is None
+    searched = {k: explore(Scope("summaries", 3, 1, overruns=k)) for k in (0, 1)}
+    assert all(r.complete and not r.found for r in searched.values())
+    assert searched[0].states < searched[1].states  # an overrun reaches states no in-order firing does
+    for state, _ in all_paths(Scope("summaries", 3, 1, overruns=0), 8):
+        if isinstance(state, State) and state.run.net.transport.pending_links():
+            assert not [m for m in moves(state, Scope("summaries", 3, 1, overruns=0)) if m.key == ("timeout",)]

@@ -14,13 +14,13 @@ from __future__ import annotations
 
 import attrs
 
-from subsum.conformance.schedules import fuzzable
+from subsum.conformance.families import family_of
 from subsum.core.errors import SubsumError
 from subsum.impl.network import CLIENT_BASE, TOPOLOGIES, generate
 from subsum.impl.network.sim import DEFER_TIMEOUT, SUB_TIMEOUT
 
 #: The filters of a scope's subscriptions, in the order they are handed out (see the module's docstring).
-FILTERS = ("x > 0", "x < 2", "x = 1")
+FILTERS = ("x > 0", "x = 1", "x < 2")
 #: What every publication carries.
 EVENT = {"x": 1}
 #: The links deliver at once: the clock moves only when a timer fires (DEF-EXP-2).
@@ -42,9 +42,15 @@ class Scope:
     unsubscribe: bool = True
     defer_timeout: float = DEFER_TIMEOUT
     sub_timeout: float = SUB_TIMEOUT
+    #: How many times along one path a timer may fire while messages are in flight (None: any number; DEF-EXP-2).
+    #: Unless given, the family's: unbounded for forwarding and Siena, whose timers never re-arm themselves;
+    #: 1 for summaries, whose round timer re-arms every period while a round is unfinished.
+    overruns: int | None = attrs.field(default=attrs.Factory(lambda self: family_of(self.protocol).overruns, takes_self=True))
 
     def __attrs_post_init__(self) -> None:
-        fuzzable(self.protocol)
+        family = family_of(self.protocol)
+        if self.swaps and not family.churn:
+            raise SubsumError(f"--swaps {self.swaps}: the {family.name} family runs on a fixed overlay (protocol {self.protocol!r})")
         if self.topology not in TOPOLOGIES:
             raise SubsumError(f"topology {self.topology!r} is not one of {', '.join(TOPOLOGIES)}")
         if not 1 <= self.brokers <= 8:
@@ -52,6 +58,8 @@ class Scope:
         if not 0 <= self.subscriptions <= len(FILTERS) * self.brokers:
             raise SubsumError(f"--subscriptions {self.subscriptions}: {self.brokers} brokers hold 0 to "
                               f"{len(FILTERS) * self.brokers} distinct (client, filter) pairs")
+        if self.overruns is not None and self.overruns < 0:
+            raise SubsumError(f"--overruns {self.overruns}: must be >= 0")
         if self.events < 0 or self.swaps < 0:
             raise SubsumError("--events and --swaps must be >= 0")
         if self.swaps and self.brokers < 3:
@@ -73,4 +81,4 @@ class Scope:
         """The scope as the JSON report names it."""
         return {"brokers": self.brokers, "subscriptions": self.subscriptions, "events": self.events, "swaps": self.swaps,
                 "topology": self.topology, "unsubscribe": self.unsubscribe, "defer_timeout": self.defer_timeout,
-                "sub_timeout": self.sub_timeout}
+                "sub_timeout": self.sub_timeout, "overruns": self.overruns}

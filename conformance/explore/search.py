@@ -14,7 +14,7 @@ import attrs
 
 from subsum.conformance.explore.scope import DELAY, SEED, Scope
 from subsum.conformance.explore.state import State, Step, fingerprint, independent, moves, successor
-from subsum.conformance.replays.writing import save_schedule
+from subsum.conformance.replays.writing import safe_name, save_schedule
 from subsum.conformance.schedules import Violation, violation_of
 
 #: The default bounds: states fingerprinted, and seconds.
@@ -190,4 +190,4 @@ def _failing_step(before: list[dict], ops: list[dict]) -> int:
 def _save(scope: Scope, found: Found, out_dir: Path) -> Path:
     return save_schedule(out_dir, protocol=scope.protocol, topology=scope.network(), seed=SEED, schedule=found.schedule,
                          violation=attrs.asdict(found.violation), defer_timeout=scope.defer_timeout, sub_timeout=scope.sub_timeout,
-                         delay=DELAY, name=f"explore-{scope.protocol}-n{scope.brokers}-s{scope.subscriptions}-e{scope.events}-k{scope.swaps}.json")
+                         delay=DELAY, name=f"explore-{safe_name(scope.protocol)}-n{scope.brokers}-s{scope.subscriptions}-e{scope.events}-k{scope.swaps}.json")

@@ -36,6 +36,7 @@ class Progress:
     subscriptions: tuple[int, ...]
     published: int = 0
     swapped: int = 0
+    overran: int = 0  # timers fired while messages were in flight
 
 
 @attrs.define
@@ -75,7 +76,10 @@ def moves(state: State, scope: Scope) -> Iterator[Move]:
     for i, link in enumerate(net.transport.pending_links()):
         yield Move(("deliver", link), link[1], [{"op": "deliver", "choices": [i]}], progress)
     if net.transport.pending_timers():
-        yield Move(("timeout",), None, [{"op": "timeout"}], progress)
+        if not net.transport.pending_links() or scope.overruns is None:
+            yield Move(("timeout",), None, [{"op": "timeout"}], progress)
+        elif progress.overran < scope.overruns:  # an overrun: counted only where the scope bounds them
+            yield Move(("timeout",), None, [{"op": "timeout"}], attrs.evolve(progress, overran=progress.overran + 1))
     for i, stage in enumerate(progress.subscriptions):
         client, text = scope.subscription(i)
         if stage == NOT_YET or (stage == HELD and scope.unsubscribe):
@@ -177,7 +181,9 @@ def fingerprint(state: State) -> int:
     timers = tuple((tid, transport.timer(tid)[0] - net.now, canonical(transport.timer(tid)[1])) for tid in transport.pending_timers())
     brokers = tuple((b, canonical_fields(broker)) for b, broker in sorted(net.brokers.items()))
     filters = tuple((c, frozenset(fs)) for c, fs in sorted(net.client_filters.items()))
-    return hash((state.progress, net.now, run.static, brokers, filters, flight, timers, tuple(net.broker_links()), canonical(net.shared)))
+    checks = canonical(getattr(net, "routes_seen", None))  # what the summaries family's ROUTE check remembers per event
+    return hash((state.progress, net.now, run.static, brokers, filters, flight, timers, tuple(net.broker_links()), canonical(net.shared),
+                 checks))
 
 
 def canonical(value: Any) -> Any:
@@ -202,7 +208,11 @@ def canonical(value: Any) -> Any:
     if isinstance(value, MethodType):
         return ("method", canonical(value.__self__), value.__func__.__name__)
     if type(value).__hash__ is not object.__hash__ and type(value).__hash__ is not None:
-        return value  # a value type: its own equality
+        try:
+            hash(value)
+            return value  # a value type: its own equality
+        except TypeError:
+            pass  # a frozen record holding a mutable field (a summary's delta): compared by its fields
     return (type(value).__qualname__, canonical_fields(value))
 
 

@@ -22,7 +22,7 @@ from subsum.conformance.kit.engines import engine_for
 from subsum.conformance.kit.workloads import expected_lines, first_failure, model_results
 from subsum.conformance.replays import formats
 from subsum.conformance.replays.documents import CACHE, CACHE_OPERATIONS, CLIENT_SERVER, MATCHING, SCHEDULE, ReplayError, format_of
-from subsum.conformance.schedules import execute, fuzzable
+from subsum.conformance.schedules import execute, runnable
 from subsum.conformance.violations import CannotCheck
 from subsum.core.errors import SubsumError
 from subsum.core.plugins import looks_like_path
@@ -116,7 +116,7 @@ def protocol_to_run(replay: formats.ScheduleReplay, options: RunOptions) -> tupl
                                             f"--protocol {replay.protocol}")
     protocol = options.protocol or replay.protocol
     try:
-        fuzzable(protocol)
+        runnable(protocol)
     except SubsumError as exc:
         raise ReplayError(path, "protocol", str(exc)) from None
     notes = (f"running {protocol} on a schedule recorded with {replay.protocol}",) if protocol != replay.protocol else ()

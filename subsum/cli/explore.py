@@ -13,14 +13,14 @@ from subsum.cli.options import FiniteFloat, format_option, protocol_option, repl
 from subsum.conformance.explore.scope import Scope
 from subsum.conformance.explore.search import BUDGET, MAX_STATES, Exploration, explore as run_search
 from subsum.conformance.replays import documents
-from subsum.conformance.schedules import PROTOCOLS
+from subsum.conformance.families import schedule_protocols
 from subsum.core.errors import CheckFailed
 from subsum.core.plugins import looks_like_path
 from subsum.impl.network import TOPOLOGIES
 
 
 @click.command("explore")
-@protocol_option("The protocol whose every interleaving is explored.", choices=PROTOCOLS)
+@protocol_option("The protocol whose every interleaving is explored.", choices=schedule_protocols())
 @click.option("--brokers", type=click.IntRange(1, 8), default=3, show_default=True, help="Brokers of the scope, one client on each.")
 @click.option("--subscriptions", type=click.IntRange(0), default=2, show_default=True,
               help="Subscriptions S: subscription i by the client of broker i mod N (spec/12 DEF-EXP-1).")
@@ -28,6 +28,9 @@ from subsum.impl.network import TOPOLOGIES
 @click.option("--swaps", type=click.IntRange(0), default=0, show_default=True, help="Link swaps K: any link for any other joining its halves.")
 @click.option("--topology", type=click.Choice(TOPOLOGIES), default="path", show_default=True, help="The brokers' tree.")
 @click.option("--unsubscribe/--no-unsubscribe", default=True, show_default=True, help="Each subscription may later be unsubscribed.")
+@click.option("--overruns", type=click.IntRange(0), default=None,
+              help="How many times along one path a timer may fire while messages are in flight "
+                   "[default: unbounded; 1 for summaries, whose round timer re-arms every period].")
 @timeout_options
 @click.option("--max-states", type=click.IntRange(1), default=MAX_STATES, show_default=True,
               help="Stop after this many distinct states (the report says complete: false).")
@@ -35,17 +38,20 @@ from subsum.impl.network import TOPOLOGIES
               help="Stop after this many seconds (the report says complete: false).")
 @replay_dir_option(documents.FUZZ_FOLDER, "Where the replay of a violation goes.")
 @format_option
-def explore(protocol, brokers, subscriptions, events, swaps, topology, unsubscribe, defer_timeout, sub_timeout, max_states, budget,
-            out_dir, fmt) -> None:
+def explore(protocol, brokers, subscriptions, events, swaps, topology, unsubscribe, overruns, defer_timeout, sub_timeout, max_states,
+            budget, out_dir, fmt) -> None:
     """Search every state of a small scope breadth first: each delivery (the
     head of any link), timer (in timer order), client operation and swap is
     a choice; states are fingerprinted once. Each step runs the fuzzer's
     checks (CLM-NET-1, 4, 6, CLM-RCF-4, 5, 7), each quiescent state the
-    tables' (CLM-NET-2, CLM-RCF-1) and delivery (CLM-NET-3). The first
+    tables' (CLM-NET-2, CLM-RCF-1) and delivery (CLM-NET-3); Siena's tables
+    under covering (CLM-SR-8); summaries' routes, plan and histories
+    (CLM-SR-6). The first
     violation is a shortest one; it is saved as a replay `subsum replay`
     runs (exit 1). Exit 0 when the search completes, or a bound cuts it
     (complete: false), with no violation."""
-    scope = Scope(protocol, brokers, subscriptions, events, swaps, topology, unsubscribe, defer_timeout, sub_timeout)
+    bounds = {} if overruns is None else {"overruns": overruns}
+    scope = Scope(protocol, brokers, subscriptions, events, swaps, topology, unsubscribe, defer_timeout, sub_timeout, **bounds)
     with progress_bar(budget) as bar:
         task = bar.add_task("exploring", total=budget)
 

@@ -9,7 +9,7 @@ owner has something new to propagate.
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 
 from subsum.impl.network.overlay import NetworkError
 from subsum.impl.network.protocol import protocol_settings
@@ -44,6 +44,15 @@ class Rounds:
         self.stalled = 0  # consecutive put-off starts
         self.journeys: dict[int, list[tuple[str, int, int]]] = defaultdict(list)  # event id -> messages
         self._distance: dict[int, dict[int, int]] = {}
+
+    def canonical_state(self) -> tuple:
+        """What the brokers' future depends on, without the counters only reports read (`deferred`) and the
+        distance cache (`subsum explore`'s fingerprint, spec/12 DEF-EXP-3). The plan is fixed once made, so
+        whether it was made stands for it. Each journey is kept as a multiset: brokers append to it as they
+        send, so two deliveries at two brokers append in either order, and after its own publication's move
+        only its messages' counts are read (the ROUTE hops)."""
+        journeys = frozenset((eid, frozenset(Counter(messages).items())) for eid, messages in self.journeys.items())
+        return (self.plan is not None, self.round, frozenset(self.finished), self.timer, self.stalled, journeys)
 
     def current_plan(self) -> Plan:
         """The plan, computed from the overlay the first time it is needed and then fixed."""

@@ -1,0 +1,137 @@
+"""The protocol families a schedule runs under (spec/05-network.md DEF-NET-8,
+spec/12-exploration.md DEF-EXP-1): how `schedules.Run` builds a protocol's
+network and what it checks after a step, at quiescence and on a publication.
+
+- `Forwarding` (strawman, timed, notified, informed, and plug-ins of that
+  family): every broker step checked against the model's handlers
+  (`checked_class`: CLM-NET-6, CLM-RCF-4, 5, 7); at quiescence the tables
+  equal the ideal (CLM-NET-2 for Strawman, CLM-RCF-1 for the others); a
+  publication in a quiescent static state reaches the ideal set (CLM-NET-3).
+- `Siena` (siena, siena-nocover): the brokers run unchecked step by step
+  (Siena's covering steps are not the model's handlers); at quiescence the
+  tables are checked under covering (CLM-SR-8); publications as forwarding.
+- `Summaries`: each ROUTE checked against its BROCLI as it goes and no event
+  takes more than N - 1 ROUTE hops; at quiescence the plan, merged brokers
+  and histories are the model's; a publication in a settled state takes the
+  model's route to exactly the clients owed it (CLM-SR-6). The overlay is
+  fixed: a schedule of this family holds no churn.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections import defaultdict
+
+from subsum.conformance import network as forwarding_checks
+from subsum.conformance import routing_machine as summary_checks
+from subsum.conformance.checked_brokers import checked_class
+from subsum.conformance.routing import rounds_of, summary_brokers
+from subsum.conformance.siena import check_siena_tables
+from subsum.conformance.violations import require
+from subsum.core.errors import SubsumError
+from subsum.core.types import Event
+from subsum.impl.network import PROTOCOLS, Network, SienaBroker, broker_class_for, is_forwarding
+from subsum.impl.network.protocols.summaries.broker import SummaryBroker
+
+
+class Forwarding:
+    """Strawman and its successors: the model describes every broker step."""
+
+    name = "forwarding"
+    churn = True  # the overlay may change (swaps, breaks, crashes, joins)
+    #: `subsum explore`'s default bound on timers fired while messages are in flight (None: none; spec/12 DEF-EXP-2)
+    overruns: int | None = None
+
+    def broker_class(self, protocol: str) -> type:
+        return checked_class(protocol)
+
+    def prepare(self, net: Network) -> None:
+        """Whatever the checks need on the network before the first operation."""
+
+    def check_step(self, net: Network) -> None:
+        """The family's own checks after every operation (beyond the overlay and the ledger's violations)."""
+
+    def check_quiescent(self, net: Network, protocol: str) -> None:
+        forwarding_checks.check_tables(net, "CLM-NET-2" if protocol in ("strawman", "external") else "CLM-RCF-1")
+
+    def publish(self, net: Network, client: int, event: Event, static: bool) -> None:
+        forwarding_checks.publish_and_check(net, client, event, static)
+
+
+class Siena(Forwarding):
+    """Siena's covering forwarding: tables checked under covering at quiescence."""
+
+    name = "siena"
+
+    def broker_class(self, protocol: str) -> type:
+        return broker_class_for(protocol)
+
+    def check_quiescent(self, net: Network, protocol: str) -> None:
+        check_siena_tables(net)
+
+
+class Summaries(Forwarding):
+    """Summary-based routing over a fixed overlay."""
+
+    name = "summaries"
+    churn = False
+    overruns = 1  # the round timer re-arms each period while a round is unfinished: unbounded, a path never ends
+
+    def broker_class(self, protocol: str) -> type:
+        base: type = broker_class_for(protocol)
+        return _checked_summary_class(base)
+
+    def prepare(self, net: Network) -> None:
+        # CheckedSummaryBroker's BROCLI trail per event
+        setattr(net, "routes_seen", defaultdict(list))
+
+    def check_step(self, net: Network) -> None:
+        for eid, messages in rounds_of(net).journeys.items():
+            hops = sum(1 for kind, _, _ in messages if kind == "ROUTE")
+            require(hops <= len(net.brokers) - 1, "CLM-SR-6", lambda: f"event {eid} took {hops} ROUTE hops among {len(net.brokers)} brokers")
+
+    def check_quiescent(self, net: Network, protocol: str) -> None:
+        summary_checks.check_settled(net)
+
+    def publish(self, net: Network, client: int, event: Event, static: bool) -> None:
+        rounds = rounds_of(net)
+        settled = net.transport.quiescent() and rounds.round >= 0 and not any(b.owner_changed() for b in summary_brokers(net).values())
+        if settled:
+            summary_checks.publish_and_check(net, client, event, rounds.options["option"])
+        else:
+            net.publish(client, event)  # while summaries propagate: only the checks of every step
+
+
+FORWARDING, SIENA, SUMMARIES = Forwarding(), Siena(), Summaries()
+
+
+@functools.cache
+def _checked_summary_class(base: type) -> type:
+    """`base` (SummaryBroker or a plug-in subclass) with each ROUTE checked against its BROCLI."""
+    if base is SummaryBroker:
+        return summary_checks.CheckedSummaryBroker
+    return type(f"Checked{base.__name__}", (summary_checks.CheckedSummaryBroker, base), {"__slots__": ()})
+
+
+def family_of(protocol: str) -> Forwarding:
+    """The family whose checks a schedule under `protocol` runs (a registered
+    name or a plug-in); exit 2 (SubsumError) for one no family checks."""
+    base = broker_class_for(protocol)
+    if is_forwarding(base):
+        return FORWARDING
+    if issubclass(base, SienaBroker):
+        return SIENA
+    if issubclass(base, SummaryBroker):
+        return SUMMARIES
+    checked = sorted(name for name in PROTOCOLS if _checked(PROTOCOLS[name]))
+    raise SubsumError(f"protocol {protocol!r} has no schedule checks; schedules run under {', '.join(checked)}, "
+                      "or a plug-in of the forwarding, Siena or summaries family")
+
+
+def schedule_protocols() -> tuple[str, ...]:
+    """The registered protocols a schedule can run under (those `family_of` takes)."""
+    return tuple(name for name, cls in PROTOCOLS.items() if _checked(cls))
+
+
+def _checked(cls: type) -> bool:
+    return is_forwarding(cls) or issubclass(cls, (SienaBroker, SummaryBroker))

@@ -1,0 +1,56 @@
+"""Planted handler bugs, each a broker subclass that plugs in like a user's
+protocol (`--protocol subsum.bench.planted:NAME`, spec/11-plugins.md): the
+cases `subsum bench explore` gives `subsum explore` and `subsum fuzz
+reconfig` alike. Each breaks one rule of the seeds' protocols, and only on
+an order of messages the other rules leave open."""
+
+from __future__ import annotations
+
+from subsum.core.types import Subscription
+from subsum.impl.network import CLIENT_BASE, StrawmanBroker
+from subsum.impl.network.protocols.informed import InformedBroker
+
+
+class ForgetfulStrawman(StrawmanBroker):
+    """Strawman that forgets DEF-NET-6's last rule: when one broker
+    neighbour alone still subscribes f, it is not sent the UNSUB, so it
+    keeps routing f's events here (CLM-NET-6)."""
+
+    __slots__ = ()
+
+    def process_unsub_from(self, n: int, f: Subscription) -> None:
+        if not self.drop_entry(n, f):
+            for m in self.neighbors:
+                if m != n and m < CLIENT_BASE:
+                    self.net.send(self.id, m, "UNSUB", f)
+
+
+class HastyInformed(InformedBroker):
+    """Informed link activation whose subscription timer sends a held-back
+    filter to n when anyone subscribes it, n itself included, rather than
+    only when another neighbour does (CLM-RCF-7)."""
+
+    __slots__ = ()
+
+    def sub_timer_expired(self, rid: int) -> None:
+        if self.net.brokers.get(self.id) is not self:
+            return
+        self.sub_timers.pop(rid, None)
+        n, tagged = self.tagged.pop(rid)
+        if n not in self.neighbors:
+            return
+        for f in tagged:
+            if self.table.get(f):
+                self.net.send(self.id, n, "SUB", f)
+
+
+#: The planted bugs `subsum bench explore` runs: name -> (the protocol it plugs into, what it breaks).
+PLANTED = {
+    "ForgetfulStrawman": ("strawman", "CLM-NET-6"),
+    "HastyInformed": ("informed", "CLM-RCF-7"),
+}
+
+
+def plugin(name: str) -> str:
+    """The `--protocol` value of a planted bug."""
+    return f"{__name__}:{name}"
