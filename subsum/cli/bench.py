@@ -1,4 +1,4 @@
-"""subsum bench matching | summaries | summary-routing | caching | client-server | network | reconfig | spark: the
+"""subsum bench matching | summaries | summary-routing | caching | client-server | network | reconfig | spark | explore: the
 benchmarks (benchmarks/README.md). Each writes a CSV, PNG plots and a
 summary.json into `--out-dir`/NAME/, a scratch folder by default;
 `--out-dir benchmarks/results` refreshes the committed results."""
@@ -14,6 +14,7 @@ from rich.table import Table
 
 from subsum.bench import caching as bc
 from subsum.bench import client_server as bcs
+from subsum.bench import explore_vs_fuzz as bef
 from subsum.bench import matching as bm
 from subsum.bench import network as bn
 from subsum.bench import reconfig as br
@@ -205,6 +206,23 @@ def bench_spark(out_dir, fmt, quick, max_events, in_process_max_events, seed) ->
                       log=say)
     emit(summary, fmt, lambda: markdown(bsp.markdown_table(summary["rows"]) + f"\n{summary['crossover']}; {summary['seconds']} s; "
                                                                             f"results in {folder}"))
+
+
+@bench_command("explore", "explore.csv, explore.png and summary.json",
+               quick="The Strawman bug only, 3 fuzz seeds, one search.",
+               seed="The first fuzz seed (the fuzzer runs seeds SEED .. SEED + --seeds - 1).")
+@click.option("--seeds", type=click.IntRange(2, 100), default=5, show_default=True, help="Fuzz runs per planted bug and network.")
+@click.option("--repeat", type=click.IntRange(1, 20), default=3, show_default=True, help="Timed searches per planted bug (explore is deterministic).")
+def bench_explore(out_dir, fmt, quick, seeds, repeat, seed) -> None:
+    """`subsum explore` beside `subsum fuzz reconfig` on planted handler bugs
+    (subsum.bench.planted): seconds to the first counterexample and its
+    length, with 95% intervals over fuzz seeds, the ratios, and verdicts by
+    the rules summary.json states. Exits 1 if explore misses a planted bug."""
+    summary = bef.run(Path(out_dir) / "explore", quick=quick, seed=seed, seeds=seeds, repeat=repeat, log=say)
+    emit(summary, fmt, lambda: markdown(bef.markdown_table(summary) + f"\n{summary['seconds']} s; results in {Path(out_dir) / 'explore'}"))
+    missed = [b["bug"] for b in summary["bugs"] if b["verdicts"]["explore finds it"] != "holds"]
+    if missed:
+        raise CheckFailed(f"explore missed planted bugs: {', '.join(missed)}")
 
 
 def markdown(text: str) -> None:
