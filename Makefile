@@ -90,6 +90,7 @@ bench: $(STAMP) check-java
 	$(BIN)/subsum bench network --out-dir $(BENCH_OUT) $(BENCH_FLAGS)
 	$(BIN)/subsum bench reconfig --out-dir $(BENCH_OUT) $(BENCH_FLAGS)
 	$(BIN)/subsum bench spark --out-dir $(BENCH_OUT) $(BENCH_FLAGS)
+	$(BIN)/subsum bench explore --out-dir $(BENCH_OUT) $(BENCH_FLAGS)
 	$(BIN)/subsum fidelity --results $(BENCH_OUT) --output $(FIDELITY_OUT)
 
 bench-refresh:

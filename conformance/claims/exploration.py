@@ -20,4 +20,8 @@ EXPLORATION_CLAIMS: tuple[Claim, ...] = (
           (NP + "deferred.NotifiedBroker",), (example_of(checks.every_notified_interleaving, "exhaustive", EXPLORE),)),
     Claim("CLM-EXP-4", "derived (spec/12)", "spec/12-exploration.md#clm-exp-4", (NM + "ideal_tables",),
           (NP + "informed.InformedBroker",), (example_of(checks.every_informed_interleaving, "exhaustive", EXPLORE),)),
+    Claim("CLM-EXP-5", "derived (spec/12)", "spec/12-exploration.md#clm-exp-5", (NM + "ideal_tables", M + "covering.covers_subscription"),
+          (NP + "siena.SienaBroker",), (example_of(checks.every_siena_interleaving, "exhaustive", EXPLORE),)),
+    Claim("CLM-EXP-6", "derived (spec/12)", "spec/12-exploration.md#clm-exp-6", (M + "routing.propagation_plan", M + "routing.brocli_route"),
+          (NP + "summaries.broker.SummaryBroker",), (example_of(checks.every_summaries_interleaving, "exhaustive", EXPLORE),)),
 )

@@ -1,4 +1,4 @@
-"""The exhaustive checks of spec/12 (CLM-EXP-1 … 4): one scope a protocol,
+"""The exhaustive checks of spec/12 (CLM-EXP-1 … 6): one scope a protocol,
 searched completely; a larger one under the `thorough` profile. A
 violation fails the check with the claim it breaks and its replay (in
 `fuzz-replays/`); a search a bound cut fails it too, since a claim about a
@@ -19,12 +19,16 @@ CI_SCOPES = {
     "timed": Scope("timed", 3, 2, swaps=1),
     "notified": Scope("notified", 3, 1, events=1, swaps=1),
     "informed": Scope("informed", 3, 1, swaps=1),
+    "siena": Scope("siena", 2, 3, events=1),
+    "summaries": Scope("summaries", 3, 1, events=1),
 }
 THOROUGH_SCOPES = {
     "strawman": Scope("strawman", 3, 2, events=2, swaps=1),
     "timed": Scope("timed", 3, 2, events=1, swaps=1),
     "notified": Scope("notified", 3, 2, swaps=1),
     "informed": Scope("informed", 3, 1, events=1, swaps=1),
+    "siena": Scope("siena", 3, 4),
+    "summaries": Scope("summaries", 3, 2, events=1),
 }
 
 
@@ -58,3 +62,5 @@ every_strawman_interleaving = _check("strawman")
 every_timed_interleaving = _check("timed")
 every_notified_interleaving = _check("notified")
 every_informed_interleaving = _check("informed")
+every_siena_interleaving = _check("siena")
+every_summaries_interleaving = _check("summaries")
