@@ -103,6 +103,8 @@ class Summaries(Forwarding):
 
 
 FORWARDING, SIENA, SUMMARIES = Forwarding(), Siena(), Summaries()
+#: The protocol name of the kit's external broker in schedules and replays (conformance/kit/broker.py).
+EXTERNAL = "external"
 
 
 @functools.cache
@@ -115,7 +117,11 @@ def _checked_summary_class(base: type) -> type:
 
 def family_of(protocol: str) -> Forwarding:
     """The family whose checks a schedule under `protocol` runs (a registered
-    name or a plug-in); exit 2 (SubsumError) for one no family checks."""
+    name or a plug-in); exit 2 (SubsumError) for one no family checks. The
+    kit's external broker (`subsum conform broker`, recorded as protocol
+    "external") speaks Strawman's messages: the forwarding family."""
+    if protocol == EXTERNAL:
+        return FORWARDING
     base = broker_class_for(protocol)
     if is_forwarding(base):
         return FORWARDING

@@ -24,14 +24,13 @@ from collections import Counter
 from subsum.conformance.kit.engines import PersistentEngine
 from subsum.conformance.kit.processes import ConformError, split_command
 from subsum.conformance.violations import require
+from subsum.conformance.families import EXTERNAL  # noqa: F401  (the replay files' protocol name for an external broker)
 from subsum.core.jsonio import RecordError, event_to_json, filter_from_json, filter_to_json
 from subsum.core.types import Subscription
 from subsum.impl.network import CLIENT_BASE, Broker, handles
 from subsum.impl.network.messages import Publication
 from subsum.model import strawman as ref
 
-#: The replay files' protocol name for an external broker (the command is recorded beside it).
-EXTERNAL = "external"
 
 
 class ExternalBrokerFailure(Exception):
