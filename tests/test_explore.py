@@ -251,3 +251,15 @@ def test_overruns_bound_how_often_a_timer_fires_while_messages_are_in_flight():
     for state, _ in all_paths(Scope("summaries", 3, 1, overruns=0), 8):
         if isinstance(state, State) and state.run.net.transport.pending_links():
             assert not [m for m in moves(state, Scope("summaries", 3, 1, overruns=0)) if m.key == ("timeout",)]
+
+
+def test_no_claim_scope_has_a_symmetry_and_a_star_of_leaves_alike_has_some():
+    """spec/12 "Symmetry over broker ids": the reduction would save nothing on the claims' scopes."""
+    from subsum.conformance.explore import checks
+
+    for scope in [*checks.CI_SCOPES.values(), *checks.THOROUGH_SCOPES.values()]:
+        assert scope.symmetries() == [], scope
+    assert len(Scope("strawman", 4, 1, topology="star").symmetries()) == 5  # the 3 leaves, alike: 3! - 1
+    assert Scope("strawman", 3, 3).symmetries() == [{0: 2, 1: 1, 2: 0}]  # the path reversed: both ends hold x > 0
+    assert Scope("strawman", 3, 3, events=1).symmetries() == []  # the publisher, broker 2, is fixed
+    assert Scope("strawman", 3, 3).describe()["symmetries"] == 1

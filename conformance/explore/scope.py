@@ -13,6 +13,7 @@ matches, from the client of the last broker.
 from __future__ import annotations
 
 import attrs
+import networkx as nx
 
 from subsum.conformance.families import family_of
 from subsum.core.errors import SubsumError
@@ -77,8 +78,25 @@ class Scope:
     def publisher(self) -> int:
         return CLIENT_BASE + self.brokers - 1
 
+    def symmetries(self) -> list[dict[int, int]]:
+        """The broker permutations other than the identity that map the scope
+        onto itself (spec/12, "Symmetry"): automorphisms of the tree that carry
+        each broker's subscriptions (their filters) to the same at its image,
+        and fix the publisher when the scope publishes."""
+        graph = nx.Graph()
+        graph.add_nodes_from(range(self.brokers))
+        graph.add_edges_from(tuple(e) for e in self.network()["links"])
+        held = {b: sorted(self.subscription(i)[1] for i in range(self.subscriptions) if i % self.brokers == b) for b in range(self.brokers)}
+        found = []
+        for mapping in nx.algorithms.isomorphism.GraphMatcher(graph, graph).isomorphisms_iter():
+            if all(mapping[b] == b for b in mapping):
+                continue
+            if all(held[b] == held[mapping[b]] for b in mapping) and (not self.events or mapping[self.brokers - 1] == self.brokers - 1):
+                found.append(dict(mapping))
+        return found
+
     def describe(self) -> dict:
         """The scope as the JSON report names it."""
         return {"brokers": self.brokers, "subscriptions": self.subscriptions, "events": self.events, "swaps": self.swaps,
                 "topology": self.topology, "unsubscribe": self.unsubscribe, "defer_timeout": self.defer_timeout,
-                "sub_timeout": self.sub_timeout, "overruns": self.overruns}
+                "sub_timeout": self.sub_timeout, "overruns": self.overruns, "symmetries": len(self.symmetries())}
