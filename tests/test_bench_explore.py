@@ -1,6 +1,8 @@
 """subsum bench explore (subsum/bench/explore_vs_fuzz.py): both tools run on
 the planted bugs, the files are written, and each verdict follows its rule."""
 
+import csv
+import json
 import subprocess
 import sys
 
@@ -18,7 +20,7 @@ def quick(quick_bench):
 
 
 def test_the_quick_run_finds_the_strawman_bug_with_both_tools_and_writes_its_files(quick):
-    summary = quick.written(["explore.csv", "explore.png", "summary.json"])
+    summary = quick.written(["explore.csv", "explore.png", "ladder.csv", "ladder.png", "summary.json"])
     (bug,) = summary["bugs"]
     assert bug["bug"] == "ForgetfulStrawman" and bug["verdicts"]["explore finds it"] == "holds"
     tools = bug["tools"]
@@ -61,3 +63,15 @@ def test_the_command_exits_1_when_explore_misses_a_planted_bug(tmp_path):
     result = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, timeout=300)
     assert result.returncode == 1, result.stdout + result.stderr
     assert "explore missed planted bugs: ForgetfulStrawman" in result.stderr
+
+
+def test_the_quick_run_grows_each_scope_until_no_one_step_larger_one_completes(quick):
+    summary = json.loads((quick.out / "summary.json").read_text())
+    assert [r["protocol"] for r in summary["largest_scopes"]] == ["strawman", "summaries"]
+    tried = list(csv.DictReader((quick.out / "ladder.csv").open()))
+    for largest in summary["largest_scopes"]:
+        assert largest["complete"] and largest["seconds"] <= summary["ladder_budget"] * 1.05
+        mine = [r for r in tried if r["protocol"] == largest["protocol"]]
+        assert mine[-1]["kept"] == "False"  # the search stopped at a step that did not complete
+        assert all(r["complete"] == "True" for r in mine if r["kept"] == "True")
+        assert largest["protocol"] != "summaries" or all(r["swaps"] == "0" for r in mine)  # a fixed overlay: no swaps tried

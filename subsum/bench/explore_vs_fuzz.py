@@ -35,6 +35,7 @@ from typing import Callable
 
 import attrs
 
+from subsum.bench import explore_ladder as ladder
 from subsum.bench.intervals import mean_ci
 from subsum.bench.output import pyplot, save_figure, write_csv
 from subsum.bench.planted import PLANTED, plugin
@@ -48,6 +49,8 @@ SCOPES = {"ForgetfulStrawman": dict(brokers=3, subscriptions=2, events=1, swaps=
 TOOLS = ("explore", "fuzz", "fuzz-scope-network")
 CSV_FIELDS = ("bug", "protocol", "claim", "tool", "seed", "found", "found_claim", "seconds", "operations", "shrunk_operations",
               "moves", "states")
+LADDER_FIELDS = ("protocol", "brokers", "subscriptions", "events", "swaps", "complete", "kept", "states", "transitions", "depth",
+                 "seconds", "states_per_second")
 EXPLORE_BUDGET = 600.0
 FUZZ_BUDGET = 60.0
 
@@ -143,9 +146,13 @@ def verdicts(tools: dict) -> dict:
     return out
 
 
-def run(out_dir, *, quick: bool = False, seed: int = 1, seeds: int = 5, repeat: int = 3, log: Callable[[str], None] = print) -> dict:
-    """Run every planted bug under both tools; write explore.csv, explore.png and summary.json into out_dir."""
+def run(out_dir, *, quick: bool = False, seed: int = 1, seeds: int = 5, repeat: int = 3, ladder_budget: float = 60.0,
+        log: Callable[[str], None] = print) -> dict:
+    """Run every planted bug under both tools, then grow each protocol's scope (`explore_ladder`); write explore.csv,
+    explore.png, ladder.csv, ladder.png and summary.json into out_dir."""
     plan = plan_for(quick, seed, seeds, repeat)
+    protocols = ("strawman", "summaries") if quick else ladder.PROTOCOLS
+    ladder_budget = min(ladder_budget, 2.0) if quick else ladder_budget
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
@@ -160,13 +167,17 @@ def run(out_dir, *, quick: bool = False, seed: int = 1, seeds: int = 5, repeat: 
     write_csv(out / "explore.csv", [{k: v for k, v in r.items() if k != "seconds_runs"} for r in rows], CSV_FIELDS)
     bugs = [summarize(rows, bug) for bug in plan.bugs]
     plot = _plot(bugs, out / "explore.png")
+    grown = ladder.run_ladder(protocols, ladder_budget, log)
+    write_csv(out / "ladder.csv", grown.tried, LADDER_FIELDS)
+    ladder_plot = _plot_ladder(grown.tried, ladder_budget, out / "ladder.png")
     summary = {"seconds": round(time.perf_counter() - started, 1),
-               "parameters": {"quick": quick, "seed": seed, "seeds": list(plan.seeds), "repeat": plan.repeat,
+               "parameters": {"quick": quick, "seed": seed, "seeds": list(plan.seeds), "repeat": plan.repeat, "ladder_budget": ladder_budget,
                               "explore_budget": EXPLORE_BUDGET, "fuzz_budget": FUZZ_BUDGET},
                "rules": {"explore finds it": "the search finds the planted bug's claim within its budget",
                          "shorter": "explore's counterexample has no more operations than the mean of the fuzzer's shrunk ones",
                          "faster": "explore's mean seconds are below the lower end of the fuzzer's 95% interval"},
-               "bugs": bugs, "files": [str(out / "explore.csv"), str(plot), str(out / "summary.json")]}
+               "bugs": bugs, "ladder_budget": ladder_budget, "largest_scopes": grown.largest,
+               "files": [str(out / "explore.csv"), str(plot), str(out / "ladder.csv"), str(ladder_plot), str(out / "summary.json")]}
     (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
     log(f"wrote {', '.join(summary['files'])} in {summary['seconds']}s")
     return summary
@@ -190,6 +201,26 @@ def _plot(bugs: list[dict], path: Path) -> Path:
     return save_figure(fig, path)
 
 
+def _plot_ladder(tried: list[dict], budget: float, path: Path) -> Path:
+    """Each search tried: its states against its seconds, per protocol; the budget as a line."""
+    plt = pyplot()
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    for k, protocol in enumerate(dict.fromkeys(r["protocol"] for r in tried)):
+        color = f"C{k}"
+        done = [r for r in tried if r["protocol"] == protocol and r["complete"]]
+        cut = [r for r in tried if r["protocol"] == protocol and not r["complete"]]
+        ax.scatter([r["seconds"] for r in done], [r["states"] for r in done], label=protocol, s=18, marker="o", color=color)
+        ax.scatter([r["seconds"] for r in cut], [r["states"] for r in cut], s=24, marker="x", color=color)
+    ax.axvline(budget, color="grey", linestyle="--", linewidth=1)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("seconds (x: cut by the budget, the dashed line)")
+    ax.set_ylabel("states")
+    ax.set_title("subsum explore: every scope tried while growing each protocol's scope", fontsize=9)
+    ax.legend(fontsize=8)
+    return save_figure(fig, path)
+
+
 def markdown_table(summary: dict) -> str:
     lines = ["| bug | tool | found | seconds (95% CI) | operations | shrunk | verdicts |", "|---|---|---|---|---|---|---|"]
     for b in summary["bugs"]:
@@ -200,4 +231,4 @@ def markdown_table(summary: dict) -> str:
             shrunk = f"{t['shrunk_operations'][0]} ± {t['shrunk_operations'][1]}" if t["shrunk_operations"] else "-"
             verdict = "; ".join(f"{k}: {v}" for k, v in b["verdicts"].items()) if tool == "explore" else ""
             lines.append(f"| {b['bug']} | {tool} | {t['found']}/{t['runs']} | {sec} | {ops} | {shrunk} | {verdict} |")
-    return "\n".join(lines)
+    return "\n".join(lines) + "\n\n" + ladder.markdown_table(summary["largest_scopes"], summary["ladder_budget"])

@@ -208,17 +208,22 @@ def bench_spark(out_dir, fmt, quick, max_events, in_process_max_events, seed) ->
                                                                             f"results in {folder}"))
 
 
-@bench_command("explore", "explore.csv, explore.png and summary.json",
-               quick="The Strawman bug only, 3 fuzz seeds, one search.",
+@bench_command("explore", "explore.csv, explore.png, ladder.csv, ladder.png and summary.json",
+               quick="The Strawman bug only, 3 fuzz seeds, one search; scopes of strawman and summaries grown within 2 s.",
                seed="The first fuzz seed (the fuzzer runs seeds SEED .. SEED + --seeds - 1).")
 @click.option("--seeds", type=click.IntRange(2, 100), default=5, show_default=True, help="Fuzz runs per planted bug and network.")
 @click.option("--repeat", type=click.IntRange(1, 20), default=3, show_default=True, help="Timed searches per planted bug (explore is deterministic).")
-def bench_explore(out_dir, fmt, quick, seeds, repeat, seed) -> None:
+@click.option("--ladder-budget", type=FiniteFloat(0.1, 3600.0), default=60.0, show_default=True,
+              help="Seconds a search may take while growing each protocol's scope (the largest that completes is reported).")
+def bench_explore(out_dir, fmt, quick, seeds, repeat, ladder_budget, seed) -> None:
     """`subsum explore` beside `subsum fuzz reconfig` on planted handler bugs
     (subsum.bench.planted): seconds to the first counterexample and its
     length, with 95% intervals over fuzz seeds, the ratios, and verdicts by
-    the rules summary.json states. Exits 1 if explore misses a planted bug."""
-    summary = bef.run(Path(out_dir) / "explore", quick=quick, seed=seed, seeds=seeds, repeat=repeat, log=say)
+    the rules summary.json states; then, per protocol, the largest scope
+    whose search completes within --ladder-budget seconds, grown greedily.
+    Exits 1 if explore misses a planted bug."""
+    summary = bef.run(Path(out_dir) / "explore", quick=quick, seed=seed, seeds=seeds, repeat=repeat, ladder_budget=ladder_budget,
+                      log=say)
     emit(summary, fmt, lambda: markdown(bef.markdown_table(summary) + f"\n{summary['seconds']} s; results in {Path(out_dir) / 'explore'}"))
     missed = [b["bug"] for b in summary["bugs"] if b["verdicts"]["explore finds it"] != "holds"]
     if missed:
