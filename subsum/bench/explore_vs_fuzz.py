@@ -31,7 +31,7 @@ import json
 import tempfile
 import time
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 import attrs
 
@@ -44,7 +44,7 @@ from subsum.conformance.explore.search import explore
 from subsum.conformance.fuzz import fuzz
 
 #: The scope each planted bug is explored in: the smallest where the bug shows (found by growing it).
-SCOPES = {"ForgetfulStrawman": dict(brokers=3, subscriptions=2, events=1, swaps=1),
+SCOPES: dict[str, dict[str, Any]] = {"ForgetfulStrawman": dict(brokers=3, subscriptions=2, events=1, swaps=1),
           "HastyInformed": dict(brokers=3, subscriptions=1, events=1, swaps=1)}
 TOOLS = ("explore", "fuzz", "fuzz-scope-network")
 CSV_FIELDS = ("bug", "protocol", "claim", "tool", "seed", "found", "found_claim", "seconds", "operations", "shrunk_operations",
@@ -88,9 +88,12 @@ def explore_row(bug: str, repeat: int) -> dict:
 
 def fuzz_row(bug: str, tool: str, seed: int) -> dict:
     protocol, claim = PLANTED[bug]
-    network = {} if tool == "fuzz" else {"topology": "path", "brokers": SCOPES[bug]["brokers"]}
     with tempfile.TemporaryDirectory() as scratch:
-        result = fuzz(protocol=plugin(bug), seed=seed, budget=FUZZ_BUDGET, max_violations=1, replay_dir=Path(scratch), **network)
+        if tool == "fuzz":  # the fuzzer's own defaults
+            result = fuzz(protocol=plugin(bug), seed=seed, budget=FUZZ_BUDGET, max_violations=1, replay_dir=Path(scratch))
+        else:
+            result = fuzz(protocol=plugin(bug), seed=seed, budget=FUZZ_BUDGET, max_violations=1, replay_dir=Path(scratch),
+                          topology="path", brokers=SCOPES[bug]["brokers"])
     saved, found = result.lengths[0] if result.lengths else (None, None)
     return {"bug": bug, "protocol": protocol, "claim": claim, "tool": tool, "seed": seed,
             "found": bool(result.claims and result.claims[0] == claim), "found_claim": result.claims[0] if result.claims else None,
@@ -170,14 +173,16 @@ def run(out_dir, *, quick: bool = False, seed: int = 1, seeds: int = 5, repeat: 
     grown = ladder.run_ladder(protocols, ladder_budget, log)
     write_csv(out / "ladder.csv", grown.tried, LADDER_FIELDS)
     ladder_plot = _plot_ladder(grown.tried, ladder_budget, out / "ladder.png")
-    summary = {"seconds": round(time.perf_counter() - started, 1),
-               "parameters": {"quick": quick, "seed": seed, "seeds": list(plan.seeds), "repeat": plan.repeat, "ladder_budget": ladder_budget,
-                              "explore_budget": EXPLORE_BUDGET, "fuzz_budget": FUZZ_BUDGET},
-               "rules": {"explore finds it": "the search finds the planted bug's claim within its budget",
-                         "shorter": "explore's counterexample has no more operations than the mean of the fuzzer's shrunk ones",
-                         "faster": "explore's mean seconds are below the lower end of the fuzzer's 95% interval"},
-               "bugs": bugs, "ladder_budget": ladder_budget, "largest_scopes": grown.largest,
-               "files": [str(out / "explore.csv"), str(plot), str(out / "ladder.csv"), str(ladder_plot), str(out / "summary.json")]}
+    summary: dict[str, Any] = {
+        "seconds": round(time.perf_counter() - started, 1),
+        "parameters": {"quick": quick, "seed": seed, "seeds": list(plan.seeds), "repeat": plan.repeat, "ladder_budget": ladder_budget,
+                       "explore_budget": EXPLORE_BUDGET, "fuzz_budget": FUZZ_BUDGET},
+        "rules": {"explore finds it": "the search finds the planted bug's claim within its budget",
+                  "shorter": "explore's counterexample has no more operations than the mean of the fuzzer's shrunk ones",
+                  "faster": "explore's mean seconds are below the lower end of the fuzzer's 95% interval"},
+        "bugs": bugs, "ladder_budget": ladder_budget, "largest_scopes": grown.largest,
+        "files": [str(out / "explore.csv"), str(plot), str(out / "ladder.csv"), str(ladder_plot), str(out / "summary.json")],
+    }
     (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
     log(f"wrote {', '.join(summary['files'])} in {summary['seconds']}s")
     return summary
