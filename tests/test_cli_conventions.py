@@ -15,6 +15,10 @@ the click command tree:
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 import click
 import pytest
 from click.testing import CliRunner
@@ -106,3 +110,20 @@ def test_a_command_breaking_the_grammar_is_caught(monkeypatch):
         test_every_report_takes_format(("broken",), broken)
     with pytest.raises(AssertionError, match="--json FILE is visible"):
         test_json_file_only_where_stdout_carries_data(("broken",), broken)
+
+
+@pytest.mark.parametrize("protocol, code", [("strawman", 0), ("subsum.bench.planted:ForgetfulStrawman", 1)])
+def test_a_reader_that_stops_early_leaves_the_exit_code_to_the_check(tmp_path, protocol, code):
+    """`subsum explore | head -1`: the text report meets a closed pipe. The command still ends with its own exit code
+    (0: no violation, 1: one), not rich's SystemExit(1) reported as a plug-in calling sys.exit. The pipe's reader is
+    closed before the command starts, so every write meets it (a reader closing later races the writes)."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    command = [sys.executable, "-m", "subsum", "explore", "--protocol", protocol, "--brokers", "3", "--subscriptions", "2",
+               "--events", "1", "--out-dir", str(tmp_path)]
+    try:
+        result = subprocess.run(command, stdout=write_end, stderr=subprocess.PIPE, text=True, timeout=120)
+    finally:
+        os.close(write_end)
+    assert result.returncode == code, result.stderr
+    assert "sys.exit" not in result.stderr and "Traceback" not in result.stderr

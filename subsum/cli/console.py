@@ -10,6 +10,8 @@ draws (tables, lines). Progress and status go to standard error.
 from __future__ import annotations
 
 import json
+import os
+import sys
 from pathlib import Path
 from typing import Callable
 
@@ -20,8 +22,21 @@ from rich.table import Table
 
 from subsum.core.outputs import write_lines_atomically
 
-out = Console(emoji=False)  # ':x:' in a file name stays ':x:'
-err = Console(stderr=True, emoji=False)
+class ReaderMayStop(Console):
+    """A console whose reader may stop reading (`subsum explore | head -1`):
+    the rest of what it prints goes nowhere and the command finishes with
+    its own exit code. rich's default raises SystemExit(1), which here would
+    mean "a check found a violation" (README, exit codes)."""
+
+    def on_broken_pipe(self) -> None:
+        self.quiet = True
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, (sys.stderr if self.stderr else sys.stdout).fileno())
+        os.close(devnull)
+
+
+out = ReaderMayStop(emoji=False)  # ':x:' in a file name stays ':x:'
+err = ReaderMayStop(stderr=True, emoji=False)
 
 
 def say(message: str) -> None:
