@@ -8,6 +8,8 @@ model properties (claims CLM-NET-*, spec/05-network.md)."""
 
 from __future__ import annotations
 
+import functools
+
 import networkx as nx
 from hypothesis import settings
 from hypothesis import strategies as st
@@ -36,17 +38,40 @@ FILTERS = tuple(parse_filter(t) for t in (
 MACHINE_FILTERS = FILTERS[-1:] + FILTERS[:-1]
 
 
+@functools.lru_cache(maxsize=4096)
+def _overlay(brokers: tuple[int, ...], links: tuple[tuple[int, int], ...]) -> nx.Graph:
+    """The model's overlay (DEF-NET-1, asserting a forest), built once per
+    brokers and links: the fuzzer checks it after every operation, and most
+    operations leave the links as they were. Frozen, since callers share it."""
+    return nx.freeze(ref.overlay(brokers, links))
+
+
+def overlay_of(net: Network) -> nx.Graph:
+    return _overlay(tuple(net.brokers), tuple(net.broker_links()))
+
+
+@functools.lru_cache(maxsize=1024)
+def _ideal_tables(brokers: tuple[int, ...], links: tuple[tuple[int, int], ...], access: frozenset, filters: frozenset) -> dict:
+    """The model's ideal tables (DEF-NET-3) of one state of the overlay and the clients, computed once per state."""
+    return ref.ideal_tables(_overlay(brokers, links), dict(access), dict(filters))
+
+
 def model_state(net: Network):
-    graph = ref.overlay(net.brokers, net.broker_links())
     filters = {c: frozenset(fs) for c, fs in net.client_filters.items()}
-    return graph, dict(net.clients), filters
+    return overlay_of(net), dict(net.clients), filters
+
+
+def ideal_tables_of(net: Network) -> dict:
+    """The ideal tables of the network's current overlay, clients and filters (to compare, not to change)."""
+    filters = frozenset((c, frozenset(fs)) for c, fs in net.client_filters.items())
+    return _ideal_tables(tuple(net.brokers), tuple(net.broker_links()), frozenset(net.clients.items()), filters)
 
 
 def check_overlay(net: Network) -> None:
     """DEF-NET-1: the broker links form a forest; neighbour sets are symmetric;
     every client's access broker lists it; links and neighbour sets agree."""
     try:
-        graph = ref.overlay(net.brokers, net.broker_links())  # asserts a forest
+        graph = overlay_of(net)  # asserts a forest
     except AssertionError as exc:
         raise ClaimViolation("CLM-NET-1", str(exc)) from None
     for b, broker in net.brokers.items():
@@ -63,8 +88,7 @@ def check_overlay(net: Network) -> None:
 def check_tables(net: Network, claim: str = "CLM-NET-2") -> None:
     """CLM-NET-2: every table equals the ideal oracle (after churn under a
     reconfiguration protocol, that is CLM-RCF-1: name it as `claim`)."""
-    graph, access, filters = model_state(net)
-    ideal = ref.ideal_tables(graph, access, filters)
+    ideal = ideal_tables_of(net)
     got = net.tables()
     for b in sorted(ideal):
         require(got[b] == ideal[b], claim,

@@ -16,6 +16,7 @@ violating one as a replay file (`subsum.conformance.replays`).
 
 from __future__ import annotations
 
+import functools
 import random
 from typing import Sequence
 
@@ -77,7 +78,9 @@ def filter_text(f: Subscription) -> str:
     return format_filter(f) if f.constraints else ""
 
 
+@functools.lru_cache(maxsize=4096)
 def filter_of(text: str) -> Subscription:
+    """A schedule's filter text as a filter, parsed once (filters are immutable; a schedule names a few, many times)."""
     return parse_filter(text) if text else Subscription()
 
 
