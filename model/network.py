@@ -46,9 +46,8 @@ def side_of(graph: nx.Graph, u: int, v: int) -> set[int]:
     ({3, 4}, {1, 2})
     """
     assert graph.has_edge(u, v), (u, v)
-    cut = graph.copy()
-    cut.remove_edge(u, v)
-    return set(nx.node_connected_component(cut, v))
+    without_the_link = nx.restricted_view(graph, [], [(u, v)])
+    return set(nx.node_connected_component(without_the_link, v))
 
 
 def filters_at(brokers: set[int], access: ClientAccess, filters: ClientFilters) -> set[Subscription]:
