@@ -11,7 +11,7 @@ and `subsum.model.reconfiguration` (the optimized protocols, spec/06).
 
 from __future__ import annotations
 
-from typing import Iterable, Mapping, cast
+from typing import AbstractSet, Callable, Iterable, Mapping, cast
 
 import networkx as nx
 
@@ -50,7 +50,11 @@ def side_of(graph: nx.Graph, u: int, v: int) -> set[int]:
     return set(nx.node_connected_component(without_the_link, v))
 
 
-def filters_at(brokers: set[int], access: ClientAccess, filters: ClientFilters) -> set[Subscription]:
+#: How a caller finds v's side of the link (u, v) (`side_of`, or a memoised `side_of`).
+SideOf = Callable[[nx.Graph, int, int], AbstractSet[int]]
+
+
+def filters_at(brokers: AbstractSet[int], access: ClientAccess, filters: ClientFilters) -> set[Subscription]:
     """DEF-NET-3: the filters subscribed by the clients of these brokers.
 
     >>> g = overlay([1, 2, 3, 4], [(1, 2), (2, 3), (3, 4)])
@@ -64,10 +68,13 @@ def filters_at(brokers: set[int], access: ClientAccess, filters: ClientFilters) 
     return {f for client, broker in access.items() if broker in brokers for f in filters.get(client, ())}
 
 
-def ideal_table(graph: nx.Graph, u: int, access: ClientAccess, filters: ClientFilters) -> set[tuple[int, Subscription]]:
+def ideal_table(graph: nx.Graph, u: int, access: ClientAccess, filters: ClientFilters,
+                side: SideOf = side_of) -> set[tuple[int, Subscription]]:
     """DEF-NET-3 (seed 002 §2.4): the quiescent subTab of broker u:
     (v, p) for each broker neighbour v and each filter p subscribed on v's
     side of (u, v), and (c, p) for each client c of u and each of its filters.
+    `side` finds v's side of (u, v): `side_of`, or the same function
+    memoised by a caller that asks for the tables of one overlay many times.
 
     >>> g = overlay([1, 2, 3, 4], [(1, 2), (2, 3), (3, 4)])
     >>> from subsum.core.filters import parse_filter
@@ -77,13 +84,14 @@ def ideal_table(graph: nx.Graph, u: int, access: ClientAccess, filters: ClientFi
     >>> ideal_table(g, 2, access, filters) == {(1, p), (3, q)}
     True
     """
-    table = {(v, p) for v in graph.neighbors(u) for p in filters_at(side_of(graph, u, v), access, filters)}
+    table = {(v, p) for v in graph.neighbors(u) for p in filters_at(side(graph, u, v), access, filters)}
     table |= {(c, p) for c, broker in access.items() if broker == u for p in filters.get(c, ())}
     return table
 
 
-def ideal_tables(graph: nx.Graph, access: ClientAccess, filters: ClientFilters) -> dict[int, set[tuple[int, Subscription]]]:
-    """DEF-NET-3: the ideal table of every broker.
+def ideal_tables(graph: nx.Graph, access: ClientAccess, filters: ClientFilters,
+                 side: SideOf = side_of) -> dict[int, set[tuple[int, Subscription]]]:
+    """DEF-NET-3: the ideal table of every broker (`side` as in `ideal_table`).
 
     >>> g = overlay([1, 2, 3, 4], [(1, 2), (2, 3), (3, 4)])
     >>> from subsum.core.filters import parse_filter
@@ -93,7 +101,7 @@ def ideal_tables(graph: nx.Graph, access: ClientAccess, filters: ClientFilters) 
     >>> ideal_tables(g, access, filters)[4] == {(3, p), (200, q)}
     True
     """
-    return {u: ideal_table(graph, u, access, filters) for u in graph.nodes}
+    return {u: ideal_table(graph, u, access, filters, side) for u in graph.nodes}
 
 
 def ideal_delivery(graph: nx.Graph, access: ClientAccess, filters: ClientFilters, publisher: int, event: Event) -> set[int]:

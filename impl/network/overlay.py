@@ -30,6 +30,7 @@ class Overlay:
         self.adjacent: dict[int, set[int]] = {}  # broker -> broker neighbours
         self.epoch: dict[frozenset, int] = {}  # live undirected link -> the order it was added in
         self._epochs = 0
+        self._links: tuple[tuple[int, int], ...] | None = None  # `links()`, until the next link or unlink
 
     def add_broker(self, b: int) -> None:
         self.adjacent[b] = set()
@@ -49,6 +50,7 @@ class Overlay:
             raise NetworkError(f"link ({a}, {b}) would close a cycle")
         self._epochs += 1
         self.epoch[frozenset((a, b))] = self._epochs
+        self._links = None
         self.adjacent[a].add(b)
         self.adjacent[b].add(a)
 
@@ -57,12 +59,15 @@ class Overlay:
         if key not in self.epoch:
             raise NetworkError(f"there is no link ({a}, {b}) to break")
         del self.epoch[key]
+        self._links = None
         self.adjacent[a].discard(b)
         self.adjacent[b].discard(a)
 
     def links(self) -> list[tuple[int, int]]:
-        """The live links as sorted pairs, sorted."""
-        return sorted(tuple(sorted(e)) for e in self.epoch)
+        """The live links as sorted pairs, sorted (remembered until the links change: checks ask after every step)."""
+        if self._links is None:
+            self._links = tuple(sorted(tuple(sorted(e)) for e in self.epoch))
+        return list(self._links)
 
     def connected(self, a: int, b: int) -> bool:
         """Whether a and b are in one tree. Two searches, from a and from b,

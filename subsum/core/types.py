@@ -234,7 +234,7 @@ def _frozenset(constraints: Iterable[Constraint]) -> frozenset[Constraint]:
     return frozenset(constraints)
 
 
-@attrs.frozen
+@attrs.frozen(cache_hash=True)  # hashed at every table lookup; the hash is dropped on pickle and copy
 class Subscription:
     """DEF-DATA-7: a conjunction of constraints, held as a set so duplicates
     collapse. Several constraints on one name are allowed. The empty

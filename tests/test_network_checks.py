@@ -1,0 +1,80 @@
+"""The fuzzer's per-step network checks bite: conformance.network's
+check_overlay (CLM-NET-1) and check_tables (CLM-NET-2), each fed a network
+with one planted fault, and the memoised model pieces they use agree with
+the model called directly."""
+
+from __future__ import annotations
+
+import pytest
+
+from subsum.conformance import network as checks
+from subsum.conformance.violations import ClaimViolation
+from subsum.core.filters import parse_filter
+from subsum.impl.network import build
+from subsum.model import network as ref
+
+
+def quiet_path():
+    """0 - 1 - 2 - 3, a client on 0 subscribed to x > 1 and one on 3 to x < 5, run to quiescence."""
+    net = build([(0, 1), (1, 2), (2, 3)], 4, seed=1)
+    left, right = net.add_client(0), net.add_client(3)
+    net.subscribe(left, parse_filter("x > 1"))
+    net.subscribe(right, parse_filter("x < 5"))
+    net.run()
+    return net, left, right
+
+
+def test_a_sound_network_passes_both_checks():
+    net, _, _ = quiet_path()
+    checks.check_overlay(net)
+    checks.check_tables(net)
+
+
+def one_way_neighbour(net, left, right):
+    net.brokers[0].neighbors.add(2)  # 0 lists 2; 2 does not list 0, and there is no link
+
+
+def neighbours_without_a_link(net, left, right):
+    net.brokers[0].neighbors.add(2)
+    net.brokers[2].neighbors.add(0)
+
+
+def client_listed_by_another_broker(net, left, right):
+    net.brokers[1].neighbors.add(left)
+
+
+def client_missing_from_its_broker(net, left, right):
+    net.brokers[0].neighbors.discard(left)
+
+
+@pytest.mark.parametrize("plant, says", [
+    (one_way_neighbour, "0 lists 2 but 2 does not list 0"),
+    (neighbours_without_a_link, "0 and 2 are neighbours without a link"),
+    (client_listed_by_another_broker, "broker 1 lists client"),
+    (client_missing_from_its_broker, "is not a neighbour of its broker 0"),
+])
+def test_each_planted_overlay_fault_fails_clm_net_1(plant, says):
+    net, left, right = quiet_path()
+    plant(net, left, right)
+    with pytest.raises(ClaimViolation) as caught:
+        checks.check_overlay(net)
+    assert caught.value.claim == "CLM-NET-1" and says in str(caught.value)
+
+
+def test_a_planted_table_entry_fails_clm_net_2():
+    net, _, _ = quiet_path()
+    net.brokers[1].insert_entry(0, parse_filter("x < 5"))  # 1 would forward x < 5 towards 0: nobody asked
+    with pytest.raises(ClaimViolation) as caught:
+        checks.check_tables(net)
+    assert caught.value.claim == "CLM-NET-2" and "broker 1" in str(caught.value)
+
+
+def test_the_memoised_sides_and_tables_are_the_models():
+    net, _, _ = quiet_path()
+    graph, access, filters = checks.model_state(net)
+    for u, v in net.broker_links():
+        for a, b in ((u, v), (v, u)):
+            assert checks._side(graph, a, b) == ref.side_of(graph, a, b)
+    assert checks.ideal_tables_of(net) == ref.ideal_tables(graph, access, filters)
+    with pytest.raises(AssertionError, match="frozen"):
+        checks._side(ref.overlay([0, 1], [(0, 1)]), 0, 1)
