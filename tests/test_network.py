@@ -202,3 +202,25 @@ def test_the_simulate_report_is_the_runs_own_ledger():
 def test_a_trace_writes_the_empty_filter_as_empty_text():
     assert record_json({"kind": "subscribe", "filter": Subscription()})["filter"] == ""
     assert record_json({"kind": "subscribe", "filter": parse_filter("x > 1")})["filter"] == "x > 1"
+
+
+@pytest.mark.parametrize("collecting", [True, False])
+def test_the_event_loop_puts_the_garbage_collector_back_as_it_was(collecting):
+    """Transport.run pauses the cyclic collector while it loops (issue 36): it must restore the caller's setting,
+    whether the loop returns or a handler raises, and the handlers run with it paused."""
+    import gc
+
+    net = build([(0, 1)], 2, seed=1)
+    seen = []
+    net.at(1.0, lambda: seen.append(gc.isenabled()))
+    net.at(2.0, lambda: 1 / 0)
+    was = gc.isenabled()
+    (gc.enable if collecting else gc.disable)()
+    try:
+        with pytest.raises(ZeroDivisionError):
+            net.run()
+        assert gc.isenabled() is collecting and seen == [False]
+        net.run()  # nothing left: returns at once
+        assert gc.isenabled() is collecting
+    finally:
+        (gc.enable if was else gc.disable)()
