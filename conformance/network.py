@@ -58,7 +58,7 @@ def _side(graph: nx.Graph, u: int, v: int) -> frozenset[int]:
     return frozenset(ref.side_of(graph, u, v))
 
 
-@functools.lru_cache(maxsize=1024)
+@functools.lru_cache(maxsize=64)
 def _ideal_tables(brokers: tuple[int, ...], links: tuple[tuple[int, int], ...], access: frozenset, filters: frozenset) -> dict:
     """The model's ideal tables (DEF-NET-3) of one state of the overlay and the clients, computed once per state."""
     return ref.ideal_tables(_overlay(brokers, links), dict(access), dict(filters), side=_side)
@@ -84,16 +84,18 @@ def check_overlay(net: Network) -> None:
         graph = overlay_of(net)  # asserts a forest
     except AssertionError as exc:
         raise ClaimViolation("CLM-NET-1", str(exc)) from None
-    listed = {(b, m) for b, broker in net.brokers.items() for m in broker.neighbors}
-    wrong_clients = {(b, m) for b, m in listed if m >= CLIENT_BASE and net.clients.get(m) != b}
-    require(not wrong_clients, "CLM-NET-1", lambda: "broker {0} lists client {1}, attached to {2}".format(
-        *min(wrong_clients), net.clients.get(min(wrong_clients)[1])))
-    one_way = {(b, m) for b, m in listed if m < CLIENT_BASE and (m, b) not in listed}
+    listed = [(b, m) for b, broker in net.brokers.items() for m in broker.neighbors]
+    links = {(b, m) for b, m in listed if m < CLIENT_BASE}
+    clients_listed = {(m, b) for b, m in listed if m >= CLIENT_BASE}  # (client, the broker listing it)
+    wrong_clients = clients_listed - net.clients.items()
+    require(not wrong_clients, "CLM-NET-1", lambda: "broker {1} lists client {0}, attached to {2}".format(
+        *min(wrong_clients), net.clients.get(min(wrong_clients)[0])))
+    one_way = links - {(m, b) for b, m in links}
     require(not one_way, "CLM-NET-1", lambda: "{0} lists {1} but {1} does not list {0}".format(*min(one_way)))
-    unlinked = {(b, m) for b, m in listed if m < CLIENT_BASE} - _directed_links(graph)
+    unlinked = links - _directed_links(graph)
     require(not unlinked, "CLM-NET-1", lambda: "{0} and {1} are neighbours without a link".format(*min(unlinked)))
-    unlisted = {(b, c) for c, b in net.clients.items()} - listed
-    require(not unlisted, "CLM-NET-1", lambda: "client {1} is not a neighbour of its broker {0}".format(*min(unlisted)))
+    unlisted = net.clients.items() - clients_listed
+    require(not unlisted, "CLM-NET-1", lambda: "client {0} is not a neighbour of its broker {1}".format(*min(unlisted)))
 
 
 @functools.lru_cache(maxsize=4096)

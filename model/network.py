@@ -39,15 +39,23 @@ def overlay(brokers: Iterable[int], links: Iterable[tuple[int, int]]) -> nx.Grap
 
 def side_of(graph: nx.Graph, u: int, v: int) -> set[int]:
     """DEF-NET-3: v's side of the link (u, v): the brokers of the component
-    of the forest without (u, v) that contains v.
+    of the forest without (u, v) that contains v. In a forest that link is
+    the only path between u and v, so the component is what v reaches
+    without passing through u (tests/test_network_checks.py checks the two
+    readings agree).
 
-    >>> g = overlay([1, 2, 3, 4], [(1, 2), (2, 3), (3, 4)])
+    >>> g = overlay([1, 2, 3, 4, 5], [(1, 2), (2, 3), (3, 4), (3, 5)])
     >>> side_of(g, 2, 3), side_of(g, 3, 2)
-    ({3, 4}, {1, 2})
+    ({3, 4, 5}, {1, 2})
     """
     assert graph.has_edge(u, v), (u, v)
-    without_the_link = nx.restricted_view(graph, [], [(u, v)])
-    return set(nx.node_connected_component(without_the_link, v))
+    side, frontier = {v}, [v]
+    while frontier:
+        for w in graph.adj[frontier.pop()]:
+            if w != u and w not in side:
+                side.add(w)
+                frontier.append(w)
+    return side
 
 
 #: How a caller finds v's side of the link (u, v) (`side_of`, or a memoised `side_of`).

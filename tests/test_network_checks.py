@@ -5,7 +5,10 @@ the model called directly."""
 
 from __future__ import annotations
 
+import networkx as nx
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from subsum.conformance import network as checks
 from subsum.conformance.violations import ClaimViolation
@@ -78,3 +81,17 @@ def test_the_memoised_sides_and_tables_are_the_models():
     assert checks.ideal_tables_of(net) == ref.ideal_tables(graph, access, filters)
     with pytest.raises(AssertionError, match="frozen"):
         checks._side(ref.overlay([0, 1], [(0, 1)]), 0, 1)
+
+
+@given(st.integers(1, 12).flatmap(lambda n: st.tuples(st.just(n), st.lists(st.integers(0, 10**6), min_size=n - 1, max_size=n - 1))))
+def test_side_of_is_the_component_of_the_forest_without_the_link(tree):
+    """The model's side_of (what v reaches without passing through u) against DEF-NET-3 read literally: the
+    component containing v of the forest with the link (u, v) removed, on random trees."""
+    n, parents = tree
+    links = [(k + 1, draw % (k + 1)) for k, draw in enumerate(parents)]  # node k + 1 hangs off an earlier node
+    graph = ref.overlay(range(n), links)
+    for u, v in links:
+        for a, b in ((u, v), (v, u)):
+            without = graph.copy()
+            without.remove_edge(a, b)
+            assert ref.side_of(graph, a, b) == nx.node_connected_component(without, b)

@@ -26,12 +26,12 @@ Sending is one code path (`send_many`); the event loop is one loop (`run`).
 
 from __future__ import annotations
 
-import gc
 import heapq
 import random
 from collections import deque
 from typing import Callable
 
+from subsum.core import collector
 from subsum.impl.network.accounting import Ledger
 
 CLIENT_BASE = 1_000_000  # node ids from here up are clients; below, brokers
@@ -153,19 +153,10 @@ class Transport:
     def run(self, max_steps: int | None = None) -> int:
         """Deliver messages and fire timers in (time, sequence) order until
         nothing is left or `max_steps` were taken; returns the steps taken.
-
-        The cyclic garbage collector is paused while the loop runs and put
-        back as it was when the loop returns or raises. The loop makes two
-        tuples per message and reference counting frees them; the collector's
-        passes, set off by those allocations, walk the whole long-lived
-        network and took a quarter of the loop's time (issue 36's profile)."""
-        collecting = gc.isenabled()
-        gc.disable()
-        try:
+        The cyclic garbage collector is paused meanwhile (subsum.core.collector:
+        its passes over the network took a quarter of the loop's time)."""
+        with collector.paused():
             return self._loop(max_steps)
-        finally:
-            if collecting:
-                gc.enable()
 
     def _loop(self, max_steps: int | None) -> int:
         heap, links, pop, timers, deliver = self._heap, self.links, heapq.heappop, self._timers, self.deliver
