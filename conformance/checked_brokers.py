@@ -21,7 +21,7 @@ from collections import Counter
 from contextlib import contextmanager
 
 from subsum.conformance import census
-from subsum.conformance.violations import require
+from subsum.conformance.violations import listed, require, shown
 from subsum.core.types import Subscription
 from subsum.impl.network import CLIENT_BASE, Network, NetworkError, StrawmanBroker, broker_class_for, is_forwarding
 from subsum.impl.network.protocols.deferred import TimedBroker
@@ -123,7 +123,7 @@ def same_messages(got: list, want: list) -> bool:
     try:
         return Counter(got) == Counter(want)
     except TypeError:
-        return Counter(map(repr, got)) == Counter(map(repr, want))
+        return Counter(map(shown, got)) == Counter(map(shown, want))
 
 
 # --- CLM-NET-6: Strawman's handlers ------------------------------------------------------------
@@ -144,10 +144,10 @@ class CheckedBroker(StrawmanBroker):
             run()
         got = model_view(self)
         require(got.table == want_state.table, "CLM-NET-6",
-                lambda: f"broker {self.id} {what}: table {sorted(map(repr, got.table ^ want_state.table))[:4]} differs from the model")
+                lambda: f"broker {self.id} {what}: table {listed(got.table ^ want_state.table, 4)} differs from the model")
         require(got.neighbors == want_state.neighbors, "CLM-NET-6", lambda: f"broker {self.id} {what}: neighbours differ from the model")
         require(same_messages(sent, want_messages), "CLM-NET-6",
-                lambda: f"broker {self.id} {what}: sent {sorted(map(repr, sent))}, the model sends {sorted(map(repr, want_messages))}")
+                lambda: f"broker {self.id} {what}: sent {listed(sent)}, the model sends {listed(want_messages)}")
 
     def sub_received(self, n, f):
         before = model_view(self)
@@ -202,7 +202,7 @@ class ProtocolChecks:
                 lambda: f"broker {self.id} deferring the link to {n}: table differs from the model")
         deferred = set(self.waiting.get(rid, ())) - waiting_before
         require(deferred == set(want_deferred), "CLM-RCF-7",
-                lambda: f"broker {self.id} deferred {sorted(map(repr, deferred))}, the model {sorted(map(repr, want_deferred))}")
+                lambda: f"broker {self.id} deferred {listed(deferred)}, the model {listed(want_deferred)}")
         if ref_reconfiguration.is_leaf_without(state, n):
             require(self.net.ledger.timers_started[self.id] == timers_before, "CLM-RCF-4",
                     lambda: f"leaf broker {self.id} started a timer when its link to {n} broke")
@@ -221,7 +221,7 @@ class ProtocolChecks:
         got = model_view(self)
         require(got.table == state.table, "CLM-RCF-7", lambda: f"broker {self.id} deferred UNSUBs of {rid}: table differs from the model")
         require(same_messages(sent, want), "CLM-RCF-7",
-                lambda: f"broker {self.id} deferred UNSUBs of {rid}: sent {sorted(map(repr, sent))}, the model sends {sorted(map(repr, want))}")
+                lambda: f"broker {self.id} deferred UNSUBs of {rid}: sent {listed(sent)}, the model sends {listed(want)}")
 
     def flush_received(self, m, rid):
         if rid in self.unsub_timers:
@@ -253,7 +253,7 @@ class InformedChecks(ProtocolChecks):
         expected = getattr(self, "_expect", None)
         if m == self.id and expected is not None:
             require(held == expected[0], "CLM-RCF-7",
-                    lambda: f"broker {self.id} computed P = {sorted(map(repr, held))}, the model {sorted(map(repr, expected[0]))}")
+                    lambda: f"broker {self.id} computed P = {listed(held)}, the model {listed(expected[0])}")
         super().activate_received(m, activation)
 
     def activate(self, rid, held, n):
@@ -262,10 +262,10 @@ class InformedChecks(ProtocolChecks):
         with captured_sends(self.net, self.id) as sent:
             super().activate(rid, held, n)
         require(same_messages(sent, want + [(n, "FLUSH", rid)]), "CLM-RCF-7",
-                lambda: f"broker {self.id} activating the link to {n}: sent {sorted(map(repr, sent))}, the model {sorted(map(repr, want))} and FLUSH")
+                lambda: f"broker {self.id} activating the link to {n}: sent {listed(sent)}, the model {listed(want)} and FLUSH")
         got_held = frozenset(self.tagged[rid][1]) if rid in self.tagged else frozenset()
         require(got_held == want_held, "CLM-RCF-7",
-                lambda: f"broker {self.id} held back {sorted(map(repr, got_held))}, the model {sorted(map(repr, want_held))}")
+                lambda: f"broker {self.id} held back {listed(got_held)}, the model {listed(want_held)}")
 
     def sub_timer_expired(self, rid):
         if self.net.brokers.get(self.id) is not self:
@@ -277,7 +277,7 @@ class InformedChecks(ProtocolChecks):
         with captured_sends(self.net, self.id) as sent:
             super().sub_timer_expired(rid)
         require(same_messages(sent, want), "CLM-RCF-7",
-                lambda: f"broker {self.id} released {sorted(map(repr, sent))} to {n}, the model {sorted(map(repr, want))}")
+                lambda: f"broker {self.id} released {listed(sent)} to {n}, the model {listed(want)}")
 
 
 def checked_class(protocol: str) -> type:

@@ -20,7 +20,7 @@ from subsum.conformance import census
 from subsum.conformance import strategies as gen
 from subsum.conformance.checked_brokers import CheckedBroker
 from subsum.conformance.properties import property_check
-from subsum.conformance.violations import ClaimViolation, require
+from subsum.conformance.violations import ClaimViolation, listed, require
 from subsum.core.filters import parse_filter
 from subsum.core.types import Subscription, subscription_sort_key
 from subsum.impl.network import CLIENT_BASE, StrawmanBroker, Network, build
@@ -111,7 +111,7 @@ def check_tables(net: Network, claim: str = "CLM-NET-2") -> None:
     got = net.tables()
     for b in sorted(ideal):
         require(got[b] == ideal[b], claim,
-                lambda: f"broker {b}: missing {sorted(map(repr, ideal[b] - got[b]))[:3]}, extra {sorted(map(repr, got[b] - ideal[b]))[:3]}")
+                lambda: f"broker {b}: missing {listed(ideal[b] - got[b], 3)}, extra {listed(got[b] - ideal[b], 3)}")
 
 
 def publish_and_check(net: Network, client: int, event, static: bool) -> None:

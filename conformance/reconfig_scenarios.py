@@ -19,7 +19,7 @@ from subsum.conformance.checked_brokers import checked_class, model_view, patche
 from subsum.conformance.schedules import Run, draw_schedule
 from subsum.conformance.network import FILTERS, check_tables, model_state
 from subsum.conformance.properties import property_check
-from subsum.conformance.violations import require
+from subsum.conformance.violations import listed, require
 from subsum.impl.network import PROTOCOLS, Network, build
 from subsum.model import network as ref
 from subsum.model import reconfiguration as ref_reconfiguration
@@ -105,7 +105,7 @@ def deferral_window_violation(protocol: str, sc: dict) -> str | None:
             missing = (ideal_after[u] if window else kept[u]) - broker.entries()
             if missing:
                 what = "of the new tree, in the window" if window else "kept by the swap"
-                return f"broker {u}: routes {what} missing: {sorted(map(repr, missing))[:2]} (t={net.now:.1f})"
+                return f"broker {u}: routes {what} missing: {listed(missing, 2)} (t={net.now:.1f})"
         if events and clients:
             pick, event = events.pop(0)
             client = clients[pick % len(clients)]

@@ -28,7 +28,7 @@ from subsum.conformance.profiles import pinned
 from subsum.conformance import strategies as gen
 from subsum.conformance.network import MACHINE_FILTERS, StrawmanUnderChurn, model_state, publish_and_check
 from subsum.conformance.properties import property_check
-from subsum.conformance.violations import require
+from subsum.conformance.violations import listed, require
 from subsum.core.filters import parse_filter
 from subsum.core.types import INT_MAX, INT_MIN, OPS_BY_TYPE, Constraint, Subscription, subscription_sort_key
 from subsum.impl.network import CLIENT_BASE, Network, build
@@ -176,7 +176,7 @@ def check_siena_tables(net: Network, covers: Callable[[Subscription, Subscriptio
         got = broker.entries()
         if not broker.covering:
             require(got == ideal[u], "CLM-SR-8",
-                    lambda: f"broker {u} (covering off): table differs from the ideal one by {sorted(map(repr, got ^ ideal[u]))[:3]}")
+                    lambda: f"broker {u} (covering off): table differs from the ideal one by {listed(got ^ ideal[u], 3)}")
             continue
         require({e for e in got if e[0] >= CLIENT_BASE} == {e for e in ideal[u] if e[0] >= CLIENT_BASE}, "CLM-SR-8",
                 lambda: f"broker {u}: client entries differ")

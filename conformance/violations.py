@@ -19,6 +19,8 @@ from typing import Callable
 
 from subsum.conformance import budget
 from subsum.core.errors import SubsumError
+from subsum.core.filters import format_filter
+from subsum.core.types import Subscription
 
 CLAIM_ID = re.compile(r"CLM-[A-Z0-9]+(?:-[A-Z0-9]+)*-[0-9]+")
 
@@ -41,6 +43,38 @@ class ClaimViolation(AssertionError):
 
     def __reduce__(self):  # pickles (multiprocessing, Hypothesis's database) with its fields
         return (type(self), (self.claim, self.message))
+
+
+def shown(value: object) -> str:
+    """A value as a check's message shows it, the same text in every process:
+    a filter in its normal form (`format_filter`, in brackets), a tuple or
+    list part by part, a set's parts sorted, anything else by `repr`. (A
+    filter's repr lists a frozenset, whose order follows PYTHONHASHSEED.)
+
+    >>> from subsum.core.filters import parse_filter
+    >>> print(shown((3, "UNSUB", parse_filter('x > 0 and s = "ab"'))))
+    (3, 'UNSUB', [s = "ab" and x > 0])
+    """
+    if isinstance(value, Subscription):
+        return f"[{format_filter(value)}]"
+    if isinstance(value, tuple):
+        return "(" + ", ".join(map(shown, value)) + ")"
+    if isinstance(value, list):
+        return "[" + ", ".join(map(shown, value)) + "]"
+    if isinstance(value, (set, frozenset)):
+        return "{" + ", ".join(sorted(map(shown, value))) + "}"
+    return repr(value)
+
+
+def listed(values, limit: int | None = None) -> str:
+    """Values as a message lists them: each `shown`, sorted, at most `limit` of them.
+
+    >>> listed([(2, "SUB"), (1, "SUB"), (3, "SUB")], limit=2)
+    "[(1, 'SUB'), (2, 'SUB'), …]"
+    """
+    texts = sorted(map(shown, values))
+    more = limit is not None and len(texts) > limit
+    return "[" + ", ".join(texts[:limit] if more else texts) + (", …]" if more else "]")
 
 
 def require(condition: object, claim: str, message: str | Callable[[], str]) -> None:

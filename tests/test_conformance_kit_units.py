@@ -195,8 +195,7 @@ def test_an_external_broker_runs_in_the_simulator():
 
 def test_a_schedule_replay_of_an_external_broker_runs_again(tmp_path):
     buggy = f"{sys.executable} {BROKER} --forget-second-subscriber"
-    message = ("broker 0 SUB from 1000000: sent [], the model sends [\"(1, 'SUB', Subscription(constraints=frozenset("
-               "{Constraint(name='x', type='int', op='>', value=1)})))\"]")
+    message = "broker 0 SUB from 1000000: sent [], the model sends [(1, 'SUB', [x > 1])]"
     path = save_schedule(tmp_path, protocol=EXTERNAL, topology=TWO_BROKERS, seed=0, schedule=SECOND_SUBSCRIBER,
                          violation={"claim": "CLM-NET-6", "step": 2, "message": message}, defer_timeout=1.0, sub_timeout=1.0,
                          command=buggy)

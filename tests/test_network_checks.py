@@ -95,3 +95,17 @@ def test_side_of_is_the_component_of_the_forest_without_the_link(tree):
             without = graph.copy()
             without.remove_edge(a, b)
             assert ref.side_of(graph, a, b) == nx.node_connected_component(without, b)
+
+
+def test_a_check_message_reads_the_same_under_every_hash_seed():
+    """Replays must print the same text in every process: a filter in a message is shown in its normal form, not
+    by a repr that lists a frozenset in PYTHONHASHSEED order (it did; planted: `shown` returning repr fails this)."""
+    import os
+    import subprocess
+    import sys
+
+    code = ("from subsum.conformance.violations import listed; from subsum.core.filters import parse_filter; "
+            "print(listed([(3, 'UNSUB', parse_filter('s = \"ab\" and x > 0 and b = true and y < 2.5'))]))")
+    texts = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                            env={**os.environ, "PYTHONHASHSEED": str(seed)}).stdout for seed in range(1, 7)}
+    assert texts == {"[(3, 'UNSUB', [b = true and s = \"ab\" and x > 0 and y < 2.5])]\n"}

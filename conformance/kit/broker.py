@@ -23,7 +23,7 @@ from collections import Counter
 
 from subsum.conformance.kit.engines import PersistentEngine
 from subsum.conformance.kit.processes import ConformError, split_command
-from subsum.conformance.violations import require
+from subsum.conformance.violations import listed, require, shown
 from subsum.conformance.families import EXTERNAL  # noqa: F401  (the replay files' protocol name for an external broker)
 from subsum.core.jsonio import RecordError, event_to_json, filter_from_json, filter_to_json
 from subsum.core.types import Subscription
@@ -93,8 +93,8 @@ class ExternalBroker(Broker):
         got = self.ask(request)
         if any(kind == "EVENT" for _, kind, _ in got):
             raise ExternalBrokerFailure(f"broker {self.id} {what}: answered with an EVENT")
-        require(Counter(map(repr, got)) == Counter(map(repr, want)), "CLM-NET-6",
-                lambda: f"broker {self.id} {what}: sent {sorted(map(repr, got))}, the model sends {sorted(map(repr, want))}")
+        require(Counter(map(shown, got)) == Counter(map(shown, want)), "CLM-NET-6",
+                lambda: f"broker {self.id} {what}: sent {listed(got)}, the model sends {listed(want)}")
         self.state = want_state
         for dst, kind, f in got:
             self.net.send(self.id, dst, kind, f)
