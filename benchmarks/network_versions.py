@@ -20,13 +20,16 @@ minute at 6 and at 20 brokers. Writes network-versions.csv (one row per run
 and figure), network-versions.png (means with 95% intervals, the targets
 dashed) and network-versions.json (means, intervals, new/old ratios, and
 each target's verdict by the rule stated in it) to --out-dir (default
-bench-out/network-versions). Exits 1 if a run fails.
+bench-out/network-versions), and only once every run has succeeded. Exits 2 on
+bad arguments, 1 if either version's fuzzer found a violation, 3 if a run
+failed otherwise.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -55,8 +58,17 @@ def one_run(python: str, seed: int, scratch: Path) -> dict[str, float]:
     done = subprocess.run([python, "-m", "subsum", "bench", "network", "--quick", "--format", "json", "--seed", str(seed),
                            "--out-dir", str(out)], capture_output=True, text=True, cwd=scratch)
     if done.returncode != 0:
-        raise SystemExit(f"{python} bench network --seed {seed} exited {done.returncode}:\n{done.stderr[-2000:]}")
+        print(f"{python} -m subsum bench network --seed {seed} exited {done.returncode}:\n{done.stderr[-2000:]}", file=sys.stderr)
+        raise SystemExit(1 if done.returncode == 1 and _found_violations(done.stdout) else 3)
     return figures(json.loads(done.stdout))
+
+
+def _found_violations(report: str) -> bool:
+    """Whether a bench run's JSON report says its fuzzer found a violation (its exit 1), rather than the run failing."""
+    try:
+        return any(row["violations"] for row in json.loads(report)["fuzz"])
+    except (ValueError, KeyError, TypeError):
+        return False
 
 
 def summarise(rows: list[dict]) -> dict:
@@ -92,8 +104,8 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     if args.runs < 2:
         parser.error("--runs: an interval needs at least 2 runs")
-    out = Path(args.out_dir)
-    out.mkdir(parents=True, exist_ok=True)
+    if not (os.path.isfile(args.old) and os.access(args.old, os.X_OK)):
+        parser.error(f"--old-python: {args.old} is not an executable file")
     rows = []
     with tempfile.TemporaryDirectory(prefix="subsum-network-versions-") as scratch:
         for seed in range(1, args.runs + 1):
@@ -102,6 +114,8 @@ def main(argv=None) -> int:
                 rows += [{"version": version, "seed": seed, "figure": k, "value": round(v, 4)} for k, v in got.items()]
                 print(f"seed {seed} {version}: " + ", ".join(f"{k} {v:,.3f}" for k, v in got.items()), flush=True)
     summary = summarise(rows)
+    out = Path(args.out_dir)
+    out.mkdir(parents=True, exist_ok=True)  # only now: a failed run leaves nothing behind
     write_csv(out / "network-versions.csv", rows, ("version", "seed", "figure", "value"))
     plot(summary, out / "network-versions.png")
     (out / "network-versions.json").write_text(json.dumps({"rule": RULE, "runs": args.runs, "figures": summary}, indent=2) + "\n")

@@ -40,3 +40,12 @@ def test_each_verdict_follows_the_stated_rule(new, verdict):
     assert got[SIX]["verdict"] == verdict
     assert got[SIX]["ratio_new_to_old"] == round(sum(new) / 3 / 4_000, 3)
     assert got[BURST]["verdict"] == "met with confidence" and got[TWENTY]["target"] == 2_500
+
+
+def test_a_violation_is_told_apart_from_a_failed_run():
+    """Exit 1 only when the bench's own report lists a violation; a run that failed otherwise is exit 3."""
+    found = '{"fuzz": [{"name": "fuzz, 6 brokers", "schedules_per_min": 1, "violations": 2}]}'
+    clean = '{"fuzz": [{"name": "fuzz, 6 brokers", "schedules_per_min": 1, "violations": 0}]}'
+    assert versions._found_violations(found)
+    assert not versions._found_violations(clean)
+    assert not versions._found_violations("Traceback (most recent call last): ...")
