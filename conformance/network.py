@@ -84,9 +84,9 @@ def check_overlay(net: Network) -> None:
         graph = overlay_of(net)  # asserts a forest
     except AssertionError as exc:
         raise ClaimViolation("CLM-NET-1", str(exc)) from None
-    listed = [(b, m) for b, broker in net.brokers.items() for m in broker.neighbors]
-    links = {(b, m) for b, m in listed if m < CLIENT_BASE}
-    clients_listed = {(m, b) for b, m in listed if m >= CLIENT_BASE}  # (client, the broker listing it)
+    neighbour_pairs = [(b, m) for b, broker in net.brokers.items() for m in broker.neighbors]
+    links = {(b, m) for b, m in neighbour_pairs if m < CLIENT_BASE}
+    clients_listed = {(m, b) for b, m in neighbour_pairs if m >= CLIENT_BASE}  # (client, the broker listing it)
     wrong_clients = clients_listed - net.clients.items()
     require(not wrong_clients, "CLM-NET-1", lambda: "broker {1} lists client {0}, attached to {2}".format(
         *min(wrong_clients), net.clients.get(min(wrong_clients)[0])))

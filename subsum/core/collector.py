@@ -1,13 +1,14 @@
 """The cyclic garbage collector, paused over a bounded stretch of work.
 
-The simulator's event loop and the fuzzer's schedules allocate many small
-objects and keep a large network alive. Every few hundred allocations the
-collector walks its young objects, and now and then all of them, including
-the long-lived network: issue 36 measured that as a quarter of the loop's
-time. Reference counting frees almost everything these loops drop; only
-cyclic garbage (a finished schedule's network) waits for the collector,
-which runs again as soon as the block ends.
-"""
+The simulator's event loop allocates a few small objects per message while
+a large network stays alive. Every few hundred allocations the collector
+walks its young objects, and now and then all of them, the long-lived
+network included. Issue 36 measured the pause at the default 1,000-broker
+burst: 0.033–0.038 of the bare heapq loop without it, 0.044–0.046 with it.
+At 200 brokers, in a fresh process, it makes no measurable difference.
+Reference counting frees almost everything the loop drops; only cyclic
+garbage made inside the block waits for the collector, which runs again as
+soon as the block ends."""
 
 from __future__ import annotations
 
