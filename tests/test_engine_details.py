@@ -50,8 +50,14 @@ LINES = [{"s1", "s4"}, {"s2"}, {"s2"}]
 #   operator): 5 distinct attributes x ("=", ">") = 10, one pattern hash probe
 #   of "abc", one per (string, pattern) hit fanned out = 12; increments are
 #   step 5's checks: the candidate (e1, s1) checks y > 0 and z < 5 = 2.
+# - compiled: one search of the pivot index per (attribute occurrence, ranked
+#   operator with pivots on its group): e1's x ("=") and y (">"), e2's x, e3's
+#   x = 4; one per (string occurrence, satisfied pattern): e1's w with
+#   prefix "ab" = 1; the pattern hash probe of "abc" = 1; in all 6. Increments:
+#   the constraints checked until one fails, for (e1, s1) y > 0 and z < 5 = 2.
 GOLDEN = {
     "brute": (0, 14),
+    "compiled": (6, 2),
     "counting": (6, 6),
     "indexed": (13, 6),
     "rab": (11, 6),

@@ -171,7 +171,7 @@ def test_entry_points_name_installed_plugins(tmp_path):
     (["match", "--engine", "myplugins.engines:Nope"], "error: myplugins.engines:Nope: module myplugins.engines has no attribute 'Nope'"),
     (["match", "--engine", "helpers:not_an_engine"], "error: engine 'helpers:not_an_engine' is function"),
     (["match", "--engine", "myplugins.caches:ListLRU"], "it has no add, remove, match_batch methods"),
-    (["match", "--engine", "fast"], "'fast' is not one of brute, counting"),
+    (["match", "--engine", "fast"], "'fast' is not one of brute, compiled, counting"),
     (["fuzz", "reconfig", "--protocol", "myplugins.caches:ListLRU"], "a protocol is a subclass of subsum.impl.network.Broker"),
     (["fuzz", "reconfig", "--protocol", "siena"], "'siena' is not one of strawman, timed, notified, informed"),
     (["verify", "--cache", "helpers:MisnamedLRU"], "its `name` ('mru') must be the policy it implements"),

@@ -10,7 +10,8 @@ from subsum.conformance.claims.records import M, Check, Claim, example_of, prope
 
 
 IMPL_ENGINES = tuple(f"subsum.impl.matching.{m}" for m in (
-    "brute.BruteForceEngine", "counting.CountingEngine", "indexed.IndexedEngine", "rab.RABEngine", "vectorized.VectorizedEngine"))
+    "brute.BruteForceEngine", "counting.CountingEngine", "indexed.IndexedEngine", "rab.RABEngine", "vectorized.VectorizedEngine",
+    "compiled.CompiledEngine"))
 
 VECTORIZED_CHUNKS = property_of(engines.vectorized_in_small_chunks)
 MATCHING_CLAIMS: tuple[Claim, ...] = (

@@ -15,6 +15,8 @@ distinct ones).
   attribute of the whole batch.
 - `vectorized`: numpy; the batch as columns, binary searches over rank keys,
   one pivot constraint per subscription, then a vectorized check of the rest.
+- `compiled`: vectorized's index and rank keys, then the probe, candidates
+  and check as one numba kernel over the attribute occurrences.
 
 This package never imports `subsum.model`; only `subsum.conformance` holds
 the two side by side.
@@ -28,6 +30,7 @@ from subsum.core import plugins
 from subsum.core.types import Subscription
 from subsum.impl.matching.base import Engine, MatchStats
 from subsum.impl.matching.brute import BruteForceEngine
+from subsum.impl.matching.compiled import CompiledEngine
 from subsum.impl.matching.counting import CountingEngine
 from subsum.impl.matching.indexed import IndexedEngine
 from subsum.impl.matching.rab import RABEngine
@@ -35,6 +38,7 @@ from subsum.impl.matching.vectorized import VectorizedEngine
 
 ENGINES: dict[str, type[Engine]] = {
     "brute": BruteForceEngine,
+    "compiled": CompiledEngine,
     "counting": CountingEngine,
     "indexed": IndexedEngine,
     "rab": RABEngine,

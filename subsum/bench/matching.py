@@ -25,7 +25,7 @@ from subsum.bench.output import write_csv
 from subsum.impl.matching import make_engine
 from subsum.impl.matching.workload import Params, generate
 
-ENGINES = ("brute", "counting", "indexed", "rab", "vectorized", "duckdb")
+ENGINES = ("brute", "counting", "indexed", "rab", "vectorized", "compiled", "duckdb")
 OBJECT_ENGINES = ("brute", "counting", "indexed", "rab")
 
 
@@ -53,11 +53,11 @@ GROUPS = (
 )
 SCALING = ((1_000, 1_000), (10_000, 10_000), (100_000, 10_000), (100_000, 100_000))
 SCALING_QUICK = ((1_000, 1_000), (10_000, 10_000))
-SCALING_ENGINES = ("rab", "vectorized", "duckdb")
+SCALING_ENGINES = ("rab", "vectorized", "compiled", "duckdb")
 
 CSV_FIELDS = (
     "group", "variant", "symbol", "x", "engine", "events", "attrs_low", "attrs_high", "names", "subscriptions",
-    "cons_low", "cons_high", "planted_rate", "seed", "repeat", "build_s", "match_s_mean", "match_s_min",
+    "cons_low", "cons_high", "planted_rate", "seed", "repeat", "build_s", "first_call_s", "match_s_mean", "match_s_min",
     "events_per_s", "peak_rss_mib", "matches", "distinct_share", "index_lookups", "counter_increments",
     "agrees", "note",
 )
@@ -71,7 +71,8 @@ def _row(group, variant, symbol, x, engine, p: Params, repeat, result, distinct_
         "events": p.events, "attrs_low": p.attrs_low, "attrs_high": p.attrs_high, "names": p.names,
         "subscriptions": p.subscriptions, "cons_low": p.cons_low, "cons_high": p.cons_high,
         "planted_rate": p.planted_rate, "seed": p.seed, "repeat": repeat,
-        "build_s": round(result.get("build_s", float("nan")), 6), "match_s_mean": round(mean, 6),
+        "build_s": round(result.get("build_s", float("nan")), 6), "first_call_s": round(times[0], 6),
+        "match_s_mean": round(mean, 6),
         "match_s_min": round(min(times), 6), "events_per_s": round(p.events / mean, 1) if mean > 0 else "",
         "peak_rss_mib": round(result.get("peak_rss_mib", float("nan")), 1), "matches": result.get("matches", ""),
         "distinct_share": round(distinct_share, 4), "index_lookups": result.get("index_lookups", ""),
