@@ -3,7 +3,7 @@ engine's index and first two steps, then steps 3 to 5 as one numba kernel
 (`kernels.match_occurrences`) instead of numpy passes over every pivot
 operator.
 
-The index is DEF-MATCH-5's (`vectorized._Compiled`), laid out for the
+The index is DEF-MATCH-5's (`vectorized.PivotIndex`), laid out for the
 kernel once per change of the subscriptions: the six ranked operators'
 sorted pivot keys concatenated, with each (operator, group) segment's
 bounds; the `any` pivots and the pattern pivots by group.
@@ -18,13 +18,13 @@ import numpy as np
 from subsum.impl.matching import kernels
 from subsum.impl.matching.arrays import EMPTY
 from subsum.impl.matching.columnar import ColumnarBatch
-from subsum.impl.matching.vectorized import RANKED_OPS, VectorizedEngine, _Compiled
+from subsum.impl.matching.vectorized import RANKED_OPS, VectorizedEngine, PivotIndex
 
 
 class _KernelIndex:
-    """The pivot index of a `_Compiled` as the kernel reads it."""
+    """The pivot index of a `PivotIndex` as the kernel reads it."""
 
-    def __init__(self, c: _Compiled) -> None:
+    def __init__(self, c: PivotIndex) -> None:
         keys, cons, bounds, offset = [], [], np.zeros((len(RANKED_OPS), c.n_groups + 1), np.int64), 0
         for row, op in enumerate(RANKED_OPS):
             if op in c.pivot_ranked:
@@ -49,11 +49,11 @@ class CompiledEngine(VectorizedEngine):
     def prepare(self) -> None:
         if self._compiled is None:
             super().prepare()
-            self._kernel_index = _KernelIndex(cast(_Compiled, self._compiled))
+            self._kernel_index = _KernelIndex(cast(PivotIndex, self._compiled))
 
     def _match_pairs(self, batch: ColumnarBatch) -> tuple[np.ndarray, np.ndarray]:
         self.prepare()
-        c, index = cast(_Compiled, self._compiled), self._kernel_index
+        c, index = cast(PivotIndex, self._compiled), self._kernel_index
         if c.n_constraints == 0 or batch.n_events == 0:
             return EMPTY, EMPTY
         ev, gid, rkey, scode = self._relevant_occurrences(batch, c)

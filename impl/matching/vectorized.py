@@ -57,7 +57,7 @@ def pivot_rank_of(key: ConstraintKey) -> int:
     return 4 if (type_ == "bool" and op == "=") else PIVOT_RANK[op]
 
 
-class _Compiled:
+class PivotIndex:
     """The numpy form of the subscriptions, rebuilt when they change."""
 
     def __init__(self, table: ConstraintTable, size: list[int], slots: list[int]):
@@ -156,7 +156,7 @@ class VectorizedEngine(Engine):
 
     def __init__(self, subscriptions=(), **options):
         self._table = ConstraintTable()
-        self._compiled: _Compiled | None = None
+        self._compiled: PivotIndex | None = None
         super().__init__(subscriptions, **options)
 
     def _insert(self, slot: int, keys: tuple[ConstraintKey, ...]) -> None:
@@ -170,7 +170,7 @@ class VectorizedEngine(Engine):
     def prepare(self) -> None:
         if self._compiled is None:
             live = sorted(self._table.keys_of_slot)
-            self._compiled = _Compiled(self._table, self._size, live)
+            self._compiled = PivotIndex(self._table, self._size, live)
 
     def _match_slots(self, events: list[Event]) -> Iterable[list[int]]:
         ev, slot = self._match_pairs(ColumnarBatch.from_events(events))
@@ -202,7 +202,7 @@ class VectorizedEngine(Engine):
 
     def _match_pairs(self, batch: ColumnarBatch) -> tuple[np.ndarray, np.ndarray]:
         self.prepare()
-        c = cast(_Compiled, self._compiled)  # prepare() compiled it
+        c = cast(PivotIndex, self._compiled)  # prepare() compiled it
         if c.n_constraints == 0 or batch.n_events == 0:
             return EMPTY, EMPTY
         ev, gid, rkey, scode = self._relevant_occurrences(batch, c)
@@ -212,7 +212,7 @@ class VectorizedEngine(Engine):
         cand_ev, cand_slot = self._candidates(c, ev, gid, rkey, scode, satisfied_patterns)
         return self._check(c, ev, gid, rkey, scode, satisfied_patterns, cand_ev, cand_slot)
 
-    def _relevant_occurrences(self, batch: ColumnarBatch, c: _Compiled):
+    def _relevant_occurrences(self, batch: ColumnarBatch, c: PivotIndex):
         """Step 1: the attribute occurrences whose (type, name) some constraint
         names, with their group, rank key and string code (-1 if not a string)."""
         parts = []
@@ -245,7 +245,7 @@ class VectorizedEngine(Engine):
             return EMPTY, EMPTY, EMPTY, EMPTY
         return tuple(np.concatenate(p) for p in zip(*parts))
 
-    def _probe_strings(self, batch: ColumnarBatch, c: _Compiled, codes: np.ndarray) -> np.ndarray:
+    def _probe_strings(self, batch: ColumnarBatch, c: PivotIndex, codes: np.ndarray) -> np.ndarray:
         """The satisfied (string code, pattern ID) pairs, as sorted keys code * n_patterns + pid."""
         if not c.patterns or len(codes) == 0:
             return EMPTY
