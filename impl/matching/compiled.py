@@ -1,13 +1,13 @@
 """The compiled engine (spec/03-matching.md DEF-MATCH-6): the vectorized
-engine's index and first two steps, then steps 3 to 5 as one numba kernel
-(`kernels.match_occurrences`) instead of numpy passes over every pivot
-operator.
+engine's index and rank keys, then steps 3 to 5, string patterns included,
+as one numba kernel (`kernels.match_occurrences`) instead of numpy passes
+over every pivot operator and a Python probe of every distinct string.
 
 The index is DEF-MATCH-5's (`vectorized.PivotIndex`), laid out for the
 kernel once per change of the subscriptions: the six ranked operators'
 sorted pivot keys concatenated, with each (operator, group) segment's
-bounds; the `any` pivots and the pattern pivots by group.
-"""
+bounds; the `any` pivots and the pattern pivots by group; every pattern as
+UTF-8 bytes. A batch's distinct strings are encoded once per match."""
 
 from __future__ import annotations
 
@@ -18,7 +18,8 @@ import numpy as np
 from subsum.impl.matching import kernels
 from subsum.impl.matching.arrays import EMPTY
 from subsum.impl.matching.columnar import ColumnarBatch
-from subsum.impl.matching.vectorized import RANKED_OPS, VectorizedEngine, PivotIndex
+from subsum.core.types import split_wildcard
+from subsum.impl.matching.vectorized import OP_CODE, RANKED_OPS, PivotIndex, VectorizedEngine
 
 
 class _KernelIndex:
@@ -40,7 +41,43 @@ class _KernelIndex:
         self.bounds = bounds
         any_gids, self.any_cons = c.pivot_any
         self.any_ptr = np.searchsorted(any_gids, np.arange(c.n_groups + 1)).astype(np.int64)
-        self.pattern_keys, self.pattern_cons = c.pivot_pattern
+        pattern_keys, pattern_cons = c.pivot_pattern  # keyed pattern ID * n_groups + group
+        by_group = np.argsort(pattern_keys % c.n_groups, kind="stable")
+        self.pattern_cons = pattern_cons[by_group]
+        self.pattern_ptr = np.searchsorted((pattern_keys % c.n_groups)[by_group], np.arange(c.n_groups + 1)).astype(np.int64)
+        self.patterns = _pattern_arrays(c.pattern_of)
+
+
+def _utf8(text: str) -> bytes:
+    return text.encode("utf-8", "surrogatepass")  # a lone surrogate is a code point too
+
+
+def _pattern_arrays(pattern_of: list[tuple[str, str]]) -> tuple:
+    """(operator codes, bytes, first part's start and length, second part's
+    start and length) by pattern ID: the pattern itself, or a wildcard's
+    left and right parts."""
+    n = max(len(pattern_of), 1)
+    ops, parts = np.zeros(n, np.int64), np.zeros((4, n), np.int64)
+    chunks: list[bytes] = []
+    at = 0
+    for pid, (op, text) in enumerate(pattern_of):
+        ops[pid] = OP_CODE[op]
+        pieces = split_wildcard(text) if op == "wildcard" else (text, "")
+        for column, piece in zip((0, 2), pieces):
+            encoded = _utf8(piece)
+            parts[column, pid], parts[column + 1, pid] = at, len(encoded)
+            chunks.append(encoded)
+            at += len(encoded)
+    text_bytes = np.frombuffer(b"".join(chunks) or b"\0", np.uint8)
+    return ops, text_bytes, parts[0].copy(), parts[1].copy(), parts[2].copy(), parts[3].copy()
+
+
+def _string_arrays(strings: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """A batch's distinct strings as (UTF-8 bytes, offsets) by string code."""
+    encoded = [_utf8(s) for s in strings]
+    offsets = np.zeros(len(encoded) + 1, np.int64)
+    np.cumsum([len(e) for e in encoded], out=offsets[1:])
+    return np.frombuffer(b"".join(encoded) or b"\0", np.uint8), offsets
 
 
 class CompiledEngine(VectorizedEngine):
@@ -61,13 +98,10 @@ class CompiledEngine(VectorizedEngine):
             return EMPTY, EMPTY
         order = np.lexsort((gid, ev))
         ev, gid, rkey, scode = ev[order], gid[order], rkey[order], scode[order]
-        satisfied = self._probe_strings(batch, c, np.unique(scode[scode >= 0]))
-        codes = int(scode.max()) + 2 if len(scode) else 1
-        sat_ptr = np.searchsorted(satisfied // c.n_patterns, np.arange(codes)).astype(np.int64)
         pairs, lookups, checks = kernels.match_occurrences(
-            ev, gid, rkey, scode, satisfied, sat_ptr, satisfied % c.n_patterns, index.keys, index.cons, index.bounds,
-            index.any_ptr, index.any_cons, index.pattern_keys, index.pattern_cons, c.pivot_ptr, c.pivot_slots,
-            c.rest_ptr, c.rest_con, c.cop, c.cgid, c.ckey, len(self._size), c.stride, c.n_groups, c.n_patterns)
+            ev, gid, rkey, scode, index.keys, index.cons, index.bounds, index.any_ptr, index.any_cons, index.pattern_ptr,
+            index.pattern_cons, c.pivot_ptr, c.pivot_slots, c.rest_ptr, c.rest_con, c.cop, c.cgid, c.ckey, index.patterns,
+            _string_arrays(batch.strings), len(self._size), c.stride)
         self.stats.index_lookups += int(lookups)
         self.stats.counter_increments += int(checks)
         return pairs[:, 0].copy(), pairs[:, 1].copy()

@@ -7,8 +7,8 @@ within it a group is found by binary search. Per occurrence and per pivot
 operator with pivots on its group, one binary search of the sorted pivot
 keys gives the satisfied pivots; each pivot's subscriptions are candidates
 (once per event: `mark`), and each candidate's other constraints are checked
-against the event's occurrences until one fails. Patterns arrive as the
-batch's satisfied (string code, pattern) keys.
+against the event's occurrences until one fails. String patterns are tested
+in the kernel on the batch's strings as UTF-8 bytes (`string_holds`).
 
 Operator codes are `vectorized.OP_CODE`'s: = != < <= > >= are 0 … 5, the
 patterns 6 … 9, `any` 10. Kernels are cached on disk (`cache=True`): a
@@ -44,7 +44,42 @@ def ranked_range(op, keys, low, high, x):
 
 
 @numba.njit(cache=True)
-def holds(slot, first, end, gid, rkey, scode, rest_ptr, rest_con, cop, cgid, ckey, satisfied, n_patterns, checks):
+def same_bytes(text, at, pattern, start, length):
+    """Whether text[at:at + length] equals pattern[start:start + length]."""
+    for i in range(length):
+        if text[at + i] != pattern[start + i]:
+            return False
+    return True
+
+
+@numba.njit(cache=True)
+def string_holds(pid, code, patterns, strings):
+    """Whether the batch's string `code` satisfies pattern `pid`, both as
+    UTF-8 bytes (surrogates passed through): prefix, suffix, contains, or
+    wildcard l*r (starts with l, ends with r, the two not overlapping).
+    `patterns` = (operator codes, bytes, first part's start and length,
+    second part's start and length) by pattern ID; `strings` = (bytes,
+    offsets) by string code. Byte order and byte matches are code-point
+    ones: an encoding's multi-byte sequences never start inside another."""
+    ops, text_of_pattern, a_start, a_len, b_start, b_len = patterns
+    text, offsets = strings
+    at, n = offsets[code], offsets[code + 1] - offsets[code]
+    op, a, la = ops[pid], a_start[pid], a_len[pid]
+    if op == 6:  # prefix
+        return la <= n and same_bytes(text, at, text_of_pattern, a, la)
+    if op == 7:  # suffix
+        return la <= n and same_bytes(text, at + n - la, text_of_pattern, a, la)
+    if op == 8:  # contains
+        for i in range(n - la + 1):
+            if same_bytes(text, at + i, text_of_pattern, a, la):
+                return True
+        return False
+    b, lb = b_start[pid], b_len[pid]  # wildcard
+    return la + lb <= n and same_bytes(text, at, text_of_pattern, a, la) and same_bytes(text, at + n - lb, text_of_pattern, b, lb)
+
+
+@numba.njit(cache=True)
+def holds(slot, first, end, gid, rkey, scode, rest_ptr, rest_con, cop, cgid, ckey, patterns, strings, checks):
     """Whether every non-pivot constraint of `slot` holds for the event whose
     occurrences are [first, end); counts each constraint checked in
     checks[0], stopping at the first that fails."""
@@ -70,10 +105,8 @@ def holds(slot, first, end, gid, rkey, scode, rest_ptr, rest_con, cop, cgid, cke
             ok = value >= wanted
         elif op == ANY_CODE:
             ok = True
-        else:  # a pattern: is (string code, pattern) among the satisfied keys?
-            key = scode[k] * n_patterns + wanted
-            p = np.searchsorted(satisfied, key)
-            ok = scode[k] >= 0 and p < len(satisfied) and satisfied[p] == key
+        else:  # a pattern, tested on the event's string
+            ok = scode[k] >= 0 and string_holds(wanted, scode[k], patterns, strings)
         if not ok:
             return False
     return True
@@ -92,8 +125,8 @@ def emit(out, n, event, slot):
 
 
 @numba.njit(cache=True)
-def candidates_of(o, keys, cons, bounds, any_ptr, any_cons, pat_keys, pat_cons, gid, rkey, scode, sat_ptr, sat_pid,
-                  stride, n_groups, found, lookups):
+def candidates_of(o, keys, cons, bounds, any_ptr, any_cons, pattern_ptr, pattern_cons, gid, rkey, scode, ckey, patterns,
+                  strings, stride, found, lookups):
     """The pivot constraints occurrence o satisfies, written to `found`
     (returned with their count); counts each pivot-index search in lookups[0]."""
     n = 0
@@ -112,13 +145,11 @@ def candidates_of(o, keys, cons, bounds, any_ptr, any_cons, pat_keys, pat_cons, 
         lookups[0] += 1
         for p in range(any_ptr[g], any_ptr[g + 1]):
             found, n = _push(found, n, any_cons[p])
-    code = scode[o]
-    if code >= 0:
-        for t in range(sat_ptr[code], sat_ptr[code + 1]):
+    if scode[o] >= 0:
+        for p in range(pattern_ptr[g], pattern_ptr[g + 1]):  # the pattern pivots on the group, each tested
             lookups[0] += 1
-            key = sat_pid[t] * n_groups + g
-            for p in range(np.searchsorted(pat_keys, key, "left"), np.searchsorted(pat_keys, key, "right")):
-                found, n = _push(found, n, pat_cons[p])
+            if string_holds(ckey[pattern_cons[p]], scode[o], patterns, strings):
+                found, n = _push(found, n, pattern_cons[p])
     return found, n
 
 
@@ -133,9 +164,8 @@ def _push(buffer, n, value):
 
 
 @numba.njit(cache=True)
-def match_occurrences(ev, gid, rkey, scode, satisfied, sat_ptr, sat_pid, keys, cons, bounds, any_ptr, any_cons,
-                      pat_keys, pat_cons, pivot_ptr, pivot_slots, rest_ptr, rest_con, cop, cgid, ckey,
-                      n_slots, stride, n_groups, n_patterns):
+def match_occurrences(ev, gid, rkey, scode, keys, cons, bounds, any_ptr, any_cons, pattern_ptr, pattern_cons,
+                      pivot_ptr, pivot_slots, rest_ptr, rest_con, cop, cgid, ckey, patterns, strings, n_slots, stride):
     """Steps 3 to 5 over occurrences sorted by (event, group): the matching
     (event, slot) pairs as an (n, 2) array, the pivot-index searches and the
     constraints checked."""
@@ -151,8 +181,8 @@ def match_occurrences(ev, gid, rkey, scode, satisfied, sat_ptr, sat_pid, keys, c
         while end < m and ev[end] == ev[first]:
             end += 1
         for o in range(first, end):
-            found, n_found = candidates_of(o, keys, cons, bounds, any_ptr, any_cons, pat_keys, pat_cons, gid, rkey, scode,
-                                           sat_ptr, sat_pid, stride, n_groups, found, lookups)
+            found, n_found = candidates_of(o, keys, cons, bounds, any_ptr, any_cons, pattern_ptr, pattern_cons, gid, rkey,
+                                           scode, ckey, patterns, strings, stride, found, lookups)
             for f in range(n_found):
                 con = found[f]
                 for q in range(pivot_ptr[con], pivot_ptr[con + 1]):
@@ -160,8 +190,7 @@ def match_occurrences(ev, gid, rkey, scode, satisfied, sat_ptr, sat_pid, keys, c
                     if mark[slot] == ev[first]:
                         continue
                     mark[slot] = ev[first]
-                    if holds(slot, first, end, gid, rkey, scode, rest_ptr, rest_con, cop, cgid, ckey, satisfied, n_patterns,
-                             checks):
+                    if holds(slot, first, end, gid, rkey, scode, rest_ptr, rest_con, cop, cgid, ckey, patterns, strings, checks):
                         out = emit(out, n_out, ev[first], slot)
                         n_out += 1
         first = end

@@ -101,6 +101,7 @@ class PivotIndex:
             elif op != "any":
                 self.ckey[i] = 1 + 2 * self._rank_of(t, v)
         self.n_patterns = max(len(pattern_id), 1)
+        self.pattern_of = list(pattern_id)  # pattern ID -> (operator, pattern text)
         # Pivots and the other constraints, per subscription slot.
         pivot_rank = [pivot_rank_of(key) for _, key in keys]
         slot_pivot, rest_slot, rest_con = [], [], []
