@@ -1,13 +1,16 @@
-"""The compiled engine (spec/03-matching.md DEF-MATCH-6): the vectorized
-engine's index and rank keys, then steps 3 to 5, string patterns included,
-as one numba kernel (`kernels.match_occurrences`) instead of numpy passes
-over every pivot operator and a Python probe of every distinct string.
+"""The compiled engine (spec/03-matching.md DEF-MATCH-7): the vectorized
+engine's index, matched by numba kernels (`kernels.py`) instead of numpy
+passes over every pivot operator and a Python probe of every distinct
+string.
 
 The index is DEF-MATCH-5's (`vectorized.PivotIndex`), laid out for the
-kernel once per change of the subscriptions: the six ranked operators'
-sorted pivot keys concatenated, with each (operator, group) segment's
-bounds; the `any` pivots and the pattern pivots by group; every pattern as
-UTF-8 bytes. A batch's distinct strings are encoded once per match."""
+kernels once per change of the subscriptions (`_KernelIndex`): the six
+ranked operators' sorted pivot keys concatenated, with each (operator,
+group) segment's bounds; the `any` pivots and the pattern pivots by group;
+every pattern as UTF-8 bytes; the numeric universes' buckets. Per match,
+step 1 (`_KernelIndex.occurrences`) maps names to groups and values to rank
+keys, the batch's distinct strings are encoded once, and
+`kernels.match_events` does the rest."""
 
 from __future__ import annotations
 
@@ -18,7 +21,7 @@ import numpy as np
 from subsum.impl.matching import kernels
 from subsum.impl.matching.arrays import EMPTY
 from subsum.impl.matching.columnar import ColumnarBatch
-from subsum.core.types import split_wildcard
+from subsum.core.types import TYPES, split_wildcard
 from subsum.impl.matching.vectorized import OP_CODE, RANKED_OPS, PivotIndex, VectorizedEngine
 
 
@@ -46,6 +49,38 @@ class _KernelIndex:
         self.pattern_cons = pattern_cons[by_group]
         self.pattern_ptr = np.searchsorted((pattern_keys % c.n_groups)[by_group], np.arange(c.n_groups + 1)).astype(np.int64)
         self.patterns = _pattern_arrays(c.pattern_of)
+        self.pivots = (self.keys, self.cons, self.bounds, self.any_ptr, self.any_cons, self.pattern_ptr, self.pattern_cons)
+        self.subs = (c.pivot_ptr, c.pivot_slots, c.rest_ptr, c.rest_con, c.cop, c.cgid, c.ckey)
+        self.groups_of_name: dict[str, list[int]] = {}  # name -> its group per type of TYPES, -1 if none
+        for (t, name), g in c.gid.items():
+            self.groups_of_name.setdefault(name, [-1] * len(TYPES))[TYPES.index(t)] = g
+        self.universe, self.string_rank = c.universe, c.string_rank
+        self.buckets = {t: kernels.rank_buckets(u) for t, u in c.universe.items()}
+
+    def occurrences(self, batch: ColumnarBatch) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """DEF-MATCH-7 step 1: every attribute occurrence of the batch as
+        (event, group or -1 if no constraint names its type and name, rank
+        key, string code or -1)."""
+        none = [-1] * len(TYPES)
+        groups = np.array([self.groups_of_name.get(n, none) for n in batch.names] or [none], np.int64)
+        parts = []
+        for column, t in enumerate(TYPES):
+            col = batch.columns.get(t)
+            if col is None or not len(col):
+                continue
+            no_string = np.full(len(col), -1, np.int64)
+            if t == "bool":
+                key, scode = 1 + 2 * col.value.astype(np.int64), no_string
+            elif t == "string":
+                rank = np.array([self.string_rank.get(s, -1) for s in batch.strings] or [-1], np.int64)[col.value]
+                key, scode = np.where(rank >= 0, 1 + 2 * rank, 0), col.value
+            else:
+                key, scode = kernels.rank_keys(self.universe[t], self.buckets[t], col.value), no_string
+            parts.append((col.event, groups[col.name, column], key, scode))
+        if not parts:
+            return EMPTY, EMPTY, EMPTY, EMPTY
+        ev, gid, key, scode = (np.concatenate(p) for p in zip(*parts))
+        return ev, gid, key, scode
 
 
 def _utf8(text: str) -> bytes:
@@ -93,14 +128,11 @@ class CompiledEngine(VectorizedEngine):
         c, index = cast(PivotIndex, self._compiled), self._kernel_index
         if c.n_constraints == 0 or batch.n_events == 0:
             return EMPTY, EMPTY
-        ev, gid, rkey, scode = self._relevant_occurrences(batch, c)
+        ev, gid, rkey, scode = index.occurrences(batch)
         if len(ev) == 0:
             return EMPTY, EMPTY
-        order = np.lexsort((gid, ev))
-        ev, gid, rkey, scode = ev[order], gid[order], rkey[order], scode[order]
-        pairs, lookups, checks = kernels.match_occurrences(
-            ev, gid, rkey, scode, index.keys, index.cons, index.bounds, index.any_ptr, index.any_cons, index.pattern_ptr,
-            index.pattern_cons, c.pivot_ptr, c.pivot_slots, c.rest_ptr, c.rest_con, c.cop, c.cgid, c.ckey, index.patterns,
+        pairs, lookups, checks = kernels.match_events(
+            ev, gid, rkey, scode, batch.n_events, c.n_groups, index.pivots, index.subs, index.patterns,
             _string_arrays(batch.strings), len(self._size), c.stride)
         self.stats.index_lookups += int(lookups)
         self.stats.counter_increments += int(checks)

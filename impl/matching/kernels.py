@@ -1,18 +1,24 @@
-"""numba kernels of the compiled engine (spec/03-matching.md DEF-MATCH-6):
-steps 3 to 5 of DEF-MATCH-5 as one loop over a batch's attribute
-occurrences, compiled to machine code.
+"""numba kernels of the compiled engine (spec/03-matching.md DEF-MATCH-7):
+step 1's numeric rank keys and steps 3 to 5 of DEF-MATCH-5 as loops over a
+batch's attribute occurrences, compiled to machine code.
 
-The occurrences arrive sorted by (event, group): each event's are a run, and
-within it a group is found by binary search. Per occurrence and per pivot
-operator with pivots on its group, one binary search of the sorted pivot
-keys gives the satisfied pivots; each pivot's subscriptions are candidates
-(once per event: `mark`), and each candidate's other constraints are checked
-against the event's occurrences until one fails. String patterns are tested
-in the kernel on the batch's strings as UTF-8 bytes (`string_holds`).
+`match_events` groups the occurrences by event with a counting sort. For
+each event it first writes where each of the event's groups is (`at`,
+stamped with the event in `seen`): a batch is a Map per event (DEF-DATA-4),
+so a group occurs at most once, and finding an event's attribute of a
+constraint is one array read. Then, per occurrence and per pivot operator
+with pivots on its group, one binary search of the sorted pivot keys gives
+the satisfied pivots; each pivot's subscriptions become candidates (once
+per event: `mark`), and each candidate's other constraints are checked
+until one fails. String patterns are tested on the batch's strings as UTF-8
+bytes (`string_holds`).
 
 Operator codes are `vectorized.OP_CODE`'s: = != < <= > >= are 0 … 5, the
-patterns 6 … 9, `any` 10. Kernels are cached on disk (`cache=True`): a
-second process loads them instead of compiling.
+patterns 6 … 9, `any` 10. The index arrives as two tuples:
+pivots = (keys, cons, bounds, any_ptr, any_cons, pattern_ptr, pattern_cons)
+and subs = (pivot_ptr, pivot_slots, rest_ptr, rest_con, cop, cgid, ckey).
+Kernels are cached on disk (`cache=True`): a second process loads them
+instead of compiling.
 """
 
 from __future__ import annotations
@@ -24,12 +30,82 @@ ANY_CODE = 10
 
 
 @numba.njit(cache=True)
+def bucket_of(x, low, scale, last):
+    """x's bucket in 0 … last: floor((x - low) * scale), clamped. It never
+    decreases as x grows (IEEE subtraction and product by a constant are
+    monotone), which is all `rank_keys` relies on."""
+    if scale == 0.0:
+        return 0  # one bucket (also where (x - low) * 0 would be inf * 0)
+    b = (float(x) - low) * scale
+    if not b > 0.0:
+        return 0  # NaN too, so a bucket is always in range
+    if b >= last:
+        return last
+    return int(b)
+
+
+@numba.njit(cache=True)
+def rank_buckets(universe):
+    """A sorted universe of n values split into n buckets of equal width:
+    (low, scale, first), where first[b] counts the values in buckets below b."""
+    n = len(universe)
+    if n == 0:
+        return 0.0, 0.0, np.zeros(2, np.int64)
+    low, span = float(universe[0]), float(universe[n - 1]) - float(universe[0])
+    scale = n / span if 0.0 < span < np.inf else 0.0
+    if not scale < np.inf:
+        scale = 0.0  # a subnormal span: n / span overflows, and inf * 0 would be NaN
+    first = np.zeros(n + 1, np.int64)
+    for u in universe:
+        first[bucket_of(u, low, scale, n - 1) + 1] += 1
+    for b in range(n):
+        first[b + 1] += first[b]
+    return low, scale, first
+
+
+@numba.njit(cache=True)
+def rank_keys(universe, buckets, values):
+    """DEF-MATCH-5 step 1 for numbers: 2r + 1 if a value equals universe[r],
+    else 2r, where r counts the universe's values below it. Values in
+    buckets below x's are below x, values in buckets above are above it, so
+    r is searched for only among the values of x's own bucket."""
+    low, scale, first = buckets
+    out = np.empty(len(values), np.int64)
+    n = len(universe)
+    for i in range(len(values)):
+        x = values[i]
+        b = bucket_of(x, low, scale, max(n - 1, 0))
+        r, high = first[b], first[b + 1]
+        while r < high:  # the first value of the bucket not below x
+            mid = (r + high) >> 1
+            if universe[mid] < x:
+                r = mid + 1
+            else:
+                high = mid
+        out[i] = 2 * r + (1 if r < n and universe[r] == x else 0)
+    return out
+
+
+@numba.njit(cache=True)
+def first_above(keys, low, high, x, strict):
+    """The first position in the sorted keys[low:high] whose key is > x
+    (strict) or >= x (not strict)."""
+    while low < high:
+        mid = (low + high) >> 1
+        if keys[mid] < x or (strict and keys[mid] == x):
+            low = mid + 1
+        else:
+            high = mid
+    return low
+
+
+@numba.njit(cache=True)
 def ranked_range(op, keys, low, high, x):
     """The pivot positions of one ranked operator, within its group's sorted
     segment [low, high) of keys, that an attribute of composite key x
     satisfies: up to two ranges, as (a, b, c, d) for [a, b) and [c, d)."""
-    left = low + np.searchsorted(keys[low:high], x, "left")
-    right = low + np.searchsorted(keys[low:high], x, "right")
+    left = first_above(keys, low, high, x, False)
+    right = first_above(keys, left, high, x, True)
     if op == 0:  # attribute = v: v == x
         return left, right, 0, 0
     if op == 1:  # attribute != v: every v but x
@@ -79,119 +155,124 @@ def string_holds(pid, code, patterns, strings):
 
 
 @numba.njit(cache=True)
-def holds(slot, first, end, gid, rkey, scode, rest_ptr, rest_con, cop, cgid, ckey, patterns, strings, checks):
-    """Whether every non-pivot constraint of `slot` holds for the event whose
-    occurrences are [first, end); counts each constraint checked in
-    checks[0], stopping at the first that fails."""
-    for q in range(rest_ptr[slot], rest_ptr[slot + 1]):
-        con = rest_con[q]
-        checks[0] += 1
-        g = cgid[con]
-        k = first + np.searchsorted(gid[first:end], g)
-        if k >= end or gid[k] != g:
+def ranked_holds(op, value, wanted):
+    """Whether a rank key `value` satisfies ranked operator `op` (or `any`)
+    against the constraint's rank key `wanted`."""
+    if op == 0:
+        return value == wanted
+    if op == 1:
+        return value != wanted
+    if op == 2:
+        return value < wanted
+    if op == 3:
+        return value <= wanted
+    if op == 4:
+        return value > wanted
+    if op == 5:
+        return value >= wanted
+    return op == ANY_CODE
+
+
+@numba.njit(cache=True)
+def all_hold(slot, e, seen, at, rkey, scode, subs, patterns, strings, counters):
+    """Whether every non-pivot constraint of `slot` holds for event e, whose
+    occurrence of each group g is at[g] where seen[g] == e; counts each
+    constraint checked in counters[1], stopping at the first that fails."""
+    _, _, rest_ptr, rest_con, cop, cgid, ckey = subs
+    for r in range(rest_ptr[slot], rest_ptr[slot + 1]):
+        counters[1] += 1
+        con = rest_con[r]
+        if seen[cgid[con]] != e:
             return False  # the event lacks the attribute
-        op, value, wanted = cop[con], rkey[k], ckey[con]
-        if op == 0:
-            ok = value == wanted
-        elif op == 1:
-            ok = value != wanted
-        elif op == 2:
-            ok = value < wanted
-        elif op == 3:
-            ok = value <= wanted
-        elif op == 4:
-            ok = value > wanted
-        elif op == 5:
-            ok = value >= wanted
-        elif op == ANY_CODE:
-            ok = True
-        else:  # a pattern, tested on the event's string
-            ok = scode[k] >= 0 and string_holds(wanted, scode[k], patterns, strings)
-        if not ok:
+        k, op = at[cgid[con]], cop[con]
+        if op < 6 or op == ANY_CODE:
+            if not ranked_holds(op, rkey[k], ckey[con]):
+                return False
+        elif scode[k] < 0 or not string_holds(ckey[con], scode[k], patterns, strings):
             return False
     return True
 
 
 @numba.njit(cache=True)
-def emit(out, n, event, slot):
-    """Append (event, slot) to the growable pair buffer `out`; returns it (doubled when full)."""
-    if n == out.shape[0]:
-        bigger = np.empty((2 * n, 2), np.int64)
-        bigger[:n] = out
-        out = bigger
-    out[n, 0] = event
-    out[n, 1] = slot
-    return out
+def by_event(ev, n_events):
+    """A counting sort: (order, start) such that event e's occurrences are
+    order[start[e]:start[e + 1]], in their original order."""
+    start = np.zeros(n_events + 1, np.int64)
+    for o in range(len(ev)):
+        start[ev[o] + 1] += 1
+    for e in range(n_events):
+        start[e + 1] += start[e]
+    fill = start[:-1].copy()
+    order = np.empty(len(ev), np.int64)
+    for o in range(len(ev)):
+        order[fill[ev[o]]] = o
+        fill[ev[o]] += 1
+    return order, start
 
 
 @numba.njit(cache=True)
-def candidates_of(o, keys, cons, bounds, any_ptr, any_cons, pattern_ptr, pattern_cons, gid, rkey, scode, ckey, patterns,
-                  strings, stride, found, lookups):
-    """The pivot constraints occurrence o satisfies, written to `found`
-    (returned with their count); counts each pivot-index search in lookups[0]."""
-    n = 0
-    g = gid[o]
-    for op in range(6):
-        low, high = bounds[op, g], bounds[op, g + 1]
-        if low == high:
-            continue  # no pivot of this operator on the group
-        lookups[0] += 1
-        a, b, c, d = ranked_range(op, keys, low, high, g * stride + rkey[o])
-        for p in range(a, b):
-            found, n = _push(found, n, cons[p])
-        for p in range(c, d):
-            found, n = _push(found, n, cons[p])
-    if any_ptr[g] < any_ptr[g + 1]:
-        lookups[0] += 1
-        for p in range(any_ptr[g], any_ptr[g + 1]):
-            found, n = _push(found, n, any_cons[p])
-    if scode[o] >= 0:
-        for p in range(pattern_ptr[g], pattern_ptr[g + 1]):  # the pattern pivots on the group, each tested
-            lookups[0] += 1
-            if string_holds(ckey[pattern_cons[p]], scode[o], patterns, strings):
-                found, n = _push(found, n, pattern_cons[p])
-    return found, n
+def grow(out, n):
+    """`out` with room for one more row (doubled when full)."""
+    if n < out.shape[0]:
+        return out
+    bigger = np.empty((2 * n, 2), np.int64)
+    bigger[:n] = out
+    return bigger
 
 
 @numba.njit(cache=True)
-def _push(buffer, n, value):
-    if n == buffer.shape[0]:
-        bigger = np.empty(2 * n, np.int64)
-        bigger[:n] = buffer
-        buffer = bigger
-    buffer[n] = value
-    return buffer, n + 1
+def take(source, low, high, found, n):
+    """Append source[low:high] to found[n:]; returns the new count."""
+    for p in range(low, high):
+        found[n] = source[p]
+        n += 1
+    return n
 
 
 @numba.njit(cache=True)
-def match_occurrences(ev, gid, rkey, scode, keys, cons, bounds, any_ptr, any_cons, pattern_ptr, pattern_cons,
-                      pivot_ptr, pivot_slots, rest_ptr, rest_con, cop, cgid, ckey, patterns, strings, n_slots, stride):
-    """Steps 3 to 5 over occurrences sorted by (event, group): the matching
-    (event, slot) pairs as an (n, 2) array, the pivot-index searches and the
-    constraints checked."""
+def match_events(ev, gid, rkey, scode, n_events, n_groups, pivots, subs, patterns, strings, n_slots, stride):
+    """Steps 3 to 5 over a batch's occurrences (in any order; group -1
+    where no constraint names the attribute): the matching
+    (event, slot) pairs as an (n, 2) array by event, the pivot-index
+    searches, and the constraints checked. (One loop, the pivot search
+    written inline: a numba call passing a dozen arrays per occurrence
+    costs more than the search itself.)"""
+    keys, cons, bounds, any_ptr, any_cons, pattern_ptr, pattern_cons = pivots
+    pivot_ptr, pivot_slots, ckey = subs[0], subs[1], subs[6]
+    order, start = by_event(ev, n_events)
+    seen, at = np.full(n_groups, -1, np.int64), np.zeros(n_groups, np.int64)
     mark = np.full(n_slots, -1, np.int64)  # the last event each slot was a candidate of
-    out = np.empty((64, 2), np.int64)
-    found = np.empty(64, np.int64)
-    n_out = 0
-    lookups = np.zeros(1, np.int64)
-    checks = np.zeros(1, np.int64)
-    first, m = 0, len(ev)
-    while first < m:
-        end = first
-        while end < m and ev[end] == ev[first]:
-            end += 1
-        for o in range(first, end):
-            found, n_found = candidates_of(o, keys, cons, bounds, any_ptr, any_cons, pattern_ptr, pattern_cons, gid, rkey,
-                                           scode, ckey, patterns, strings, stride, found, lookups)
+    out, n_out = np.empty((64, 2), np.int64), 0
+    found = np.empty(len(cons) + len(any_cons) + len(pattern_cons), np.int64)  # one occurrence's pivots
+    counters = np.zeros(2, np.int64)  # pivot-index searches, constraints checked
+    for e in range(n_events):
+        for i in range(start[e], start[e + 1]):
+            if gid[order[i]] >= 0:
+                seen[gid[order[i]]], at[gid[order[i]]] = e, order[i]
+        for i in range(start[e], start[e + 1]):
+            o = order[i]
+            g, n_found = gid[o], 0
+            if g < 0:
+                continue  # no constraint names the attribute
+            for op in range(6):
+                if bounds[op, g] < bounds[op, g + 1]:  # some pivot of this operator on the group
+                    counters[0] += 1
+                    a, b, c, d = ranked_range(op, keys, bounds[op, g], bounds[op, g + 1], g * stride + rkey[o])
+                    n_found = take(cons, c, d, found, take(cons, a, b, found, n_found))
+            if any_ptr[g] < any_ptr[g + 1]:
+                counters[0] += 1
+                n_found = take(any_cons, any_ptr[g], any_ptr[g + 1], found, n_found)
+            for p in range(pattern_ptr[g], pattern_ptr[g + 1] if scode[o] >= 0 else 0):
+                counters[0] += 1  # each pattern pivot on the group is tested
+                if string_holds(ckey[pattern_cons[p]], scode[o], patterns, strings):
+                    n_found = take(pattern_cons, p, p + 1, found, n_found)
             for f in range(n_found):
-                con = found[f]
-                for q in range(pivot_ptr[con], pivot_ptr[con + 1]):
+                for q in range(pivot_ptr[found[f]], pivot_ptr[found[f] + 1]):
                     slot = pivot_slots[q]
-                    if mark[slot] == ev[first]:
-                        continue
-                    mark[slot] = ev[first]
-                    if holds(slot, first, end, gid, rkey, scode, rest_ptr, rest_con, cop, cgid, ckey, patterns, strings, checks):
-                        out = emit(out, n_out, ev[first], slot)
-                        n_out += 1
-        first = end
-    return out[:n_out], lookups[0], checks[0]
+                    if mark[slot] != e:
+                        mark[slot] = e
+                        if all_hold(slot, e, seen, at, rkey, scode, subs, patterns, strings, counters):
+                            out = grow(out, n_out)
+                            out[n_out, 0], out[n_out, 1] = e, slot
+                            n_out += 1
+    return out[:n_out], counters[0], counters[1]

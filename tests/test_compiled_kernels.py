@@ -1,0 +1,56 @@
+"""The compiled engine's kernels (impl/matching/kernels.py) against their
+plain numpy readings, on the values where floating point bites: subnormal
+and huge spans, -0.0, the int64 limits. The engine-level claims (CLM-ENG-*)
+check the same kernels through whole matches; these find the slip nearer
+its cause."""
+
+import numpy as np
+from hypothesis import given, strategies as st
+
+from subsum.impl.matching import kernels
+
+FLOATS = st.floats(allow_nan=False, allow_infinity=False)
+EDGE_FLOATS = st.sampled_from([0.0, -0.0, 5e-324, -5e-324, 2.2250738585072014e-308, 1.7976931348623157e308,
+                               -1.7976931348623157e308, 1.0, -1.0])
+INTS = st.integers(-(2**63), 2**63 - 1)
+EDGE_INTS = st.sampled_from([-(2**63), 2**63 - 1, 0, 1, -1, 2**53 + 1, -(2**53) - 1])
+
+
+def plain_rank_keys(universe: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """DEF-MATCH-5 step 1 read literally: 2r + 1 if the value is universe[r], else 2r (r = values below)."""
+    r = np.searchsorted(universe, values, "left")
+    equal = np.zeros(len(values), bool)
+    inside = r < len(universe)
+    equal[inside] = universe[r[inside]] == values[inside]
+    return 2 * r + equal
+
+
+def check_rank_keys(universe: list, values: list, dtype) -> None:
+    u = np.unique(np.array(universe, dtype))
+    v = np.array(values + universe, dtype)  # every universe value is also queried
+    got = kernels.rank_keys(u, kernels.rank_buckets(u), v)
+    assert got.tolist() == plain_rank_keys(u, v).tolist()
+
+
+@given(st.lists(FLOATS | EDGE_FLOATS, max_size=30), st.lists(FLOATS | EDGE_FLOATS, max_size=30))
+def test_float_rank_keys_equal_the_plain_binary_search(universe, values):
+    check_rank_keys(universe, values, np.float64)
+
+
+@given(st.lists(INTS | EDGE_INTS, max_size=30), st.lists(INTS | EDGE_INTS, max_size=30))
+def test_int_rank_keys_equal_the_plain_binary_search(universe, values):
+    check_rank_keys(universe, values, np.int64)
+
+
+def test_rank_keys_over_a_subnormal_span():
+    """The LIMITS example of test_engine_agreement found this one: a universe {0.0, 5e-324} has a span
+    whose reciprocal overflows, and (x - low) * inf is NaN at x = low."""
+    check_rank_keys([-0.0, 5e-324], [0.0, -0.0, 5e-324, 1.0, -1.0], np.float64)
+
+
+@given(st.lists(st.integers(0, 9), max_size=60))
+def test_by_event_is_a_stable_counting_sort(events):
+    ev = np.array(events, np.int64)
+    order, start = kernels.by_event(ev, 10)
+    assert order.tolist() == np.argsort(ev, kind="stable").tolist()
+    assert start.tolist() == np.searchsorted(np.sort(ev), np.arange(11)).tolist()
