@@ -51,9 +51,13 @@ class _KernelIndex:
         self.patterns = _pattern_arrays(c.pattern_of)
         self.pivots = (self.keys, self.cons, self.bounds, self.any_ptr, self.any_cons, self.pattern_ptr, self.pattern_cons)
         self.subs = (c.pivot_ptr, c.pivot_slots, c.rest_ptr, c.rest_con, c.cop, c.cgid, c.ckey)
-        self.groups_of_name: dict[str, list[int]] = {}  # name -> its group per type of TYPES, -1 if none
+        # Row r of group_table: the group of name_row's r-th name per type of TYPES, -1 if none; the last row is all -1.
+        self.name_row: dict[str, int] = {}
+        for _t, name in c.gid:
+            self.name_row.setdefault(name, len(self.name_row))
+        self.group_table = np.full((len(self.name_row) + 1, len(TYPES)), -1, np.int64)
         for (t, name), g in c.gid.items():
-            self.groups_of_name.setdefault(name, [-1] * len(TYPES))[TYPES.index(t)] = g
+            self.group_table[self.name_row[name], TYPES.index(t)] = g
         self.universe, self.string_rank = c.universe, c.string_rank
         self.buckets = {t: kernels.rank_buckets(u) for t, u in c.universe.items()}
 
@@ -61,8 +65,8 @@ class _KernelIndex:
         """DEF-MATCH-7 step 1: every attribute occurrence of the batch as
         (event, group or -1 if no constraint names its type and name, rank
         key, string code or -1)."""
-        none = [-1] * len(TYPES)
-        groups = np.array([self.groups_of_name.get(n, none) for n in batch.names] or [none], np.int64)
+        unknown = len(self.name_row)
+        groups = self.group_table[np.array([self.name_row.get(n, unknown) for n in batch.names] or [unknown], np.int64)]
         parts = []
         for column, t in enumerate(TYPES):
             col = batch.columns.get(t)

@@ -174,23 +174,23 @@ def ranked_holds(op, value, wanted):
 
 
 @numba.njit(cache=True)
-def all_hold(slot, e, seen, at, rkey, scode, subs, patterns, strings, counters):
+def all_hold(slot, e, seen, at, rkey, scode, subs, patterns, strings):
     """Whether every non-pivot constraint of `slot` holds for event e, whose
-    occurrence of each group g is at[g] where seen[g] == e; counts each
-    constraint checked in counters[1], stopping at the first that fails."""
+    occurrence of each group g is at[g] where seen[g] == e; and how many
+    constraints were checked, stopping at the first that fails."""
     _, _, rest_ptr, rest_con, cop, cgid, ckey = subs
-    for r in range(rest_ptr[slot], rest_ptr[slot + 1]):
-        counters[1] += 1
+    first = rest_ptr[slot]
+    for r in range(first, rest_ptr[slot + 1]):
         con = rest_con[r]
         if seen[cgid[con]] != e:
-            return False  # the event lacks the attribute
+            return False, r - first + 1  # the event lacks the attribute
         k, op = at[cgid[con]], cop[con]
         if op < 6 or op == ANY_CODE:
             if not ranked_holds(op, rkey[k], ckey[con]):
-                return False
+                return False, r - first + 1
         elif scode[k] < 0 or not string_holds(ckey[con], scode[k], patterns, strings):
-            return False
-    return True
+            return False, r - first + 1
+    return True, rest_ptr[slot + 1] - first
 
 
 @numba.njit(cache=True)
@@ -244,7 +244,7 @@ def match_events(ev, gid, rkey, scode, n_events, n_groups, pivots, subs, pattern
     mark = np.full(n_slots, -1, np.int64)  # the last event each slot was a candidate of
     out, n_out = np.empty((64, 2), np.int64), 0
     found = np.empty(len(cons) + len(any_cons) + len(pattern_cons), np.int64)  # one occurrence's pivots
-    counters = np.zeros(2, np.int64)  # pivot-index searches, constraints checked
+    searches, checks = 0, 0
     for e in range(n_events):
         for i in range(start[e], start[e + 1]):
             if gid[order[i]] >= 0:
@@ -256,14 +256,14 @@ def match_events(ev, gid, rkey, scode, n_events, n_groups, pivots, subs, pattern
                 continue  # no constraint names the attribute
             for op in range(6):
                 if bounds[op, g] < bounds[op, g + 1]:  # some pivot of this operator on the group
-                    counters[0] += 1
+                    searches += 1
                     a, b, c, d = ranked_range(op, keys, bounds[op, g], bounds[op, g + 1], g * stride + rkey[o])
                     n_found = take(cons, c, d, found, take(cons, a, b, found, n_found))
             if any_ptr[g] < any_ptr[g + 1]:
-                counters[0] += 1
+                searches += 1
                 n_found = take(any_cons, any_ptr[g], any_ptr[g + 1], found, n_found)
             for p in range(pattern_ptr[g], pattern_ptr[g + 1] if scode[o] >= 0 else 0):
-                counters[0] += 1  # each pattern pivot on the group is tested
+                searches += 1  # each pattern pivot on the group is tested
                 if string_holds(ckey[pattern_cons[p]], scode[o], patterns, strings):
                     n_found = take(pattern_cons, p, p + 1, found, n_found)
             for f in range(n_found):
@@ -271,8 +271,10 @@ def match_events(ev, gid, rkey, scode, n_events, n_groups, pivots, subs, pattern
                     slot = pivot_slots[q]
                     if mark[slot] != e:
                         mark[slot] = e
-                        if all_hold(slot, e, seen, at, rkey, scode, subs, patterns, strings, counters):
+                        ok, checked = all_hold(slot, e, seen, at, rkey, scode, subs, patterns, strings)
+                        checks += checked
+                        if ok:
                             out = grow(out, n_out)
                             out[n_out, 0], out[n_out, 1] = e, slot
                             n_out += 1
-    return out[:n_out], counters[0], counters[1]
+    return out[:n_out], searches, checks

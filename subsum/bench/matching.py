@@ -20,7 +20,8 @@ from typing import Callable
 import attrs
 
 from subsum.bench.matching_measure import digest, measure, measure_model, pairs_from_sets
-from subsum.bench.matching_report import assess, plot_groups, plot_scaling
+from subsum.bench.matching_files import FILE_FIELDS, files_disagree, run_files
+from subsum.bench.matching_report import assess, plot_groups, plot_scaling, point_table
 from subsum.bench.output import write_csv
 from subsum.impl.matching import make_engine
 from subsum.impl.matching.workload import Params, generate
@@ -71,7 +72,8 @@ def _row(group, variant, symbol, x, engine, p: Params, repeat, result, distinct_
         "events": p.events, "attrs_low": p.attrs_low, "attrs_high": p.attrs_high, "names": p.names,
         "subscriptions": p.subscriptions, "cons_low": p.cons_low, "cons_high": p.cons_high,
         "planted_rate": p.planted_rate, "seed": p.seed, "repeat": repeat,
-        "build_s": round(result.get("build_s", float("nan")), 6), "first_call_s": round(times[0], 6),
+        "build_s": round(result.get("build_s", float("nan")), 6),
+        "first_call_s": round(result.get("first_call_s", times[0]), 6),
         "match_s_mean": round(mean, 6),
         "match_s_min": round(min(times), 6), "events_per_s": round(p.events / mean, 1) if mean > 0 else "",
         "peak_rss_mib": round(result.get("peak_rss_mib", float("nan")), 1), "matches": result.get("matches", ""),
@@ -89,7 +91,8 @@ class Runner:
         self.rows: list[dict] = []
         self.disagreements: list[str] = []
 
-    def point(self, group, variant, symbol, x, p: Params, engines, with_model=False, estimates=None, repeat=None) -> dict:
+    def point(self, group, variant, symbol, x, p: Params, engines, with_model=False, estimates=None, repeat=None,
+              warm=True) -> dict:
         repeat = repeat or self.repeat
         t0 = time.perf_counter()
         workload = generate(p)
@@ -107,7 +110,7 @@ class Runner:
                 self.report(f"  {engine:>10}: {note}")
                 self.rows.append(_row(group, variant, symbol, x, engine, p, 0, {}, distinct_share, "", note))
                 continue
-            result = measure(workload, events, engine, repeat)
+            result = measure(workload, events, engine, repeat, warm)
             results[engine] = result
             if "error" in result:
                 self.report(f"  {engine:>10}: ERROR {result['error']}")
@@ -157,10 +160,19 @@ def run_groups(runner: Runner, groups, quick: bool, engines) -> None:
                 runner.point(group.number, variant, group.symbol, x, p, engines)
 
 
-def run_default_point(runner: Runner, engines) -> None:
-    """Seed 001's default point with planted matches, and the model on its first events."""
-    p = Params(seed=runner.seed, planted_rate=runner.planted_rate)
+def run_default_point(runner: Runner, engines, planted_rate: float, files: bool, cold: bool) -> list[dict]:
+    """Seed 001's default point with planted matches, and the model on its
+    first events; then, when `files`, each file-to-file process on it
+    (`matching_files`). Returns the file-to-file rows."""
+    p = Params(seed=runner.seed, planted_rate=planted_rate)
     runner.point("default", "planted", "point", "default", p, engines, with_model=True)
+    if not files:
+        return []
+    file_rows = run_files(generate(p), runner.report, cold)
+    disagreement = files_disagree(file_rows)
+    if disagreement:
+        runner.disagreements.append(disagreement)
+    return file_rows
 
 
 def run_scaling(runner: Runner, quick: bool) -> None:
@@ -173,34 +185,39 @@ def run_scaling(runner: Runner, quick: bool) -> None:
             estimates[engine] = seconds * (subs * events) / work
         # One timed run per scaling point: the largest take tens of seconds.
         results = runner.point("scaling", "planted", "S x E", f"{subs}x{events}", p, SCALING_ENGINES,
-                               estimates=estimates, repeat=1)
+                               estimates=estimates, repeat=1, warm=False)
         for engine, result in results.items():
             if "times" in result:
                 last[engine] = (min(result["times"]) + result["build_s"], subs * events)
 
 
 def run(out: Path, *, groups=(1, 2, 3, 4, 5), quick: bool = False, repeat: int = 3, planted_rate: float = 0.1, seed: int = 1,
-        model_events: int = 100, scaling: bool = True, budget: float = 120.0, log: Callable[[str], None] = print) -> dict:
-    """The whole matching benchmark (benchmarks/README.md): the default point,
-    seed 001's experiment groups and the scaling run, every engine and
-    DuckDB side by side and cross-checked. Writes matching.csv, one PNG per
-    group, scaling.png and summary.json into `out`; returns the summary
-    (with the files written and the engines' disagreements)."""
+        model_events: int = 100, scaling: bool = True, budget: float = 120.0, point_planted_rate: float = 0.3,
+        files: bool = True, cold: bool = True, log: Callable[[str], None] = print) -> dict:
+    """The whole matching benchmark (benchmarks/README.md): the default point
+    (in process, then file to file), seed 001's experiment groups and the
+    scaling run, every engine and DuckDB side by side and cross-checked.
+    Writes matching.csv, files.csv, one PNG per group, scaling.png and
+    summary.json into `out`; returns the summary (with the files written
+    and the engines' disagreements)."""
     out.mkdir(parents=True, exist_ok=True)
     repeat = 1 if quick else repeat
     runner = Runner(out, repeat, planted_rate, seed, model_events, budget, log)
     chosen = [g for g in GROUPS if g.number in groups]
     started = time.perf_counter()
-    run_default_point(runner, ENGINES)
+    file_rows = run_default_point(runner, ENGINES, point_planted_rate, files, cold)
     run_groups(runner, chosen, quick, ENGINES)
     if scaling:
         run_scaling(runner, quick)
-    csv_path = runner.write_csv("matching.csv")
-    plots = plot_groups(runner.rows, out, chosen)
+    written = [runner.write_csv("matching.csv")]
+    if file_rows:
+        written.append(write_csv(out / "files.csv", file_rows, FILE_FIELDS))
+    written += plot_groups(runner.rows, out, chosen)
     scaling_plot = plot_scaling(runner.rows, out)
     summary = {"seconds": round(time.perf_counter() - started, 1), "repeat": repeat, "planted_rate": planted_rate,
-               "seed": seed, "quick": quick, "groups": list(groups), "findings": assess(runner.rows, chosen),
-               "disagreements": runner.disagreements}
+               "point_planted_rate": point_planted_rate, "seed": seed, "quick": quick, "groups": list(groups),
+               "default_point": point_table(runner.rows, file_rows),
+               "findings": assess(runner.rows, chosen), "disagreements": runner.disagreements}
     (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
-    summary["files"] = [str(p) for p in (csv_path, *plots, *([scaling_plot] if scaling_plot else []), out / "summary.json")]
+    summary["files"] = [str(p) for p in (*written, *([scaling_plot] if scaling_plot else []), out / "summary.json")]
     return summary

@@ -66,11 +66,19 @@ def _parse_groups(_ctx, _param, value: str) -> list[int]:
 @click.option("--scaling/--no-scaling", default=True, show_default=True, help="Run the scaling points up to S=E=100,000.")
 @click.option("--budget", type=FiniteFloat(1.0), default=120.0, show_default=True,
               help="Skip a scaling measurement projected to take longer than this many seconds.")
-def bench_matching(out_dir, fmt, groups, quick, repeat, planted_rate, seed, model_events, scaling, budget) -> None:
-    """Seed 001's five experiment groups plus a scaling run, every engine and
-    DuckDB side by side, cross-checked. Exits 1 if the engines disagree."""
+@click.option("--point-planted-rate", type=FiniteFloat(0.0, 1.0), default=0.3, show_default=True,
+              help="Share of planted events at the default point.")
+@click.option("--files/--no-files", default=True, show_default=True,
+              help="At the default point, also time each engine file to file in a fresh process "
+                   "(and the compiled engine once with an empty kernel cache).")
+def bench_matching(out_dir, fmt, groups, quick, repeat, planted_rate, seed, model_events, scaling, budget,
+                   point_planted_rate, files) -> None:
+    """Seed 001's default point (steady state, first call, file to file),
+    its five experiment groups and a scaling run, every engine and DuckDB
+    side by side, cross-checked. Exits 1 if the engines disagree."""
     summary = bm.run(Path(out_dir) / "matching", groups=groups, quick=quick, repeat=repeat, planted_rate=planted_rate,
-                     seed=seed, model_events=model_events, scaling=scaling, budget=budget, log=say)
+                     seed=seed, model_events=model_events, scaling=scaling, budget=budget,
+                     point_planted_rate=point_planted_rate, files=files, log=say)
     emit(summary, fmt, lambda: print_findings(summary))
     if summary["disagreements"]:
         raise CheckFailed("engines disagree: " + "; ".join(summary["disagreements"]))
@@ -250,7 +258,18 @@ def show(result: dict, fmt: str, table: str, failed: str = "cross-checks failed"
         raise CheckFailed(f"{failed}: " + "; ".join(result["disagreements"][:10]))
 
 
+POINT_COLUMNS = (("engine", "engine"), ("steady_ms_mean", "steady ms (mean)"), ("steady_ms_min", "steady ms (best)"),
+                 ("first_call_ms", "first call ms"), ("build_s", "build s"), ("file_to_file_s", "file to file s"),
+                 ("file_start_s", "of which start s"), ("file_read_s", "read s"), ("file_to_file_s_cold", "file to file, no cache s"))
+
+
 def print_findings(summary: dict) -> None:
+    point = Table(title=f"the default point, {summary['point_planted_rate']:.0%} planted")
+    for _key, title in POINT_COLUMNS:
+        point.add_column(title, justify="left" if _key == "engine" else "right")
+    for entry in summary["default_point"]:
+        point.add_row(*(escape(str(entry.get(key, ""))) for key, _title in POINT_COLUMNS))
+    out.print(point)
     table = Table(title="seed 001 claims and targets")
     for column in ("claim", "holds", "figures"):
         table.add_column(column, overflow="fold")
