@@ -251,6 +251,18 @@ def vectorized_in_small_chunks(workload, chunk):
     assert chunked.stats == whole.stats, (chunk, chunked.stats, whole.stats)
 
 
+@property_check(_ANY_WORKLOAD, scale=5)
+def compiled_with_pattern_memo(workload):
+    """CLM-ENG-1 across the compiled engine's two ways of finding pattern
+    pivots: with the memo forced (memo_threshold -1: each distinct (group,
+    string) pair tested once per batch), its lines equal the model's, as
+    they do with the memo off (the default on workloads this small)."""
+    subscriptions, events = workload
+    memo = make_engine("compiled", subscriptions)
+    memo.memo_threshold = -1.0
+    assert memo.match_batch(events) == semantics.match_batch(subscriptions, events)
+
+
 @contextmanager
 def patched_module(module, name: str, value):
     saved = getattr(module, name)

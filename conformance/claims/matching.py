@@ -14,6 +14,7 @@ IMPL_ENGINES = tuple(f"subsum.impl.matching.{m}" for m in (
     "compiled.CompiledEngine"))
 
 VECTORIZED_CHUNKS = property_of(engines.vectorized_in_small_chunks)
+COMPILED_MEMO = property_of(engines.compiled_with_pattern_memo)
 MATCHING_CLAIMS: tuple[Claim, ...] = (
     Claim("CLM-DATA-1",
           "derived", "spec/01-data-model.md#clm-data-1", ("subsum.core.types.check_value", "subsum.core.types.Constraint"), (),
@@ -69,7 +70,7 @@ MATCHING_CLAIMS: tuple[Claim, ...] = (
           "seed 001 §5.1(1)", "spec/03-matching.md#clm-eng-1", (M + "semantics.match_batch",), IMPL_ENGINES,
           (property_of(engines.engines_agree_with_model, engines.MIXED_FLOORS),
            property_of(engines.engines_agree_on_strings, engines.STRING_FLOORS),
-           property_of(engines.engines_agree_on_boundaries, engines.BOUNDARY_FLOORS), VECTORIZED_CHUNKS)),
+           property_of(engines.engines_agree_on_boundaries, engines.BOUNDARY_FLOORS), VECTORIZED_CHUNKS, COMPILED_MEMO)),
     Claim("CLM-ENG-2",
           "derived", "spec/03-matching.md#clm-eng-2", (M + "semantics.match_batch",), IMPL_ENGINES,
           (Check("stateful", "conformance.engines.EnginesAgainstModel", engines.run_engines_state_machine,

@@ -51,6 +51,7 @@ class _KernelIndex:
         self.patterns = _pattern_arrays(c.pattern_of)
         self.pivots = (self.keys, self.cons, self.bounds, self.any_ptr, self.any_cons, self.pattern_ptr, self.pattern_cons)
         self.subs = (c.pivot_ptr, c.pivot_slots, c.rest_ptr, c.rest_con, c.cop, c.cgid, c.ckey)
+        self.ckey = c.ckey
         # Row r of group_table: the group of name_row's r-th name per type of TYPES, -1 if none; the last row is all -1.
         self.name_row: dict[str, int] = {}
         for _t, name in c.gid:
@@ -60,6 +61,25 @@ class _KernelIndex:
             self.group_table[self.name_row[name], TYPES.index(t)] = g
         self.universe, self.string_rank = c.universe, c.string_rank
         self.buckets = {t: kernels.rank_buckets(u) for t, u in c.universe.items()}
+
+    def pattern_memo(self, gid: np.ndarray, scode: np.ndarray, n_strings: int, strings: tuple,
+                     threshold: float) -> tuple[tuple[np.ndarray, np.ndarray, np.ndarray], int]:
+        """When the batch's string occurrences would test more than
+        `threshold` pattern pivots each on average: each distinct (group,
+        string) pair's satisfied pattern pivots, tested once (DEF-MATCH-7
+        step 3), as (pair of each occurrence or -1, ptr, cons), and the tests
+        made. Otherwise three empty arrays and 0."""
+        is_string = (scode >= 0) & (gid >= 0)
+        per_group = np.diff(self.pattern_ptr)
+        tested = per_group[gid[is_string]]
+        if len(tested) == 0 or tested.sum() <= threshold * len(tested):
+            return (EMPTY, EMPTY, EMPTY), 0
+        keys, pair_of = np.unique(gid[is_string] * n_strings + scode[is_string], return_inverse=True)
+        pair = np.full(len(gid), -1, np.int64)
+        pair[is_string] = pair_of
+        ptr, cons, tests = kernels.pattern_pairs(keys // n_strings, keys % n_strings, self.pattern_ptr, self.pattern_cons,
+                                                 self.ckey, self.patterns, strings)
+        return (pair, ptr, cons), int(tests)
 
     def occurrences(self, batch: ColumnarBatch) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """DEF-MATCH-7 step 1: every attribute occurrence of the batch as
@@ -121,6 +141,9 @@ def _string_arrays(strings: list[str]) -> tuple[np.ndarray, np.ndarray]:
 
 class CompiledEngine(VectorizedEngine):
     name = "compiled"
+    #: test each distinct (group, string) pair's pattern pivots once per batch, rather than per occurrence,
+    #: when the string occurrences would otherwise test more than this many pattern pivots each on average
+    memo_threshold = 4.0
 
     def prepare(self) -> None:
         if self._compiled is None:
@@ -135,9 +158,11 @@ class CompiledEngine(VectorizedEngine):
         ev, gid, rkey, scode = index.occurrences(batch)
         if len(ev) == 0:
             return EMPTY, EMPTY
+        strings = _string_arrays(batch.strings)
+        memo, tests = index.pattern_memo(gid, scode, len(batch.strings), strings, self.memo_threshold)
         pairs, lookups, checks = kernels.match_events(
             ev, gid, rkey, scode, batch.n_events, c.n_groups, index.pivots, index.subs, index.patterns,
-            _string_arrays(batch.strings), len(self._size), c.stride)
-        self.stats.index_lookups += int(lookups)
+            strings, len(self._size), c.stride, memo)
+        self.stats.index_lookups += int(lookups) + tests
         self.stats.counter_increments += int(checks)
         return pairs[:, 0].copy(), pairs[:, 1].copy()

@@ -230,15 +230,39 @@ def take(source, low, high, found, n):
 
 
 @numba.njit(cache=True)
-def match_events(ev, gid, rkey, scode, n_events, n_groups, pivots, subs, patterns, strings, n_slots, stride):
+def pattern_pairs(pair_group, pair_code, pattern_ptr, pattern_cons, ckey, patterns, strings):
+    """For each distinct (group, string code) pair, the pattern pivots of the
+    group that the string satisfies, as CSR (ptr, cons); and the tests made."""
+    ptr = np.zeros(len(pair_group) + 1, np.int64)
+    cons = np.empty(max(len(pair_group), 16), np.int64)
+    n, tests = 0, 0
+    for k in range(len(pair_group)):
+        g = pair_group[k]
+        for p in range(pattern_ptr[g], pattern_ptr[g + 1]):
+            tests += 1
+            if string_holds(ckey[pattern_cons[p]], pair_code[k], patterns, strings):
+                if n == len(cons):
+                    bigger = np.empty(2 * n, np.int64)
+                    bigger[:n] = cons
+                    cons = bigger
+                cons[n] = pattern_cons[p]
+                n += 1
+        ptr[k + 1] = n
+    return ptr, cons[:n], tests
+
+
+@numba.njit(cache=True)
+def match_events(ev, gid, rkey, scode, n_events, n_groups, pivots, subs, patterns, strings, n_slots, stride, memo):
     """Steps 3 to 5 over a batch's occurrences (in any order; group -1
     where no constraint names the attribute): the matching
     (event, slot) pairs as an (n, 2) array by event, the pivot-index
-    searches, and the constraints checked. (One loop, the pivot search
+    searches, and the constraints checked. `memo` = (pair, ptr, cons) of
+    `pattern_pairs`, or three empty arrays. (One loop, the pivot search
     written inline: a numba call passing a dozen arrays per occurrence
     costs more than the search itself.)"""
     keys, cons, bounds, any_ptr, any_cons, pattern_ptr, pattern_cons = pivots
     pivot_ptr, pivot_slots, ckey = subs[0], subs[1], subs[6]
+    pair, pair_ptr, pair_cons = memo  # pair[o]: occurrence o's (group, string) pair, -1 for none; empty: no memo
     order, start = by_event(ev, n_events)
     seen, at = np.full(n_groups, -1, np.int64), np.zeros(n_groups, np.int64)
     mark = np.full(n_slots, -1, np.int64)  # the last event each slot was a candidate of
@@ -262,10 +286,13 @@ def match_events(ev, gid, rkey, scode, n_events, n_groups, pivots, subs, pattern
             if any_ptr[g] < any_ptr[g + 1]:
                 searches += 1
                 n_found = take(any_cons, any_ptr[g], any_ptr[g + 1], found, n_found)
-            for p in range(pattern_ptr[g], pattern_ptr[g + 1] if scode[o] >= 0 else 0):
-                searches += 1  # each pattern pivot on the group is tested
-                if string_holds(ckey[pattern_cons[p]], scode[o], patterns, strings):
-                    n_found = take(pattern_cons, p, p + 1, found, n_found)
+            if len(pair) and pair[o] >= 0:  # the pattern pivots its (group, string) pair satisfies, tested once per batch
+                n_found = take(pair_cons, pair_ptr[pair[o]], pair_ptr[pair[o] + 1], found, n_found)
+            else:
+                for p in range(pattern_ptr[g], pattern_ptr[g + 1] if scode[o] >= 0 else 0):
+                    searches += 1  # each pattern pivot on the group is tested
+                    if string_holds(ckey[pattern_cons[p]], scode[o], patterns, strings):
+                        n_found = take(pattern_cons, p, p + 1, found, n_found)
             for f in range(n_found):
                 for q in range(pivot_ptr[found[f]], pivot_ptr[found[f] + 1]):
                     slot = pivot_slots[q]
