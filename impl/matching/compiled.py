@@ -50,7 +50,9 @@ class _KernelIndex:
         self.pattern_ptr = np.searchsorted((pattern_keys % c.n_groups)[by_group], np.arange(c.n_groups + 1)).astype(np.int64)
         self.patterns = _pattern_arrays(c.pattern_of)
         self.pivots = (self.keys, self.cons, self.bounds, self.any_ptr, self.any_cons, self.pattern_ptr, self.pattern_cons)
-        self.subs = (c.pivot_ptr, c.pivot_slots, c.rest_ptr, c.rest_con, c.cop, c.cgid, c.ckey)
+        rest = np.empty((len(c.rest_con), 3), np.int64)  # a subscription's other constraints as (operator, group, key) rows
+        rest[:, 0], rest[:, 1], rest[:, 2] = c.cop[c.rest_con], c.cgid[c.rest_con], c.ckey[c.rest_con]
+        self.subs = (c.pivot_ptr, c.pivot_slots, c.rest_ptr, rest, c.ckey)
         self.ckey = c.ckey
         # Row r of group_table: the group of name_row's r-th name per type of TYPES, -1 if none; the last row is all -1.
         self.name_row: dict[str, int] = {}

@@ -16,7 +16,9 @@ bytes (`string_holds`).
 Operator codes are `vectorized.OP_CODE`'s: = != < <= > >= are 0 … 5, the
 patterns 6 … 9, `any` 10. The index arrives as two tuples:
 pivots = (keys, cons, bounds, any_ptr, any_cons, pattern_ptr, pattern_cons)
-and subs = (pivot_ptr, pivot_slots, rest_ptr, rest_con, cop, cgid, ckey).
+and subs = (pivot_ptr, pivot_slots, rest_ptr, rest, ckey): rest holds a
+subscription's other constraints as rows (operator, group, key), ckey the
+key (pattern ID) of each constraint.
 Kernels are cached on disk (`cache=True`): a second process loads them
 instead of compiling.
 """
@@ -174,21 +176,22 @@ def ranked_holds(op, value, wanted):
 
 
 @numba.njit(cache=True)
-def all_hold(slot, e, seen, at, rkey, scode, subs, patterns, strings):
+def all_hold(slot, e, seen, at, rkey, scode, rest_ptr, rest, patterns, strings):
     """Whether every non-pivot constraint of `slot` holds for event e, whose
     occurrence of each group g is at[g] where seen[g] == e; and how many
-    constraints were checked, stopping at the first that fails."""
-    _, _, rest_ptr, rest_con, cop, cgid, ckey = subs
+    constraints were checked, stopping at the first that fails. The slot's
+    constraints are rows rest[rest_ptr[slot]:rest_ptr[slot + 1]] of
+    (operator, group, rank key or pattern ID): one read each, in order."""
     first = rest_ptr[slot]
     for r in range(first, rest_ptr[slot + 1]):
-        con = rest_con[r]
-        if seen[cgid[con]] != e:
+        op, g, wanted = rest[r, 0], rest[r, 1], rest[r, 2]
+        if seen[g] != e:
             return False, r - first + 1  # the event lacks the attribute
-        k, op = at[cgid[con]], cop[con]
+        k = at[g]
         if op < 6 or op == ANY_CODE:
-            if not ranked_holds(op, rkey[k], ckey[con]):
+            if not ranked_holds(op, rkey[k], wanted):
                 return False, r - first + 1
-        elif scode[k] < 0 or not string_holds(ckey[con], scode[k], patterns, strings):
+        elif scode[k] < 0 or not string_holds(wanted, scode[k], patterns, strings):
             return False, r - first + 1
     return True, rest_ptr[slot + 1] - first
 
@@ -261,7 +264,7 @@ def match_events(ev, gid, rkey, scode, n_events, n_groups, pivots, subs, pattern
     written inline: a numba call passing a dozen arrays per occurrence
     costs more than the search itself.)"""
     keys, cons, bounds, any_ptr, any_cons, pattern_ptr, pattern_cons = pivots
-    pivot_ptr, pivot_slots, ckey = subs[0], subs[1], subs[6]
+    pivot_ptr, pivot_slots, rest_ptr, rest, ckey = subs
     pair, pair_ptr, pair_cons = memo  # pair[o]: occurrence o's (group, string) pair, -1 for none; empty: no memo
     order, start = by_event(ev, n_events)
     seen, at = np.full(n_groups, -1, np.int64), np.zeros(n_groups, np.int64)
@@ -298,7 +301,7 @@ def match_events(ev, gid, rkey, scode, n_events, n_groups, pivots, subs, pattern
                     slot = pivot_slots[q]
                     if mark[slot] != e:
                         mark[slot] = e
-                        ok, checked = all_hold(slot, e, seen, at, rkey, scode, subs, patterns, strings)
+                        ok, checked = all_hold(slot, e, seen, at, rkey, scode, rest_ptr, rest, patterns, strings)
                         checks += checked
                         if ok:
                             out = grow(out, n_out)

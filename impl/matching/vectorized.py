@@ -109,7 +109,7 @@ class PivotIndex:
             cons = [dense[table.cid_of[key]] for key in table.keys_of_slot[slot]]
             pivot = min(cons, key=lambda i: (pivot_rank[i], i))
             slot_pivot.append(pivot)
-            for i in cons:
+            for i in sorted(cons, key=lambda i: (pivot_rank[i], i)):  # the likely most selective first
                 if i != pivot:
                     rest_slot.append(slot)
                     rest_con.append(i)
