@@ -4,11 +4,11 @@ passes over every pivot operator and a Python probe of every distinct
 string.
 
 The index is DEF-MATCH-5's (`vectorized.PivotIndex`), laid out for the
-kernels once per change of the subscriptions (`_KernelIndex`): the six
+kernels once per change of the subscriptions (`KernelIndex`): the six
 ranked operators' sorted pivot keys concatenated, with each (operator,
 group) segment's bounds; the `any` pivots and the pattern pivots by group;
 every pattern as UTF-8 bytes; the numeric universes' buckets. Per match,
-step 1 (`_KernelIndex.occurrences`) maps names to groups and values to rank
+step 1 (`KernelIndex.occurrences`) maps names to groups and values to rank
 keys, the batch's distinct strings are encoded once, and
 `kernels.match_events` does the rest."""
 
@@ -25,7 +25,7 @@ from subsum.core.types import TYPES, split_wildcard
 from subsum.impl.matching.vectorized import OP_CODE, RANKED_OPS, PivotIndex, VectorizedEngine
 
 
-class _KernelIndex:
+class KernelIndex:
     """The pivot index of a `PivotIndex` as the kernel reads it."""
 
     def __init__(self, c: PivotIndex) -> None:
@@ -53,7 +53,7 @@ class _KernelIndex:
         rest = np.empty((len(c.rest_con), 3), np.int64)  # a subscription's other constraints as (operator, group, key) rows
         rest[:, 0], rest[:, 1], rest[:, 2] = c.cop[c.rest_con], c.cgid[c.rest_con], c.ckey[c.rest_con]
         self.subs = (c.pivot_ptr, c.pivot_slots, c.rest_ptr, rest, c.ckey)
-        self.ckey = c.ckey
+        self.ckey, self.n_groups, self.stride = c.ckey, c.n_groups, c.stride
         # Row r of group_table: the group of name_row's r-th name per type of TYPES, -1 if none; the last row is all -1.
         self.name_row: dict[str, int] = {}
         for _t, name in c.gid:
@@ -63,6 +63,11 @@ class _KernelIndex:
             self.group_table[self.name_row[name], TYPES.index(t)] = g
         self.universe, self.string_rank = c.universe, c.string_rank
         self.buckets = {t: kernels.rank_buckets(u) for t, u in c.universe.items()}
+
+    def match(self, ev, gid, rkey, scode, n_events: int, strings: tuple, memo: tuple):
+        """DEF-MATCH-7 steps 2 to 5 (`kernels.match_events`) over step 1's occurrences."""
+        return kernels.match_events(ev, gid, rkey, scode, n_events, self.n_groups, self.pivots, self.subs, self.patterns,
+                                    strings, len(self.subs[2]) - 1, self.stride, memo)
 
     def pattern_memo(self, gid: np.ndarray, scode: np.ndarray, n_strings: int, strings: tuple,
                      threshold: float) -> tuple[tuple[np.ndarray, np.ndarray, np.ndarray], int]:
@@ -133,7 +138,7 @@ def _pattern_arrays(pattern_of: list[tuple[str, str]]) -> tuple:
     return ops, text_bytes, parts[0].copy(), parts[1].copy(), parts[2].copy(), parts[3].copy()
 
 
-def _string_arrays(strings: list[str]) -> tuple[np.ndarray, np.ndarray]:
+def string_arrays(strings: list[str]) -> tuple[np.ndarray, np.ndarray]:
     """A batch's distinct strings as (UTF-8 bytes, offsets) by string code."""
     encoded = [_utf8(s) for s in strings]
     offsets = np.zeros(len(encoded) + 1, np.int64)
@@ -150,21 +155,19 @@ class CompiledEngine(VectorizedEngine):
     def prepare(self) -> None:
         if self._compiled is None:
             super().prepare()
-            self._kernel_index = _KernelIndex(cast(PivotIndex, self._compiled))
+            self.kernel_index = KernelIndex(cast(PivotIndex, self._compiled))
 
     def _match_pairs(self, batch: ColumnarBatch) -> tuple[np.ndarray, np.ndarray]:
         self.prepare()
-        c, index = cast(PivotIndex, self._compiled), self._kernel_index
+        c, index = cast(PivotIndex, self._compiled), self.kernel_index
         if c.n_constraints == 0 or batch.n_events == 0:
             return EMPTY, EMPTY
         ev, gid, rkey, scode = index.occurrences(batch)
         if len(ev) == 0:
             return EMPTY, EMPTY
-        strings = _string_arrays(batch.strings)
+        strings = string_arrays(batch.strings)
         memo, tests = index.pattern_memo(gid, scode, len(batch.strings), strings, self.memo_threshold)
-        pairs, lookups, checks = kernels.match_events(
-            ev, gid, rkey, scode, batch.n_events, c.n_groups, index.pivots, index.subs, index.patterns,
-            strings, len(self._size), c.stride, memo)
+        pairs, lookups, checks = index.match(ev, gid, rkey, scode, batch.n_events, strings, memo)
         self.stats.index_lookups += int(lookups) + tests
         self.stats.counter_increments += int(checks)
         return pairs[:, 0].copy(), pairs[:, 1].copy()
