@@ -18,11 +18,18 @@ from typing import cast
 
 import numpy as np
 
-from subsum.impl.matching import kernels
 from subsum.impl.matching.arrays import EMPTY
 from subsum.impl.matching.columnar import ColumnarBatch
 from subsum.core.types import TYPES, split_wildcard
 from subsum.impl.matching.vectorized import OP_CODE, RANKED_OPS, PivotIndex, VectorizedEngine
+
+
+def _kernels():
+    """The numba kernels, imported on first use: importing numba takes a
+    quarter of a second, which no other engine should pay."""
+    from subsum.impl.matching import kernels
+
+    return kernels
 
 
 class KernelIndex:
@@ -62,11 +69,11 @@ class KernelIndex:
         for (t, name), g in c.gid.items():
             self.group_table[self.name_row[name], TYPES.index(t)] = g
         self.universe, self.string_rank = c.universe, c.string_rank
-        self.buckets = {t: kernels.rank_buckets(u) for t, u in c.universe.items()}
+        self.buckets = {t: _kernels().rank_buckets(u) for t, u in c.universe.items()}
 
     def match(self, ev, gid, rkey, scode, n_events: int, strings: tuple, memo: tuple):
         """DEF-MATCH-7 steps 2 to 5 (`kernels.match_events`) over step 1's occurrences."""
-        return kernels.match_events(ev, gid, rkey, scode, n_events, self.n_groups, self.pivots, self.subs, self.patterns,
+        return _kernels().match_events(ev, gid, rkey, scode, n_events, self.n_groups, self.pivots, self.subs, self.patterns,
                                     strings, len(self.subs[2]) - 1, self.stride, memo)
 
     def pattern_memo(self, gid: np.ndarray, scode: np.ndarray, n_strings: int, strings: tuple,
@@ -84,7 +91,7 @@ class KernelIndex:
         keys, pair_of = np.unique(gid[is_string] * n_strings + scode[is_string], return_inverse=True)
         pair = np.full(len(gid), -1, np.int64)
         pair[is_string] = pair_of
-        ptr, cons, tests = kernels.pattern_pairs(keys // n_strings, keys % n_strings, self.pattern_ptr, self.pattern_cons,
+        ptr, cons, tests = _kernels().pattern_pairs(keys // n_strings, keys % n_strings, self.pattern_ptr, self.pattern_cons,
                                                  self.ckey, self.patterns, strings)
         return (pair, ptr, cons), int(tests)
 
@@ -106,7 +113,7 @@ class KernelIndex:
                 rank = np.array([self.string_rank.get(s, -1) for s in batch.strings] or [-1], np.int64)[col.value]
                 key, scode = np.where(rank >= 0, 1 + 2 * rank, 0), col.value
             else:
-                key, scode = kernels.rank_keys(self.universe[t], self.buckets[t], col.value), no_string
+                key, scode = _kernels().rank_keys(self.universe[t], self.buckets[t], col.value), no_string
             parts.append((col.event, groups[col.name, column], key, scode))
         if not parts:
             return EMPTY, EMPTY, EMPTY, EMPTY
