@@ -52,3 +52,19 @@ def test_point_table_joins_the_in_process_rows_and_the_file_rows():
         "engine": "compiled", "steady_ms_mean": 1.5, "steady_ms_min": 1.4, "first_call_ms": 200.0, "build_s": 0.25,
         "matches": 305, "file_to_file_s": 1.3, "file_start_s": 0.8, "file_read_s": 0.2, "file_build_s": 0.25,
         "file_match_s": 0.04, "file_write_s": 0.01, "file_to_file_s_cold": 9.0}]
+
+
+def test_the_million_target_follows_its_rule():
+    """S = E = 10^6: build + match under 60 s and peak under 8 GiB, read from the scaling row."""
+    from subsum.bench.matching_report import assess_targets
+
+    def row(match_s, build_s, peak):
+        return {"group": "scaling", "x": "1000000x1000000", "engine": "compiled", "repeat": 1,
+                "match_s_mean": str(match_s), "build_s": build_s, "peak_rss_mib": str(peak)}
+
+    [slow] = assess_targets([row(384.5, 88.3, 7183)])
+    assert slow["claim"].startswith("target: S=1,000,000") and slow["holds"] is False
+    assert slow["detail"] == "compiled: build 88.3 s + match 384.5 s, peak 7183 MiB (with the inherited workload)"
+    assert assess_targets([row(40.0, 19.0, 8000)])[0]["holds"] is True
+    assert assess_targets([row(40.0, 19.0, 8200)])[0]["holds"] is False  # memory alone fails it
+    assert assess_targets([]) == []

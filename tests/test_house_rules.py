@@ -22,7 +22,7 @@ import pytest
 from tests.test_layers import ROOT, imports, modules, parse, parse_source
 
 MAX_MODULE, MAX_CLASS, MAX_FUNCTION = 400, 250, 80
-HEAVY = {"pyspark", "duckdb", "matplotlib", "z3"}
+HEAVY = {"pyspark", "duckdb", "matplotlib", "z3", "numba"}
 
 
 def generated(text: str) -> bool:

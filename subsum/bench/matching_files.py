@@ -29,7 +29,10 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from subsum.core.jsonio import event_to_json, subscription_to_json
+from subsum.bench.peer import DuckDBPeer
+from subsum.core.jsonio import event_to_json, match_result_lines, read_events, read_subscriptions, subscription_to_json
+from subsum.core.outputs import write_lines_atomically
+from subsum.impl.matching.columnar import ColumnarBatch
 from subsum.impl.matching.workload import Workload
 
 FILE_ENGINES = ("vectorized", "compiled", "duckdb")
@@ -105,11 +108,6 @@ def files_disagree(rows: list[dict]) -> str | None:
 
 def _duckdb_file_to_file(subs_path: str, events_path: str, output_path: str, timings_path: str) -> None:
     """The DuckDB process: subsum's reader, the peer's tables and query, subsum's writer."""
-    from subsum.bench.peer import DuckDBPeer
-    from subsum.core.jsonio import match_result_lines, read_events, read_subscriptions
-    from subsum.core.outputs import write_lines_atomically
-    from subsum.impl.matching.columnar import ColumnarBatch
-
     reading = time.perf_counter()
     pairs = [(s.id, s.subscription) for s in read_subscriptions(subs_path)]
     events = read_events(events_path)

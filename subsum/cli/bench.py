@@ -71,14 +71,16 @@ def _parse_groups(_ctx, _param, value: str) -> list[int]:
 @click.option("--files/--no-files", default=True, show_default=True,
               help="At the default point, also time each engine file to file in a fresh process "
                    "(and the compiled engine once with an empty kernel cache).")
+@click.option("--million", is_flag=True,
+              help="Also match S = E = 1,000,000 with the compiled engine alone, once (about 10 minutes and 7 GiB here).")
 def bench_matching(out_dir, fmt, groups, quick, repeat, planted_rate, seed, model_events, scaling, budget,
-                   point_planted_rate, files) -> None:
+                   point_planted_rate, files, million) -> None:
     """Seed 001's default point (steady state, first call, file to file),
     its five experiment groups and a scaling run, every engine and DuckDB
     side by side, cross-checked. Exits 1 if the engines disagree."""
     summary = bm.run(Path(out_dir) / "matching", groups=groups, quick=quick, repeat=repeat, planted_rate=planted_rate,
                      seed=seed, model_events=model_events, scaling=scaling, budget=budget,
-                     point_planted_rate=point_planted_rate, files=files, log=say)
+                     point_planted_rate=point_planted_rate, files=files, million=million, log=say)
     emit(summary, fmt, lambda: print_findings(summary))
     if summary["disagreements"]:
         raise CheckFailed("engines disagree: " + "; ".join(summary["disagreements"]))
