@@ -54,3 +54,22 @@ def test_by_event_is_a_stable_counting_sort(events):
     order, start = kernels.by_event(ev, 10)
     assert order.tolist() == np.argsort(ev, kind="stable").tolist()
     assert start.tolist() == np.searchsorted(np.sort(ev), np.arange(11)).tolist()
+
+
+def test_a_batch_that_is_not_a_map_is_refused():
+    """The compiled engine finds an event's attribute of a group by one table read, and checks a candidate
+    once: both need an event to hold each (type, name) at most once (DEF-DATA-4). A hand-built columnar
+    batch that breaks it gets a clear error, not a silently different answer."""
+    import pytest
+
+    from subsum.core.filters import parse_filter
+    from subsum.impl.matching import make_engine
+    from subsum.impl.matching.columnar import Column, ColumnarBatch
+
+    engine = make_engine("compiled", [("s", parse_filter("x = 1"))])
+    column = Column(np.array([0, 0], np.int64), np.array([0, 0], np.int64), np.array([1, 2], np.int64))
+    empty = {t: Column(np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, dtype))
+             for t, dtype in (("float", np.float64), ("string", np.int64), ("bool", np.bool_))}
+    batch = ColumnarBatch(1, ["x"], [], {"int": column, **empty})
+    with pytest.raises(ValueError, match="event 0 of the batch holds an attribute name twice"):
+        engine.match_columns(batch)

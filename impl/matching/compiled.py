@@ -57,9 +57,8 @@ class KernelIndex:
         self.pattern_ptr = np.searchsorted((pattern_keys % c.n_groups)[by_group], np.arange(c.n_groups + 1)).astype(np.int64)
         self.patterns = _pattern_arrays(c.pattern_of)
         self.pivots = (self.keys, self.cons, self.bounds, self.any_ptr, self.any_cons, self.pattern_ptr, self.pattern_cons)
-        rest = np.empty((len(c.rest_con), 3), np.int64)  # a subscription's other constraints as (operator, group, key) rows
-        rest[:, 0], rest[:, 1], rest[:, 2] = c.cop[c.rest_con], c.cgid[c.rest_con], c.ckey[c.rest_con]
-        self.subs = (c.pivot_ptr, c.pivot_slots, c.rest_ptr, rest, c.ckey)
+        block_ptr, blocks = _kernels().candidate_blocks(c.pivot_ptr, c.pivot_slots, c.rest_ptr, c.rest_con, c.cop, c.cgid, c.ckey)
+        self.subs = (block_ptr, blocks, c.ckey)
         self.ckey, self.n_groups, self.stride = c.ckey, c.n_groups, c.stride
         # Row r of group_table: the group of name_row's r-th name per type of TYPES, -1 if none; the last row is all -1.
         self.name_row: dict[str, int] = {}
@@ -73,8 +72,11 @@ class KernelIndex:
 
     def match(self, ev, gid, rkey, scode, n_events: int, strings: tuple, memo: tuple):
         """DEF-MATCH-7 steps 2 to 5 (`kernels.match_events`) over step 1's occurrences."""
-        return _kernels().match_events(ev, gid, rkey, scode, n_events, self.n_groups, self.pivots, self.subs, self.patterns,
-                                    strings, len(self.subs[2]) - 1, self.stride, memo)
+        pairs, lookups, checks, twice = _kernels().match_events(ev, gid, rkey, scode, n_events, self.n_groups, self.pivots,
+                                                               self.subs, self.patterns, strings, self.stride, memo)
+        if twice >= 0:
+            raise ValueError(f"event {twice} of the batch holds an attribute name twice with one type: events are Maps (DEF-DATA-4)")
+        return pairs, lookups, checks
 
     def pattern_memo(self, gid: np.ndarray, scode: np.ndarray, n_strings: int, strings: tuple,
                      threshold: float) -> tuple[tuple[np.ndarray, np.ndarray, np.ndarray], int]:

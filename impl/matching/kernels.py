@@ -16,9 +16,8 @@ bytes (`string_holds`).
 Operator codes are `vectorized.OP_CODE`'s: = != < <= > >= are 0 … 5, the
 patterns 6 … 9, `any` 10. The index arrives as two tuples:
 pivots = (keys, cons, bounds, any_ptr, any_cons, pattern_ptr, pattern_cons)
-and subs = (pivot_ptr, pivot_slots, rest_ptr, rest, ckey): rest holds a
-subscription's other constraints as rows (operator, group, key), ckey the
-key (pattern ID) of each constraint.
+and subs = (block_ptr, blocks, ckey) (`candidate_blocks`; ckey is each
+constraint's key, here a pattern pivot's pattern ID).
 Kernels are cached on disk (`cache=True`): a second process loads them
 instead of compiling.
 """
@@ -176,24 +175,49 @@ def ranked_holds(op, value, wanted):
 
 
 @numba.njit(cache=True)
-def all_hold(slot, e, seen, at, rkey, scode, rest_ptr, rest, patterns, strings):
-    """Whether every non-pivot constraint of `slot` holds for event e, whose
-    occurrence of each group g is at[g] where seen[g] == e; and how many
-    constraints were checked, stopping at the first that fails. The slot's
-    constraints are rows rest[rest_ptr[slot]:rest_ptr[slot + 1]] of
-    (operator, group, rank key or pattern ID): one read each, in order."""
-    first = rest_ptr[slot]
-    for r in range(first, rest_ptr[slot + 1]):
-        op, g, wanted = rest[r, 0], rest[r, 1], rest[r, 2]
+def candidate_blocks(pivot_ptr, pivot_slots, rest_ptr, rest_con, cop, cgid, ckey):
+    """The subscriptions by pivot constraint, laid out for the check: pivot
+    c's are blocks[block_ptr[c]:block_ptr[c + 1]], each as its slot, its
+    number k of other constraints, then those k as (operator, group, key)
+    triples, the likely most selective first. A candidate's whole check is
+    then one sequential read; returns (block_ptr, blocks)."""
+    n = len(pivot_ptr) - 1
+    block_ptr = np.zeros(n + 1, np.int64)
+    for c in range(n):
+        size = 0
+        for q in range(pivot_ptr[c], pivot_ptr[c + 1]):
+            size += 2 + 3 * (rest_ptr[pivot_slots[q] + 1] - rest_ptr[pivot_slots[q]])
+        block_ptr[c + 1] = block_ptr[c] + size
+    blocks = np.empty(block_ptr[n], np.int64)
+    for c in range(n):
+        pos = block_ptr[c]
+        for q in range(pivot_ptr[c], pivot_ptr[c + 1]):
+            slot = pivot_slots[q]
+            blocks[pos], blocks[pos + 1] = slot, rest_ptr[slot + 1] - rest_ptr[slot]
+            pos += 2
+            for r in range(rest_ptr[slot], rest_ptr[slot + 1]):
+                con = rest_con[r]
+                blocks[pos], blocks[pos + 1], blocks[pos + 2] = cop[con], cgid[con], ckey[con]
+                pos += 3
+    return block_ptr, blocks
+
+
+@numba.njit(cache=True)
+def all_hold(blocks, pos, k, e, seen, at, rkey, scode, patterns, strings):
+    """Whether the k constraints blocks[pos:pos + 3k], as (operator, group,
+    key) triples, all hold for event e, whose occurrence of each group g is
+    at[g] where seen[g] == e; and how many were checked, stopping at the
+    first that fails."""
+    for i in range(k):
+        op, g, wanted = blocks[pos + 3 * i], blocks[pos + 3 * i + 1], blocks[pos + 3 * i + 2]
         if seen[g] != e:
-            return False, r - first + 1  # the event lacks the attribute
-        k = at[g]
+            return False, i + 1  # the event lacks the attribute
         if op < 6 or op == ANY_CODE:
-            if not ranked_holds(op, rkey[k], wanted):
-                return False, r - first + 1
-        elif scode[k] < 0 or not string_holds(wanted, scode[k], patterns, strings):
-            return False, r - first + 1
-    return True, rest_ptr[slot + 1] - first
+            if not ranked_holds(op, rkey[at[g]], wanted):
+                return False, i + 1
+        elif scode[at[g]] < 0 or not string_holds(wanted, scode[at[g]], patterns, strings):
+            return False, i + 1
+    return True, k
 
 
 @numba.njit(cache=True)
@@ -255,26 +279,30 @@ def pattern_pairs(pair_group, pair_code, pattern_ptr, pattern_cons, ckey, patter
 
 
 @numba.njit(cache=True)
-def match_events(ev, gid, rkey, scode, n_events, n_groups, pivots, subs, patterns, strings, n_slots, stride, memo):
+def match_events(ev, gid, rkey, scode, n_events, n_groups, pivots, subs, patterns, strings, stride, memo):
     """Steps 3 to 5 over a batch's occurrences (in any order; group -1
-    where no constraint names the attribute): the matching
-    (event, slot) pairs as an (n, 2) array by event, the pivot-index
-    searches, and the constraints checked. `memo` = (pair, ptr, cons) of
-    `pattern_pairs`, or three empty arrays. (One loop, the pivot search
-    written inline: a numba call passing a dozen arrays per occurrence
-    costs more than the search itself.)"""
+    where no constraint names the attribute): the matching (event, slot)
+    pairs as an (n, 2) array by event, the pivot-index searches, the
+    constraints checked, and the first event holding a group twice (-1 if
+    none: a batch must be a Map per event, DEF-DATA-4). `memo` = (pair, ptr,
+    cons) of `pattern_pairs`, or three empty arrays. A subscription is a
+    candidate only through its one pivot, which an event's one occurrence
+    of its group finds once, so no candidate is checked twice. (One loop,
+    the pivot search written inline: a numba call passing a dozen arrays
+    per occurrence costs more than the search itself.)"""
     keys, cons, bounds, any_ptr, any_cons, pattern_ptr, pattern_cons = pivots
-    pivot_ptr, pivot_slots, rest_ptr, rest, ckey = subs
+    block_ptr, blocks, ckey = subs
     pair, pair_ptr, pair_cons = memo  # pair[o]: occurrence o's (group, string) pair, -1 for none; empty: no memo
     order, start = by_event(ev, n_events)
     seen, at = np.full(n_groups, -1, np.int64), np.zeros(n_groups, np.int64)
-    mark = np.full(n_slots, -1, np.int64)  # the last event each slot was a candidate of
     out, n_out = np.empty((64, 2), np.int64), 0
     found = np.empty(len(cons) + len(any_cons) + len(pattern_cons), np.int64)  # one occurrence's pivots
     searches, checks = 0, 0
     for e in range(n_events):
         for i in range(start[e], start[e + 1]):
             if gid[order[i]] >= 0:
+                if seen[gid[order[i]]] == e:
+                    return out[:0], searches, checks, e  # not a Map
                 seen[gid[order[i]]], at[gid[order[i]]] = e, order[i]
         for i in range(start[e], start[e + 1]):
             o = order[i]
@@ -297,14 +325,14 @@ def match_events(ev, gid, rkey, scode, n_events, n_groups, pivots, subs, pattern
                     if string_holds(ckey[pattern_cons[p]], scode[o], patterns, strings):
                         n_found = take(pattern_cons, p, p + 1, found, n_found)
             for f in range(n_found):
-                for q in range(pivot_ptr[found[f]], pivot_ptr[found[f] + 1]):
-                    slot = pivot_slots[q]
-                    if mark[slot] != e:
-                        mark[slot] = e
-                        ok, checked = all_hold(slot, e, seen, at, rkey, scode, rest_ptr, rest, patterns, strings)
-                        checks += checked
-                        if ok:
-                            out = grow(out, n_out)
-                            out[n_out, 0], out[n_out, 1] = e, slot
-                            n_out += 1
-    return out[:n_out], searches, checks
+                pos = block_ptr[found[f]]
+                while pos < block_ptr[found[f] + 1]:  # each subscription whose pivot it is: a candidate
+                    k = blocks[pos + 1]
+                    ok, checked = all_hold(blocks, pos + 2, k, e, seen, at, rkey, scode, patterns, strings)
+                    checks += checked
+                    if ok:
+                        out = grow(out, n_out)
+                        out[n_out, 0], out[n_out, 1] = e, blocks[pos]
+                        n_out += 1
+                    pos += 2 + 3 * k
+    return out[:n_out], searches, checks, -1
