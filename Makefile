@@ -59,9 +59,10 @@ verify: $(STAMP) check-java
 # which scripts/link_tree.py makes.
 test: $(STAMP)
 	@mkdir -p $(REPORTS)
-	$(BIN)/ruff check .
-	$(BIN)/python scripts/link_tree.py >/dev/null
-	$(BIN)/mypy
+	@# numba compiles the compiled engine's kernels into its disk cache beside mypy (seconds each), not in every test process.
+	$(BIN)/python -c 'from subsum.impl.matching.compiled import warm; warm()' & warming=$$!; \
+	  $(BIN)/ruff check . && $(BIN)/python scripts/link_tree.py >/dev/null && $(BIN)/mypy; checked=$$?; \
+	  wait $$warming; warmed=$$?; test $$checked -eq 0 && test $$warmed -eq 0
 	$(BIN)/python -m pytest -n $(JOBS) -m "not claims and not thorough" --junitxml=$(REPORTS)/pytest-junit.xml
 
 # The slow tests, in one process (the cluster module shares one cluster), then every claim under `thorough`.

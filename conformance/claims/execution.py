@@ -15,13 +15,13 @@ from hypothesis.reporting import with_reporter
 
 from subsum.conformance import budget, census, profiles, violations
 from subsum.conformance.claims.caching import PLUGIN_CACHE_MACHINE
-from subsum.conformance.claims.matching import VECTORIZED_CHUNKS
+from subsum.conformance.claims.matching import BUILT_IN_ONLY
 from subsum.conformance.claims.records import Check, Claim
 from subsum.conformance.claims.registry import CLAIMS
 
 #: `subsum verify --engine X` and `--cache X` (spec/11-plugins.md DEF-PLUG-2): the claims whose
 #: checks can run against one plug-in alone (conformance/under_test.py), with those checks. Left
-#: out: checks of one built-in engine's internals (CLM-ENG-6, 7, the vectorized chunks) and the work
+#: out: checks of one built-in engine's internals (CLM-ENG-6, 7, BUILT_IN_ONLY) and the work
 #: counters (CLM-ENG-8: `MatchStats` is the built-in engines' bookkeeping), and the reference
 #: policies' own invariants (CLM-CACHE-2).
 PLUGIN_CLAIMS: dict[str, tuple[str, ...]] = {
@@ -35,7 +35,7 @@ def plugin_claims(subject: str) -> list[Claim]:
     def checks_of(claim: Claim) -> tuple[Check, ...]:
         if subject == "cache":
             return (PLUGIN_CACHE_MACHINE,)
-        return tuple(c for c in claim.checks if c is not VECTORIZED_CHUNKS)
+        return tuple(c for c in claim.checks if all(c is not own for own in BUILT_IN_ONLY))
 
     return [attrs.evolve(claim, checks=checks_of(claim)) for claim in map(claim_by_id, PLUGIN_CLAIMS[subject])]
 

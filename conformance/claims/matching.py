@@ -15,6 +15,8 @@ IMPL_ENGINES = tuple(f"subsum.impl.matching.{m}" for m in (
 
 VECTORIZED_CHUNKS = property_of(engines.vectorized_in_small_chunks)
 COMPILED_MEMO = property_of(engines.compiled_with_pattern_memo)
+#: checks of a built-in engine's internal alternatives, which a plug-in engine's verification skips
+BUILT_IN_ONLY = (VECTORIZED_CHUNKS, COMPILED_MEMO)
 MATCHING_CLAIMS: tuple[Claim, ...] = (
     Claim("CLM-DATA-1",
           "derived", "spec/01-data-model.md#clm-data-1", ("subsum.core.types.check_value", "subsum.core.types.Constraint"), (),

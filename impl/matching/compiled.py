@@ -180,3 +180,17 @@ class CompiledEngine(VectorizedEngine):
         self.stats.index_lookups += int(lookups) + tests
         self.stats.counter_increments += int(checks)
         return pairs[:, 0].copy(), pairs[:, 1].copy()
+
+
+def warm() -> None:
+    """Compile every kernel, or load it from numba's disk cache: one tiny
+    match through each path, the pattern memo included. `make test` runs
+    it beside mypy, so that no test process pays the compilation."""
+    from subsum.core.types import Attribute, Constraint, Event, Subscription
+
+    subscriptions = [("s", Subscription([Constraint("x", "int", "<", 5), Constraint("w", "string", "prefix", "a"),
+                                          Constraint("f", "float", "=", 1.5)]))]
+    event = Event((Attribute("x", "int", 1), Attribute("w", "string", "ab"), Attribute("f", "float", 1.5)))
+    engine = CompiledEngine(subscriptions)
+    engine.memo_threshold = -1.0
+    assert engine.match_batch([event]) == [{"s"}]
