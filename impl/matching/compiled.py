@@ -20,7 +20,7 @@ import numpy as np
 
 from subsum.impl.matching.arrays import EMPTY
 from subsum.impl.matching.columnar import ColumnarBatch
-from subsum.core.types import TYPES, split_wildcard
+from subsum.core.types import TYPES, Attribute, Constraint, Event, Subscription, split_wildcard
 from subsum.impl.matching.vectorized import OP_CODE, RANKED_OPS, PivotIndex, VectorizedEngine
 
 
@@ -186,8 +186,6 @@ def warm() -> None:
     """Compile every kernel, or load it from numba's disk cache: one tiny
     match through each path, the pattern memo included. `make test` runs
     it beside mypy, so that no test process pays the compilation."""
-    from subsum.core.types import Attribute, Constraint, Event, Subscription
-
     subscriptions = [("s", Subscription([Constraint("x", "int", "<", 5), Constraint("w", "string", "prefix", "a"),
                                           Constraint("f", "float", "=", 1.5)]))]
     event = Event((Attribute("x", "int", 1), Attribute("w", "string", "ab"), Attribute("f", "float", 1.5)))
