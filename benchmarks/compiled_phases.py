@@ -30,27 +30,18 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
 
 from subsum.bench.intervals import mean_ci
 from subsum.bench.output import pyplot, save_figure, write_csv
+from subsum.bench.summaries_measure import best_time
 from subsum.impl.matching import make_engine
 from subsum.impl.matching.compiled import string_arrays
 from subsum.impl.matching.workload import Params, generate
 
 PARTS = ("occurrences", "strings", "pattern memo", "kernel", "rest")
-
-
-def best_of(repeat: int, run) -> float:
-    times = []
-    for _ in range(repeat):
-        started = time.perf_counter()
-        run()
-        times.append(time.perf_counter() - started)
-    return min(times)
 
 
 def one_seed(seed: int, repeat: int, planted_rate: float) -> dict[str, float]:
@@ -67,15 +58,15 @@ def one_seed(seed: int, repeat: int, planted_rate: float) -> dict[str, float]:
     strings = string_arrays(batch.strings)
     memo, _ = index.pattern_memo(gid, scode, len(batch.strings), strings, compiled.memo_threshold)
     parts = {
-        "occurrences": best_of(repeat, lambda: index.occurrences(batch)),
-        "strings": best_of(repeat, lambda: string_arrays(batch.strings)),
-        "pattern memo": best_of(repeat, lambda: index.pattern_memo(gid, scode, len(batch.strings), strings,
-                                                                   compiled.memo_threshold)),
-        "kernel": best_of(repeat, lambda: index.match(ev, gid, rkey, scode, batch.n_events, strings, memo)),
+        "occurrences": best_time(lambda: index.occurrences(batch), repeat),
+        "strings": best_time(lambda: string_arrays(batch.strings), repeat),
+        "pattern memo": best_time(lambda: index.pattern_memo(gid, scode, len(batch.strings), strings, compiled.memo_threshold),
+                                  repeat),
+        "kernel": best_time(lambda: index.match(ev, gid, rkey, scode, batch.n_events, strings, memo), repeat),
     }
-    whole = best_of(repeat, lambda: compiled.match_columns(batch))
+    whole = best_time(lambda: compiled.match_columns(batch), repeat)
     parts["rest"] = whole - sum(parts.values())  # negative when noise made the parts alone slower than the whole
-    return {**parts, "compiled": whole, "vectorized": best_of(repeat, lambda: vectorized.match_columns(batch))}
+    return {**parts, "compiled": whole, "vectorized": best_time(lambda: vectorized.match_columns(batch), repeat)}
 
 
 def main(argv: list[str] | None = None) -> int:

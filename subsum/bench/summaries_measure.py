@@ -62,7 +62,8 @@ def siena_stored(subscriptions) -> int:
     return stored
 
 
-def _best(fn, repeat: int) -> float:
+def best_time(fn, repeat: int) -> float:
+    """The least of `repeat` wall-clock timings of fn(), in seconds."""
     times = []
     for _ in range(repeat):
         t0 = time.perf_counter()
@@ -138,9 +139,9 @@ def throughput_figures(owner: OwnerSummary, summary, engine, events: list, repea
     """Throughput (timed): the same events, the same subscriptions; best of `repeat` runs, building apart."""
     E = len(events)
     match, recheck = summary.match, owner.recheck
-    t_sum = _best(lambda: [match(e) for e in events], repeat)
-    t_re = _best(lambda: [recheck(e, match(e)) for e in events], repeat)
-    t_idx = _best(lambda: engine.match_batch(events), repeat)
+    t_sum = best_time(lambda: [match(e) for e in events], repeat)
+    t_re = best_time(lambda: [recheck(e, match(e)) for e in events], repeat)
+    t_idx = best_time(lambda: engine.match_batch(events), repeat)
 
     eps = lambda t: E / t if t > 0 else float("inf")  # noqa: E731
     return {
