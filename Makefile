@@ -63,7 +63,7 @@ test: $(STAMP)
 	$(BIN)/python -c 'from subsum.impl.matching.compiled import warm; warm()' & warming=$$!; \
 	  $(BIN)/ruff check . && $(BIN)/python scripts/link_tree.py >/dev/null && $(BIN)/mypy; checked=$$?; \
 	  wait $$warming; warmed=$$?; test $$checked -eq 0 && test $$warmed -eq 0
-	$(BIN)/python -m pytest -n $(JOBS) --dist loadgroup -m "not claims and not thorough" --junitxml=$(REPORTS)/pytest-junit.xml
+	$(BIN)/python -m pytest -n $(JOBS) -m "not claims and not thorough" --junitxml=$(REPORTS)/pytest-junit.xml
 
 # The slow tests, in one process (the cluster module shares one cluster), then every claim under `thorough`.
 thorough: $(STAMP) check-java

@@ -13,7 +13,6 @@ import json
 from click.testing import CliRunner
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
-import pytest
 
 from subsum.cli import main
 from subsum.cli.match import ENGINE_NAMES
@@ -111,7 +110,6 @@ def test_every_in_process_engine_writes_the_same_bytes(tmp_path, work):
         assert data == reference, engine
 
 
-@pytest.mark.xdist_group("spark")  # beside tests/test_spark.py's, in the worker whose JVM is already up
 @settings(max_examples=3, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(workload())
 @example(LIMITS)

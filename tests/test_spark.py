@@ -14,9 +14,6 @@ from click.testing import CliRunner
 from subsum.cli import main
 from subsum.impl.spark import session as sess
 
-# One pytest-xdist worker runs every in-process Spark test (`make test` uses --dist loadgroup): one JVM, not one per worker.
-pytestmark = pytest.mark.xdist_group("spark")
-
 ROOT = Path(__file__).resolve().parents[1]
 EX = ROOT / "examples" / "seed000"
 
