@@ -13,7 +13,8 @@ the compiled engine's own steps, called on its own index in the order
 - occurrences: step 1, names to groups and values to rank keys;
 - strings: the batch's distinct strings encoded as UTF-8;
 - pattern memo: the (group, string) pairs tested once, when used;
-- kernel: steps 2 to 5 (`kernels.match_events`);
+- kernel: steps 2 to 5 (`kernels.by_event`, then `kernels.match_chunk` per
+  chunk of events);
 - rest: what `match_columns` adds (counters, the result arrays): the whole
   less the parts, so it can come out slightly negative when the parts,
   timed alone, were slowed by noise.
@@ -56,13 +57,13 @@ def one_seed(seed: int, repeat: int, planted_rate: float) -> dict[str, float]:
     index = compiled.kernel_index
     ev, gid, rkey, scode = index.occurrences(batch)
     strings = string_arrays(batch.strings)
-    memo, _ = index.pattern_memo(gid, scode, len(batch.strings), strings, compiled.memo_threshold)
+    memo, _ = index.pattern_memo(gid, scode, len(batch.strings), strings, compiled.memo_threshold, compiled.plan)
     parts = {
         "occurrences": best_time(lambda: index.occurrences(batch), repeat),
         "strings": best_time(lambda: string_arrays(batch.strings), repeat),
-        "pattern memo": best_time(lambda: index.pattern_memo(gid, scode, len(batch.strings), strings, compiled.memo_threshold),
+        "pattern memo": best_time(lambda: index.pattern_memo(gid, scode, len(batch.strings), strings, compiled.memo_threshold, compiled.plan),
                                   repeat),
-        "kernel": best_time(lambda: index.match(ev, gid, rkey, scode, batch.n_events, strings, memo), repeat),
+        "kernel": best_time(lambda: index.match(ev, gid, rkey, scode, batch.n_events, strings, memo, compiled.plan), repeat),
     }
     whole = best_time(lambda: compiled.match_columns(batch), repeat)
     parts["rest"] = whole - sum(parts.values())  # negative when noise made the parts alone slower than the whole

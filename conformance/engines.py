@@ -5,7 +5,6 @@ add, remove and match (claims CLM-ENG-*, spec/03-matching.md)."""
 from __future__ import annotations
 
 
-from contextlib import contextmanager
 
 import attrs
 from hypothesis import settings
@@ -18,7 +17,6 @@ from subsum.conformance import strategies as gen
 from subsum.conformance.properties import property_check
 from subsum.core.types import INT_MAX, INT_MIN, OPS_BY_TYPE, TYPES, Attribute, Constraint, Event, Scalar, Subscription
 from subsum.impl.matching import make_engine
-from subsum.impl.matching import vectorized
 from subsum.impl.matching.cindex import OrderedLeaf
 from subsum.model import semantics
 from subsum.model.covering import covers_by_rules
@@ -210,10 +208,10 @@ def deduplication_changes_only_probes(workload):
         assert rab.stats.index_lookups < indexed.stats.index_lookups, rab.stats
 
 
-_ANY_WORKLOAD = st.one_of(gen.workloads(max_events=6), gen.string_workloads())
+ANY_WORKLOAD = st.one_of(gen.workloads(max_events=6), gen.string_workloads())
 
 
-@property_check(_ANY_WORKLOAD, _ANY_WORKLOAD.map(lambda w: w[1]), under_test.engine_names(), scale=3)
+@property_check(ANY_WORKLOAD, ANY_WORKLOAD.map(lambda w: w[1]), under_test.engine_names(), scale=3)
 def work_counters_add_up(workload, more_events, name):
     """CLM-ENG-8: an engine's work counters (MatchStats) are sums over its
     batches: after matching E1 then E2, each equals the sum of what fresh
@@ -234,43 +232,6 @@ def work_counters_add_up(workload, more_events, name):
     bare = make_engine(name, subscriptions)
     bare.match_batch([Event()] * len(events))
     assert bare.stats.index_lookups == 0, (name, bare.stats)
-
-
-@property_check(_ANY_WORKLOAD, st.integers(1, 3))
-def vectorized_in_small_chunks(workload, chunk):
-    """CLM-ENG-1 and CLM-ENG-8 across the vectorized engine's chunking of
-    step 5 (CHUNK candidate pairs at a time, to bound memory): with chunks
-    of 1 to 3 pairs, its matches and counters equal those of one chunk."""
-    subscriptions, events = workload
-    whole = make_engine("vectorized", subscriptions)
-    want = whole.match_batch(events)
-    chunked = make_engine("vectorized", subscriptions)
-    with patched_module(vectorized, "CHUNK", chunk):
-        got = chunked.match_batch(events)
-    assert got == want == semantics.match_batch(subscriptions, events), (chunk, got, want)
-    assert chunked.stats == whole.stats, (chunk, chunked.stats, whole.stats)
-
-
-@property_check(_ANY_WORKLOAD, scale=5)
-def compiled_with_pattern_memo(workload):
-    """CLM-ENG-1 across the compiled engine's two ways of finding pattern
-    pivots: with the memo forced (memo_threshold -1: each distinct (group,
-    string) pair tested once per batch), its lines equal the model's, as
-    they do with the memo off (the default on workloads this small)."""
-    subscriptions, events = workload
-    memo = make_engine("compiled", subscriptions)
-    memo.memo_threshold = -1.0
-    assert memo.match_batch(events) == semantics.match_batch(subscriptions, events)
-
-
-@contextmanager
-def patched_module(module, name: str, value):
-    saved = getattr(module, name)
-    setattr(module, name, value)
-    try:
-        yield
-    finally:
-        setattr(module, name, saved)
 
 
 @st.composite

@@ -54,7 +54,7 @@ def test_constraints_use_the_stated_operators_and_pattern_lengths():
     seen: dict = {}
     for _ in range(6000):
         i = g.rnd.randrange(p.names)
-        c = g.constraint(i)
+        c = Constraint(g.names[i], *g.constraint(i))
         assert c.name == g.names[i] and c.type == g.types[i] and c.op in OPS[c.type]
         seen.setdefault((c.type, c.op), set())
         if c.type == "string" and c.op in ("prefix", "suffix", "contains"):
@@ -79,7 +79,8 @@ def test_contains_patterns_are_cut_from_every_position():
     strings = [i for i, t in enumerate(g.types) if t == "string"]
     starts: dict[int, set[int]] = {1: set(), 2: set(), 3: set()}
     for _ in range(6000):
-        c = g.constraint(g.rnd.choice(strings))
+        k = g.rnd.choice(strings)
+        c = Constraint(g.names[k], *g.constraint(k))
         if c.op == "contains":
             starts[len(c.value)].add("abcdefgh".index(c.value))
     assert starts == {k: set(range(0, 9 - k)) for k in (1, 2, 3)}
@@ -92,7 +93,7 @@ def test_contains_patterns_are_cut_from_every_position():
 def test_int_witnesses_cover_exactly_the_satisfying_values_in_range(type_, op, value):
     g = _Generator(Params(seed=1))
     c = Constraint(name="n", type=type_, op=op, value=value)
-    drawn = {g.witness(c) for _ in range(400)}
+    drawn = {g.witness(c.type, c.op, c.value) for _ in range(400)}
     wanted = {v for v in range(LOW - 1, HIGH + 2) if holds(c, v) and LOW <= v <= HIGH} or {value + 1 if op == ">" else value - 1}
     assert drawn == wanted
 
@@ -102,7 +103,7 @@ def test_int_witnesses_cover_exactly_the_satisfying_values_in_range(type_, op, v
 def test_float_witnesses_satisfy_and_stay_near_the_range(op, value):
     g = _Generator(Params(seed=4))
     c = Constraint(name="n", type="float", op=op, value=value)
-    drawn = [g.witness(c) for _ in range(300)]
+    drawn = [g.witness(c.type, c.op, c.value) for _ in range(300)]
     assert all(holds(c, x) for x in drawn)
     if abs(value) == 100.0 and op in (">", "<"):  # nothing is left inside the range: the next float out
         assert set(drawn) == {math.nextafter(value, math.inf if op == ">" else -math.inf)}
@@ -117,7 +118,7 @@ def test_float_witnesses_satisfy_and_stay_near_the_range(op, value):
 def test_string_witnesses_satisfy_and_have_the_stated_lengths(op, value):
     g = _Generator(Params(seed=6))
     c = Constraint(name="n", type="string", op=op, value=value)
-    drawn = [g.witness(c) for _ in range(500)]
+    drawn = [g.witness(c.type, c.op, c.value) for _ in range(500)]
     assert all(holds(c, s) for s in drawn)
     lengths = {len(s) for s in drawn}
     expected = {"prefix": {8}, "suffix": {8}, "=": {5}, "contains": set(range(1, 8)), "wildcard": set(range(3, 7))}[op]
@@ -127,7 +128,7 @@ def test_string_witnesses_satisfy_and_have_the_stated_lengths(op, value):
 @pytest.mark.parametrize("op, value", [("=", True), ("=", False), ("!=", True), ("!=", False)])
 def test_bool_witnesses(op, value):
     c = Constraint(name="n", type="bool", op=op, value=value)
-    assert _Generator(Params(seed=1)).witness(c) is ((op == "=") == value)
+    assert _Generator(Params(seed=1)).witness(c.type, c.op, c.value) is ((op == "=") == value)
 
 
 def test_events_have_their_attribute_count_and_the_schema_types():

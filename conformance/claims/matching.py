@@ -5,7 +5,7 @@ matching engines (CLM-ENG-*)."""
 
 from __future__ import annotations
 
-from subsum.conformance import engines, examples, properties
+from subsum.conformance import engine_internals, engines, examples, properties
 from subsum.conformance.claims.records import M, Check, Claim, example_of, property_of, rules_proof
 
 
@@ -13,10 +13,12 @@ IMPL_ENGINES = tuple(f"subsum.impl.matching.{m}" for m in (
     "brute.BruteForceEngine", "counting.CountingEngine", "indexed.IndexedEngine", "rab.RABEngine", "vectorized.VectorizedEngine",
     "compiled.CompiledEngine"))
 
-VECTORIZED_CHUNKS = property_of(engines.vectorized_in_small_chunks)
-COMPILED_MEMO = property_of(engines.compiled_with_pattern_memo)
+VECTORIZED_CHUNKS = property_of(engine_internals.vectorized_in_small_chunks)
+COMPILED_MEMO = property_of(engine_internals.compiled_with_pattern_memo)
+COMPILED_CHUNKS = property_of(engine_internals.compiled_in_small_chunks)
+FROM_COLUMNS = property_of(engine_internals.built_from_columns)
 #: checks of a built-in engine's internal alternatives, which a plug-in engine's verification skips
-BUILT_IN_ONLY = (VECTORIZED_CHUNKS, COMPILED_MEMO)
+BUILT_IN_ONLY = (VECTORIZED_CHUNKS, COMPILED_MEMO, COMPILED_CHUNKS, FROM_COLUMNS)
 MATCHING_CLAIMS: tuple[Claim, ...] = (
     Claim("CLM-DATA-1",
           "derived", "spec/01-data-model.md#clm-data-1", ("subsum.core.types.check_value", "subsum.core.types.Constraint"), (),
@@ -72,7 +74,7 @@ MATCHING_CLAIMS: tuple[Claim, ...] = (
           "seed 001 §5.1(1)", "spec/03-matching.md#clm-eng-1", (M + "semantics.match_batch",), IMPL_ENGINES,
           (property_of(engines.engines_agree_with_model, engines.MIXED_FLOORS),
            property_of(engines.engines_agree_on_strings, engines.STRING_FLOORS),
-           property_of(engines.engines_agree_on_boundaries, engines.BOUNDARY_FLOORS), VECTORIZED_CHUNKS, COMPILED_MEMO)),
+           property_of(engines.engines_agree_on_boundaries, engines.BOUNDARY_FLOORS), *BUILT_IN_ONLY)),
     Claim("CLM-ENG-2",
           "derived", "spec/03-matching.md#clm-eng-2", (M + "semantics.match_batch",), IMPL_ENGINES,
           (Check("stateful", "conformance.engines.EnginesAgainstModel", engines.run_engines_state_machine,
@@ -94,7 +96,7 @@ MATCHING_CLAIMS: tuple[Claim, ...] = (
           ("subsum.impl.matching.cindex.OrderedLeaf",), (property_of(engines.ordered_lists_are_containment_ordered),)),
     Claim("CLM-ENG-8",
           "derived (seed 001 §5.1)", "spec/03-matching.md#clm-eng-8", (), IMPL_ENGINES + ("subsum.impl.matching.base.MatchStats",),
-          (property_of(engines.work_counters_add_up), VECTORIZED_CHUNKS)),
+          (property_of(engines.work_counters_add_up), VECTORIZED_CHUNKS, COMPILED_CHUNKS)),
     Claim("CLM-EX-1", "seed 000 Fig. 2-2, Fig. 4-1",
           "spec/03-matching.md#clm-ex-1", (M + "semantics.matches",), (), (example_of(examples.seed000_running_example),)),
     Claim("CLM-PROVER-1", "derived",

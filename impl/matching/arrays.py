@@ -41,3 +41,33 @@ def exact_positions(sorted_keys: np.ndarray, queries: np.ndarray) -> tuple[np.nd
     position = np.searchsorted(sorted_keys, queries)
     clipped = np.minimum(position, len(sorted_keys) - 1)
     return clipped, sorted_keys[clipped] == queries
+
+
+def sorted_unique(values: np.ndarray) -> np.ndarray:
+    """The distinct values, ascending: a sort and one pass (numpy's
+    `unique` hashes first, which is several times slower on large arrays)."""
+    ordered = np.sort(values)
+    if len(ordered) == 0:
+        return ordered
+    keep = np.empty(len(ordered), bool)
+    keep[0] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=keep[1:])
+    return ordered[keep]
+
+
+def packed_order(*keys: tuple[np.ndarray, int], stable: bool = True) -> np.ndarray:
+    """The order that sorts by the first key, then the second, and so on:
+    each key is (values in [0, bound), bound). When the bounds' product fits
+    in 63 bits the keys are packed into one int64 and sorted once, otherwise
+    `np.lexsort` sorts them. Rows with equal keys keep their order only when
+    `stable` (a stable sort is slower)."""
+    total = 1
+    for _, bound in keys:
+        total *= max(int(bound), 1)
+    if total >= 2**63:
+        return np.lexsort(tuple(values for values, _ in reversed(keys)))
+    packed = np.zeros(len(keys[0][0]), np.int64)
+    for values, bound in keys:
+        packed *= max(int(bound), 1)
+        packed += values
+    return np.argsort(packed, kind="stable" if stable else None)

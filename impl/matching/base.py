@@ -85,6 +85,14 @@ class Engine:
         for sid, subscription in subscriptions:
             self.add(sid, subscription)
 
+    @classmethod
+    def from_columns(cls, columns, **options) -> "Engine":
+        """The engine over a `subscription_columns.SubscriptionColumns`: here
+        through its Subscription objects; the vectorized and compiled engines
+        build their index from the columns in bulk."""
+        columns.check()
+        return cls(columns.to_subscriptions(), **options)
+
     def __len__(self) -> int:
         return len(self._slot)
 

@@ -3,7 +3,7 @@ engine's index, matched by numba kernels (`kernels.py`) instead of numpy
 passes over every pivot operator and a Python probe of every distinct
 string.
 
-The index is DEF-MATCH-5's (`vectorized.PivotIndex`), laid out for the
+The index is DEF-MATCH-5's (`pivots.PivotIndex`), laid out for the
 kernels once per change of the subscriptions (`KernelIndex`): the six
 ranked operators' sorted pivot keys concatenated, with each (operator,
 group) segment's bounds; the `any` pivots and the pattern pivots by group;
@@ -14,14 +14,20 @@ keys, the batch's distinct strings are encoded once, and
 
 from __future__ import annotations
 
+import os
+import types
+from concurrent.futures import ThreadPoolExecutor
 from typing import cast
 
+import attrs
 import numpy as np
 
 from subsum.impl.matching.arrays import EMPTY
 from subsum.impl.matching.columnar import ColumnarBatch
 from subsum.core.types import TYPES, Attribute, Constraint, Event, Subscription, split_wildcard
-from subsum.impl.matching.vectorized import OP_CODE, RANKED_OPS, PivotIndex, VectorizedEngine
+from subsum.impl.matching.ops import OP_CODE
+from subsum.impl.matching.pivots import PivotIndex
+from subsum.impl.matching.vectorized import VectorizedEngine
 
 
 def _kernels():
@@ -32,34 +38,31 @@ def _kernels():
     return kernels
 
 
+def _layout():
+    """`kernel_layout` and `match_kernel`, imported on first use: they import numba too."""
+    from subsum.impl.matching import kernel_layout, match_kernel
+
+    return types.SimpleNamespace(lay_out=kernel_layout.lay_out, match_chunk=match_kernel.match_chunk)
+
+
+def run_parts(run, parts: list, workers: int) -> list:
+    """run(part) for each part, in order; on up to `workers` threads when
+    there are several parts (the kernels release the GIL)."""
+    if workers > 1 and len(parts) > 1:
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            return list(pool.map(run, parts))
+    return [run(part) for part in parts]
+
+
 class KernelIndex:
-    """The pivot index of a `PivotIndex` as the kernel reads it."""
+    """The pivot index of a `PivotIndex` as the kernels read it (`kernel_layout`)."""
 
     def __init__(self, c: PivotIndex) -> None:
-        keys, cons, bounds, offset = [], [], np.zeros((len(RANKED_OPS), c.n_groups + 1), np.int64), 0
-        for row, op in enumerate(RANKED_OPS):
-            if op in c.pivot_ranked:
-                op_keys, op_cons, op_bounds = c.pivot_ranked[op]
-                keys.append(op_keys)
-                cons.append(op_cons)
-                bounds[row] = op_bounds + offset
-                offset += len(op_keys)
-            else:
-                bounds[row] = offset  # every segment empty
-        self.keys = np.concatenate(keys) if keys else EMPTY
-        self.cons = np.concatenate(cons) if cons else EMPTY
-        self.bounds = bounds
-        any_gids, self.any_cons = c.pivot_any
-        self.any_ptr = np.searchsorted(any_gids, np.arange(c.n_groups + 1)).astype(np.int64)
-        pattern_keys, pattern_cons = c.pivot_pattern  # keyed pattern ID * n_groups + group
-        by_group = np.argsort(pattern_keys % c.n_groups, kind="stable")
-        self.pattern_cons = pattern_cons[by_group]
-        self.pattern_ptr = np.searchsorted((pattern_keys % c.n_groups)[by_group], np.arange(c.n_groups + 1)).astype(np.int64)
+        self.source = c
+        layout = _layout()
+        self.index, self.pattern_ptr, self.pattern_pid = layout.lay_out(c)
         self.patterns = _pattern_arrays(c.pattern_of)
-        self.pivots = (self.keys, self.cons, self.bounds, self.any_ptr, self.any_cons, self.pattern_ptr, self.pattern_cons)
-        block_ptr, blocks = _kernels().candidate_blocks(c.pivot_ptr, c.pivot_slots, c.rest_ptr, c.rest_con, c.cop, c.cgid, c.ckey)
-        self.subs = (block_ptr, blocks, c.ckey)
-        self.ckey, self.n_groups, self.stride = c.ckey, c.n_groups, c.stride
+        self.n_groups = c.n_groups
         # Row r of group_table: the group of name_row's r-th name per type of TYPES, -1 if none; the last row is all -1.
         self.name_row: dict[str, int] = {}
         for _t, name in c.gid:
@@ -70,21 +73,32 @@ class KernelIndex:
         self.universe, self.string_rank = c.universe, c.string_rank
         self.buckets = {t: _kernels().rank_buckets(u) for t, u in c.universe.items()}
 
-    def match(self, ev, gid, rkey, scode, n_events: int, strings: tuple, memo: tuple):
-        """DEF-MATCH-7 steps 2 to 5 (`kernels.match_events`) over step 1's occurrences."""
-        pairs, lookups, checks, twice = _kernels().match_events(ev, gid, rkey, scode, n_events, self.n_groups, self.pivots,
-                                                               self.subs, self.patterns, strings, self.stride, memo)
-        if twice >= 0:
-            raise ValueError(f"event {twice} of the batch holds an attribute name twice with one type: events are Maps (DEF-DATA-4)")
-        return pairs, lookups, checks
+    def match(self, ev, gid, rkey, scode, n_events: int, strings: tuple, memo: tuple, plan: "MatchPlan"):
+        """DEF-MATCH-7 steps 2 to 5 (`kernels.match_chunk`) over step 1's
+        occurrences, chunk by chunk of events as `plan` says: (pairs by
+        event, index searches, constraints checked)."""
+        order, start = _kernels().by_event(ev, n_events)
+        chunks = plan.chunks(start, n_events)
+        match_chunk = _layout().match_chunk
 
-    def pattern_memo(self, gid: np.ndarray, scode: np.ndarray, n_strings: int, strings: tuple,
-                     threshold: float) -> tuple[tuple[np.ndarray, np.ndarray, np.ndarray], int]:
+        def run(chunk: tuple[int, int]):
+            return match_chunk(ev, order, start, chunk[0], chunk[1], gid, rkey, scode, self.index, self.patterns, strings, memo, plan.room)
+
+        results = run_parts(run, chunks, plan.workers())
+        for _, _, _, twice in results:
+            if twice >= 0:
+                raise ValueError(f"event {twice} of the batch holds an attribute name twice with one type: events are Maps (DEF-DATA-4)")
+        pairs = np.concatenate([r[0] for r in results]) if len(results) > 1 else results[0][0]
+        return pairs, sum(int(r[1]) for r in results), sum(int(r[2]) for r in results)
+
+    def pattern_memo(self, gid: np.ndarray, scode: np.ndarray, n_strings: int, strings: tuple, threshold: float,
+                     plan: "MatchPlan") -> tuple[tuple[np.ndarray, np.ndarray, np.ndarray], int]:
         """When the batch's string occurrences would test more than
         `threshold` pattern pivots each on average: each distinct (group,
         string) pair's satisfied pattern pivots, tested once (DEF-MATCH-7
-        step 3), as (pair of each occurrence or -1, ptr, cons), and the tests
-        made. Otherwise three empty arrays and 0."""
+        step 3), as (pair of each occurrence or -1, ptr, pattern positions),
+        and the tests made; the pairs in parts on `plan`'s threads when
+        they are many. Otherwise three empty arrays and 0."""
         is_string = (scode >= 0) & (gid >= 0)
         per_group = np.diff(self.pattern_ptr)
         tested = per_group[gid[is_string]]
@@ -93,9 +107,20 @@ class KernelIndex:
         keys, pair_of = np.unique(gid[is_string] * n_strings + scode[is_string], return_inverse=True)
         pair = np.full(len(gid), -1, np.int64)
         pair[is_string] = pair_of
-        ptr, cons, tests = _kernels().pattern_pairs(keys // n_strings, keys % n_strings, self.pattern_ptr, self.pattern_cons,
-                                                 self.ckey, self.patterns, strings)
-        return (pair, ptr, cons), int(tests)
+        groups, codes = keys // n_strings, keys % n_strings
+        work = np.cumsum(per_group[groups])
+        parts = plan.workers() if work[-1] >= plan.parallel_occurrences else 1
+        edges = [0, *np.searchsorted(work, np.linspace(0, work[-1], parts + 1)[1:-1]).tolist(), len(keys)]
+        pattern_pairs = _kernels().pattern_pairs
+
+        def run(part: tuple[int, int]):
+            a, b = part
+            return pattern_pairs(groups[a:b], codes[a:b], self.pattern_ptr, self.pattern_pid, self.patterns, strings)
+
+        results = run_parts(run, list(zip(edges[:-1], edges[1:])), plan.workers())
+        offsets = np.cumsum([0] + [len(positions) for _, positions, _ in results])
+        ptr = np.concatenate([r[0][:-1] + offset for r, offset in zip(results, offsets)] + [offsets[-1:]])
+        return (pair, ptr, np.concatenate([r[1] for r in results])), sum(int(r[2]) for r in results)
 
     def occurrences(self, batch: ColumnarBatch) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """DEF-MATCH-7 step 1: every attribute occurrence of the batch as
@@ -155,16 +180,53 @@ def string_arrays(strings: list[str]) -> tuple[np.ndarray, np.ndarray]:
     return np.frombuffer(b"".join(encoded) or b"\0", np.uint8), offsets
 
 
+@attrs.frozen
+class MatchPlan:
+    """How the compiled engine cuts a batch and runs its chunks."""
+
+    #: matching threads; None: one per CPU this process may run on
+    threads: int | None = None
+    #: attribute occurrences per chunk of events (a chunk's by-group arrays take about 16 bytes an occurrence)
+    chunk_occurrences: int = 1 << 21
+    #: a batch of at least this many occurrences is cut into one chunk per thread at least
+    parallel_occurrences: int = 1 << 17
+    #: candidates that pass their signature test held before their check
+    room: int = 1 << 16
+
+    def workers(self) -> int:
+        return self.threads or len(os.sched_getaffinity(0))
+
+    def chunks(self, start: np.ndarray, n_events: int) -> list[tuple[int, int]]:
+        """The events cut into ranges [e0, e1) of about `chunk_occurrences`
+        occurrences each (start[e] is event e's first), and into one per
+        worker at least when the batch is large."""
+        total = int(start[n_events])
+        parts = self.workers() if total >= self.parallel_occurrences else 1
+        n = max(1, -(-total // max(self.chunk_occurrences, 1)), min(parts, n_events))
+        cuts = np.searchsorted(start[:n_events + 1], np.linspace(0, total, n + 1)[1:-1], "left")
+        edges = [0, *sorted({int(c) for c in cuts if 0 < c < n_events}), n_events]
+        return list(zip(edges[:-1], edges[1:]))
+
+
 class CompiledEngine(VectorizedEngine):
     name = "compiled"
     #: test each distinct (group, string) pair's pattern pivots once per batch, rather than per occurrence,
     #: when the string occurrences would otherwise test more than this many pattern pivots each on average
     memo_threshold = 4.0
+    #: how a batch is cut into chunks of events, and on how many threads they run
+    plan = MatchPlan()
+    _kernel_index: KernelIndex | None = None
 
     def prepare(self) -> None:
-        if self._compiled is None:
-            super().prepare()
-            self.kernel_index = KernelIndex(cast(PivotIndex, self._compiled))
+        super().prepare()
+        if self._kernel_index is None or self._kernel_index.source is not self._compiled:
+            self._kernel_index = KernelIndex(cast(PivotIndex, self._compiled))
+
+    @property
+    def kernel_index(self) -> KernelIndex:
+        """The index as the kernels read it, for the current subscriptions."""
+        self.prepare()
+        return cast(KernelIndex, self._kernel_index)
 
     def _match_pairs(self, batch: ColumnarBatch) -> tuple[np.ndarray, np.ndarray]:
         self.prepare()
@@ -175,8 +237,8 @@ class CompiledEngine(VectorizedEngine):
         if len(ev) == 0:
             return EMPTY, EMPTY
         strings = string_arrays(batch.strings)
-        memo, tests = index.pattern_memo(gid, scode, len(batch.strings), strings, self.memo_threshold)
-        pairs, lookups, checks = index.match(ev, gid, rkey, scode, batch.n_events, strings, memo)
+        memo, tests = index.pattern_memo(gid, scode, len(batch.strings), strings, self.memo_threshold, self.plan)
+        pairs, lookups, checks = index.match(ev, gid, rkey, scode, batch.n_events, strings, memo, self.plan)
         self.stats.index_lookups += int(lookups) + tests
         self.stats.counter_increments += int(checks)
         return pairs[:, 0].copy(), pairs[:, 1].copy()

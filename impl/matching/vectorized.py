@@ -37,141 +37,59 @@ import numpy as np
 
 from subsum.core.types import Event
 from subsum.impl.matching.arrays import EMPTY, csr, exact_positions, expand_csr, expand_ranges
-from subsum.impl.matching.base import ConstraintTable, Engine
-from subsum.impl.matching.cindex import PatternProber
+from subsum.impl.matching.base import Engine
 from subsum.impl.matching.columnar import ColumnarBatch
-from subsum.impl.matching.ops import ConstraintKey
+from subsum.impl.matching.ops import OP_CODE, ConstraintKey
+from subsum.impl.matching.pivots import PivotIndex
+from subsum.impl.matching.subscription_columns import SubscriptionColumns, keyed_columns
 
-RANKED_OPS = ("=", "!=", "<", "<=", ">", ">=")
-PATTERN_OPS = ("prefix", "suffix", "contains", "wildcard")
-OP_CODE = {op: i for i, op in enumerate(RANKED_OPS + PATTERN_OPS + ("any",))}
-ANY = OP_CODE["any"]
-PIVOT_RANK = {"=": 0, "prefix": 1, "suffix": 1, "wildcard": 1, "contains": 2,
-              "<": 3, "<=": 3, ">": 3, ">=": 3, "!=": 5, "any": 6}
 CHUNK = 1 << 21  # candidate pairs checked per step, to bound memory
-
-
-def pivot_rank_of(key: ConstraintKey) -> int:
-    """How selective a constraint is likely to be; the lowest rank is the pivot."""
-    type_, _name, op, _value = key
-    return 4 if (type_ == "bool" and op == "=") else PIVOT_RANK[op]
-
-
-class PivotIndex:
-    """The numpy form of the subscriptions, rebuilt when they change."""
-
-    def __init__(self, table: ConstraintTable, size: list[int], slots: list[int]):
-        keys = list(table.key_of.items())
-        dense = {cid: i for i, (cid, _) in enumerate(keys)}
-        self.n_constraints = n = len(keys)
-        # Groups (type, name).
-        self.gid: dict[tuple[str, str], int] = {}
-        for _cid, (t, name, _op, _v) in keys:
-            self.gid.setdefault((t, name), len(self.gid))
-        self.n_groups = max(len(self.gid), 1)
-        # Universes of ranked values, per type.
-        ranked: dict[str, set] = {"int": set(), "float": set(), "string": set()}
-        for _cid, (t, _name, op, v) in keys:
-            if op in RANKED_OPS and t != "bool":
-                ranked[t].add(v)
-        self.universe = {
-            "int": np.array(sorted(ranked["int"]), np.int64),
-            "float": np.array(sorted(ranked["float"]), np.float64),
-        }
-        self.string_rank = {s: r for r, s in enumerate(sorted(ranked["string"]))}
-        longest = max(len(self.universe["int"]), len(self.universe["float"]), len(self.string_rank), 2)
-        self.stride = 2 * longest + 1
-        # Pattern IDs, and the hash leaves that find them (DEF-MATCH-4).
-        self.patterns = PatternProber()
-        pattern_id: dict[tuple[str, str], int] = {}
-        # Per constraint.
-        self.cop = np.zeros(n, np.int64)
-        self.cgid = np.zeros(n, np.int64)
-        self.ckey = np.zeros(n, np.int64)  # rank key (ranked ops) or pattern ID
-        for cid, (t, name, op, v) in keys:
-            i = dense[cid]
-            self.cop[i] = OP_CODE[op]
-            self.cgid[i] = self.gid[(t, name)]
-            if op in PATTERN_OPS:
-                pid = pattern_id.get((op, v))
-                if pid is None:
-                    pid = pattern_id[(op, v)] = len(pattern_id)
-                    self.patterns.add(op, v, pid)
-                self.ckey[i] = pid
-            elif op != "any":
-                self.ckey[i] = 1 + 2 * self._rank_of(t, v)
-        self.n_patterns = max(len(pattern_id), 1)
-        self.pattern_of = list(pattern_id)  # pattern ID -> (operator, pattern text)
-        # Pivots and the other constraints, per subscription slot.
-        pivot_rank = [pivot_rank_of(key) for _, key in keys]
-        slot_pivot, rest_slot, rest_con = [], [], []
-        for slot in slots:
-            cons = [dense[table.cid_of[key]] for key in table.keys_of_slot[slot]]
-            pivot = min(cons, key=lambda i: (pivot_rank[i], i))
-            slot_pivot.append(pivot)
-            for i in sorted(cons, key=lambda i: (pivot_rank[i], i)):  # the likely most selective first
-                if i != pivot:
-                    rest_slot.append(slot)
-                    rest_con.append(i)
-        n_slots = len(size)
-        self.rest_ptr, self.rest_con = csr(np.array(rest_slot, np.int64), np.array(rest_con, np.int64), n_slots)
-        slots_arr = np.array(slots, np.int64)
-        pivots = np.array(slot_pivot, np.int64)
-        # Pivot constraint -> slots whose pivot it is.
-        self.pivot_ptr, self.pivot_slots = csr(pivots, slots_arr, n)
-        used = np.unique(pivots)
-        self._build_pivot_arrays(used)
-
-    def _rank_of(self, t: str, v) -> int:
-        if t == "bool":
-            return int(v)
-        if t == "string":
-            return self.string_rank[v]
-        return int(np.searchsorted(self.universe[t], v))
-
-    def _build_pivot_arrays(self, used: np.ndarray) -> None:
-        op, gid, key = self.cop[used], self.cgid[used], self.ckey[used]
-        self.pivot_ranked = {}
-        group_starts = np.arange(self.n_groups + 1, dtype=np.int64) * self.stride
-        for name in RANKED_OPS:
-            sel = op == OP_CODE[name]
-            if not sel.any():
-                continue
-            composite = gid[sel] * self.stride + key[sel]
-            order = np.argsort(composite, kind="stable")
-            composite = composite[order]
-            # Each group's segment [bounds[g], bounds[g + 1]) of the sorted keys.
-            bounds = np.searchsorted(composite, group_starts)
-            self.pivot_ranked[name] = (composite, used[sel][order], bounds)
-        sel = op == ANY
-        order = np.argsort(gid[sel], kind="stable")
-        self.pivot_any = (gid[sel][order], used[sel][order])
-        sel = np.isin(op, [OP_CODE[p] for p in PATTERN_OPS])
-        composite = key[sel] * self.n_groups + gid[sel]
-        order = np.argsort(composite, kind="stable")
-        self.pivot_pattern = (composite[order], used[sel][order])
 
 
 class VectorizedEngine(Engine):
     name = "vectorized"
 
     def __init__(self, subscriptions=(), **options):
-        self._table = ConstraintTable()
+        self._keys: dict[int, tuple[ConstraintKey, ...]] = {}  # live non-empty slot -> its constraint keys
+        self._source: SubscriptionColumns | None = None  # the columns built from, until a change makes `_keys` of them
         self._compiled: PivotIndex | None = None
         super().__init__(subscriptions, **options)
 
+    @classmethod
+    def from_columns(cls, columns: SubscriptionColumns, **options) -> "VectorizedEngine":
+        """The engine over subscription columns, their index built in bulk
+        (`pivots.PivotIndex`) without a Python object per constraint.
+        Raises ValueError if the columns are not valid subscriptions."""
+        columns.check()
+        engine = cls((), **options)
+        engine._source = columns
+        engine._compiled = PivotIndex.from_columns(columns)
+        engine._ids = list(columns.ids)
+        engine._slot = {sid: slot for slot, sid in enumerate(columns.ids)}
+        engine._size = engine._compiled.size.tolist()
+        engine._empty = {slot for slot, size in enumerate(engine._size) if size == 0}
+        return engine
+
+    def _materialize(self) -> None:
+        """Before a change to an engine built from columns: its subscriptions as keys."""
+        if self._source is not None:
+            self._keys = {slot: tuple(dict.fromkeys(keys)) for slot, keys in enumerate(self._source.keys()) if keys}
+            self._source = None
+
     def _insert(self, slot: int, keys: tuple[ConstraintKey, ...]) -> None:
-        self._table.insert(slot, keys)
+        self._materialize()
+        self._keys[slot] = keys
         self._compiled = None
 
     def _delete(self, slot: int) -> None:
-        self._table.delete(slot)
+        self._materialize()
+        del self._keys[slot]
         self._compiled = None
 
     def prepare(self) -> None:
         if self._compiled is None:
-            live = sorted(self._table.keys_of_slot)
-            self._compiled = PivotIndex(self._table, self._size, live)
+            names, strings, columns = keyed_columns(self._keys)
+            self._compiled = PivotIndex(names, strings, columns, len(self._ids))
 
     def _match_slots(self, events: list[Event]) -> Iterable[list[int]]:
         ev, slot = self._match_pairs(ColumnarBatch.from_events(events))

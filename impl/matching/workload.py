@@ -24,16 +24,19 @@ Everything is drawn from one `random.Random(seed)`.
 
 from __future__ import annotations
 
+import functools
 import math
 import random
 import string
-from typing import Any, cast
+from typing import Any
 
 import attrs
 import numpy as np
 
-from subsum.core.types import Constraint, Subscription
+from subsum.core.types import Subscription
 from subsum.impl.matching.columnar import Column, ColumnarBatch, DTYPES
+from subsum.impl.matching.ops import OP_CODE
+from subsum.impl.matching.subscription_columns import ConstraintColumn, SubscriptionColumns
 
 TYPE_WEIGHTS = (("int", 0.4), ("float", 0.3), ("string", 0.2), ("bool", 0.1))
 OPS = {
@@ -75,9 +78,14 @@ class Params:
 @attrs.frozen
 class Workload:
     params: Params
-    subscriptions: list  # (id, Subscription)
+    columns: SubscriptionColumns  # the subscriptions, as the columnar engines take them
     batch: ColumnarBatch
     planted: int  # how many events were planted
+
+    @functools.cached_property
+    def subscriptions(self) -> list[tuple[str, Subscription]]:
+        """The subscriptions as (id, Subscription) pairs, built on first use."""
+        return self.columns.to_subscriptions()
 
     def events(self, limit: int | None = None):
         """The batch as Event objects (the first `limit` events)."""
@@ -115,7 +123,8 @@ class _Generator:
             return rnd.choice(self.table)
         return rnd.random() < 0.5
 
-    def constraint(self, name_index: int) -> Constraint:
+    def constraint(self, name_index: int) -> tuple[str, str, Any]:
+        """A random constraint on the name: (type, operator, value)."""
         rnd = self.rnd
         type_ = self.types[name_index]
         op = rnd.choice(OPS[type_])
@@ -130,60 +139,85 @@ class _Generator:
             }[op]
         else:
             value = self.value(type_)
-        return Constraint(name=self.names[name_index], type=type_, op=op, value=value)
+        return type_, op, value
 
-    def subscription(self) -> Subscription:
+    def subscription(self) -> list[tuple[int, str, str, Any]]:
+        """A random subscription: its constraints as (name index, type, operator, value)."""
         p, rnd = self.p, self.rnd
         count = rnd.randint(p.cons_low, p.cons_high)
-        return Subscription(frozenset(self.constraint(i) for i in rnd.sample(range(p.names), count)))
+        return [(i, *self.constraint(i)) for i in rnd.sample(range(p.names), count)]
 
-    def witness(self, c: Constraint):
-        """A value satisfying c."""
-        rnd, w = self.rnd, cast(Any, c.value)  # typed by c.type
-        if c.type == "bool":
-            return w if c.op == "=" else not w
-        if c.type == "string":
+    def witness(self, type_: str, op: str, w: Any):
+        """A value satisfying the constraint (type_, op, w)."""
+        rnd = self.rnd
+        if type_ == "bool":
+            return w if op == "=" else not w
+        if type_ == "string":
             pad = lambda n: _word(rnd, rnd.randint(0, n))  # noqa: E731
-            if c.op == "=":
+            if op == "=":
                 return w
-            if c.op == "prefix":
+            if op == "prefix":
                 return w + _word(rnd, 8 - len(w))
-            if c.op == "suffix":
+            if op == "suffix":
                 return _word(rnd, 8 - len(w)) + w
-            if c.op == "contains":
+            if op == "contains":
                 return pad(3) + w + pad(3)
             left, _, right = w.partition("*")
             return left + pad(3) + right
-        if c.op == "=":
+        if op == "=":
             return w
-        if c.type == "int":
+        if type_ == "int":
             return {
                 ">": lambda: rnd.randint(w + 1, max(w + 1, HIGH)),
                 ">=": lambda: rnd.randint(w, max(w, HIGH)),
                 "<": lambda: rnd.randint(min(w - 1, LOW), w - 1),
                 "<=": lambda: rnd.randint(min(w, LOW), w),
-            }[c.op]()
-        if c.op in (">", ">="):
+            }[op]()
+        if op in (">", ">="):
             x = rnd.uniform(w, max(w, HIGH))
-            return max(x, math.nextafter(w, math.inf)) if c.op == ">" else max(x, w)
+            return max(x, math.nextafter(w, math.inf)) if op == ">" else max(x, w)
         x = rnd.uniform(min(w, LOW), w)
-        return min(x, math.nextafter(w, -math.inf)) if c.op == "<" else min(x, w)
+        return min(x, math.nextafter(w, -math.inf)) if op == "<" else min(x, w)
+
+
+class _Columns:
+    """Rows appended per type, turned into numpy columns once."""
+
+    def __init__(self, fields: int):
+        self.lists: dict[str, tuple[list, ...]] = {t: tuple([] for _ in range(fields)) for t in DTYPES}
+
+    def arrays(self, t: str) -> list[np.ndarray]:
+        *codes, value = self.lists[t]
+        return [np.array(c, np.int64) for c in codes] + [np.array(value, DTYPES[t])]
+
+
+def _subscription_columns(g: _Generator, subs: list[list[tuple[int, str, str, Any]]]) -> SubscriptionColumns:
+    strings: dict[str, int] = {}
+    rows = _Columns(4)
+    for j, constraints in enumerate(subs):
+        for name_index, type_, op, value in constraints:
+            sub, name, ops, values = rows.lists[type_]
+            sub.append(j)
+            name.append(name_index)
+            ops.append(OP_CODE[op])
+            values.append(strings.setdefault(value, len(strings)) if type_ == "string" else value)
+    columns = {t: ConstraintColumn(*rows.arrays(t)) for t in DTYPES}
+    return SubscriptionColumns([f"s{j}" for j in range(len(subs))], list(g.names), list(strings), columns)
 
 
 def generate(p: Params) -> Workload:
     g = _Generator(p)
     rnd = g.rnd
-    subs = [(f"s{j}", g.subscription()) for j in range(p.subscriptions)]
-    name_code = {n: i for i, n in enumerate(g.names)}
+    subs = [g.subscription() for _ in range(p.subscriptions)]
     strings: dict[str, int] = {s: i for i, s in enumerate(g.table)}
-    cols: dict[str, tuple[list[int], list[int], list[Any]]] = {t: ([], [], []) for t in DTYPES}
+    cols = _Columns(3)
     planted = 0
     for i in range(p.events):
         chosen: dict[int, Any] = {}
         if subs and p.planted_rate and rnd.random() < p.planted_rate:
             planted += 1
-            for c in sorted(rnd.choice(subs)[1].constraints, key=lambda c: c.name):
-                chosen[name_code[c.name]] = g.witness(c)
+            for k, type_, op, w in sorted(rnd.choice(subs), key=lambda c: g.names[c[0]]):
+                chosen[k] = g.witness(type_, op, w)
         count = rnd.randint(p.attrs_low, p.attrs_high)
         if len(chosen) < count:
             for k in rnd.sample(range(p.names), count):
@@ -193,16 +227,11 @@ def generate(p: Params) -> Workload:
                     chosen[k] = g.value(g.types[k])
         for k, value in chosen.items():
             type_ = g.types[k]
-            ev, nm, val = cols[type_]
+            ev, nm, val = cols.lists[type_]
             ev.append(i)
             nm.append(k)
             if type_ == "string":
-                code = strings.get(value)
-                if code is None:
-                    code = strings[value] = len(strings)
-                value = code
+                value = strings.setdefault(value, len(strings))
             val.append(value)
-    columns = {t: Column(np.array(ev, np.int64), np.array(nm, np.int64), np.array(val, DTYPES[t]))
-               for t, (ev, nm, val) in cols.items()}
-    batch = ColumnarBatch(p.events, list(g.names), list(strings), columns)
-    return Workload(p, subs, batch, planted)
+    batch = ColumnarBatch(p.events, list(g.names), list(strings), {t: Column(*cols.arrays(t)) for t in DTYPES})
+    return Workload(p, _subscription_columns(g, subs), batch, planted)

@@ -38,6 +38,7 @@ from subsum.core.filters import format_filter
 from subsum.core.types import Constraint, Subscription
 from subsum.impl.matching.columnar import Column, ColumnarBatch
 from subsum.impl.matching.workload import Params, Workload
+from subsum.impl.matching.subscription_columns import SubscriptionColumns
 from subsum.impl.spark.session import get_session
 
 N_NAMES = 20
@@ -195,7 +196,7 @@ def measure_spark(master: str, partitions: int, events_path: Path, subs_path: Pa
 
 
 def measure_in_process(engine: str, subs, batch) -> dict:
-    workload = Workload(Params(events=0, subscriptions=0), subs, batch, 0)
+    workload = Workload(Params(events=0, subscriptions=0), SubscriptionColumns.from_subscriptions(subs), batch, 0)
     return measure(workload, None, engine, 1)
 
 
