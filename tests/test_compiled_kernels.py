@@ -73,3 +73,32 @@ def test_a_batch_that_is_not_a_map_is_refused():
     batch = ColumnarBatch(1, ["x"], [], {"int": column, **empty})
     with pytest.raises(ValueError, match="event 0 of the batch holds an attribute name twice"):
         engine.match_columns(batch)
+
+
+@given(st.lists(st.lists(st.integers(0, 50), max_size=12, unique=True), min_size=1, max_size=5), st.lists(st.integers(-5, 60), max_size=20))
+def test_the_bucketed_search_of_merged_keys_is_a_lower_bound(groups, queries):
+    """kernel_layout.key_buckets: for every key x of a group, the bucket's first keys bracket the plain lower
+    bound (the count of the group's keys below x), inside the group's range; below and above it, 0 and n."""
+    from subsum.impl.matching.kernel_layout import key_buckets
+
+    merged = np.array([k for g in groups for k in sorted(g)], np.int64)
+    merged_ptr = np.cumsum([0] + [len(g) for g in groups]).astype(np.int64)
+    low, span, bucket_ptr, first = key_buckets(merged, merged_ptr)
+    for g, keys in enumerate(groups):
+        keys, n = sorted(keys), len(keys)
+        assert first[bucket_ptr[g] + n] == n if n else True
+        for x in queries + keys:
+            want = int(np.searchsorted(np.array(keys, np.int64), x, "left"))
+            if not n or x < low[g] or x - low[g] >= span[g]:
+                assert want in (0, n)
+                continue
+            b = bucket_ptr[g] + (x - low[g]) * n // span[g]
+            assert first[b] <= want <= first[b + 1], (keys, x)
+
+
+def test_group_bits_are_single_bits_spread_over_the_word():
+    from subsum.impl.matching.kernel_layout import group_bits
+
+    bits = group_bits(500)
+    assert all(int(b).bit_count() == 1 for b in bits)
+    assert len(set(bits.tolist())) == 64  # 500 groups use every bit of the signature

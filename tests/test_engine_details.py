@@ -50,11 +50,13 @@ LINES = [{"s1", "s4"}, {"s2"}, {"s2"}]
 #   operator): 5 distinct attributes x ("=", ">") = 10, one pattern hash probe
 #   of "abc", one per (string, pattern) hit fanned out = 12; increments are
 #   step 5's checks: the candidate (e1, s1) checks y > 0 and z < 5 = 2.
-# - compiled: one search of the pivot index per (attribute occurrence, ranked
-#   operator with pivots on its group): e1's x ("=") and y (">"), e2's x, e3's
-#   x = 4; one per (string occurrence, pattern pivot on its group) tested:
-#   e1's w against prefix "ab" = 1; in all 5. Increments: the constraints
-#   checked until one fails, for (e1, s1) y > 0 and z < 5 = 2.
+# - compiled: one search of a group's merged keys per attribute occurrence
+#   whose group has ranked pivots: e1's x and y, e2's x, e3's x = 4; one per
+#   (string occurrence, pattern pivot on its group) tested: e1's w against
+#   prefix "ab" = 1; in all 5. Increments: the constraints checked until one
+#   fails, for (e1, s1), whose signature (y, z) e1 has: y > 0 and z < 5 = 2.
+#   (test_compiled_searches_once_per_occurrence_and_skips_by_signature tells
+#   these rules from the older per-operator search.)
 GOLDEN = {
     "brute": (0, 14),
     "compiled": (5, 2),
@@ -81,6 +83,20 @@ def test_work_counters_on_the_worked_batch(name):
     }
     engine.match_batch(BATCH)  # counters are sums over batches
     assert (engine.stats.index_lookups, engine.stats.counter_increments) == (2 * lookups, 2 * increments)
+
+
+def test_compiled_searches_once_per_occurrence_and_skips_by_signature():
+    """DEF-MATCH-7 steps 3 and 4 by hand. Pivots: a's x = 1, b's x > 5, c's x = 1 (c also holds q < 3). The
+    event x=1 is one occurrence of a group with ranked pivots of two operators: one search (not one per
+    operator). Its candidates are a and c (b's x > 5 fails); c's signature names q, which the event lacks,
+    so c fails with no constraint checked: (1, 0). With q=1 present, c is checked: q < 3 holds (1, 1)."""
+    subs = [("a", parse_filter("x = 1")), ("b", parse_filter("x > 5")), ("c", parse_filter("x = 1 and q < 3"))]
+    engine = make_engine("compiled", subs)
+    assert engine.match_batch([event(x=1)]) == [{"a"}]
+    assert (engine.stats.index_lookups, engine.stats.counter_increments) == (1, 0)
+    engine.stats.reset()
+    assert engine.match_batch([event(x=1, q=1)]) == [{"a", "c"}]
+    assert (engine.stats.index_lookups, engine.stats.counter_increments) == (1, 1)  # q's group has no pivot: no search
 
 
 def test_vectorized_pivots_by_rank_not_by_constraint_order():

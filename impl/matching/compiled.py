@@ -1,16 +1,18 @@
 """The compiled engine (spec/03-matching.md DEF-MATCH-7): the vectorized
-engine's index, matched by numba kernels (`kernels.py`) instead of numpy
-passes over every pivot operator and a Python probe of every distinct
-string.
+engine's index (`pivots.PivotIndex`), matched by numba kernels instead of
+numpy passes over every pivot operator and a Python probe of every
+distinct string.
 
-The index is DEF-MATCH-5's (`pivots.PivotIndex`), laid out for the
-kernels once per change of the subscriptions (`KernelIndex`): the six
-ranked operators' sorted pivot keys concatenated, with each (operator,
-group) segment's bounds; the `any` pivots and the pattern pivots by group;
-every pattern as UTF-8 bytes; the numeric universes' buckets. Per match,
-step 1 (`KernelIndex.occurrences`) maps names to groups and values to rank
-keys, the batch's distinct strings are encoded once, and
-`kernels.match_events` does the rest."""
+`KernelIndex` lays the index out for the kernels once per change of the
+subscriptions (`kernel_layout`): each group's merged ranked pivot keys
+with their buckets and cuts, the subscriptions by pivot position with
+their signatures and other constraints, every pattern as UTF-8 bytes, the
+numeric universes' buckets. Per match, step 1 (`KernelIndex.occurrences`)
+maps names to groups and values to rank keys, the batch's distinct strings
+are encoded once, the pattern memo is filled when it pays, and
+`match_kernel.match_chunk` does steps 2 to 5, chunk by chunk of events, on
+the threads `MatchPlan` allows. The kernels and their layout import numba
+on first use."""
 
 from __future__ import annotations
 
@@ -180,18 +182,24 @@ def string_arrays(strings: list[str]) -> tuple[np.ndarray, np.ndarray]:
     return np.frombuffer(b"".join(encoded) or b"\0", np.uint8), offsets
 
 
+def _at_least_one(_instance, attribute, value) -> None:
+    if value is not None and (type(value) is not int or value < 1):
+        raise ValueError(f"MatchPlan.{attribute.name} must be an integer of at least 1, got {value!r}")
+
+
 @attrs.frozen
 class MatchPlan:
-    """How the compiled engine cuts a batch and runs its chunks."""
+    """How the compiled engine cuts a batch and runs its chunks. Its lines
+    and counters do not depend on it (CLM-ENG-1, CLM-ENG-8)."""
 
     #: matching threads; None: one per CPU this process may run on
-    threads: int | None = None
+    threads: int | None = attrs.field(default=None, validator=_at_least_one)
     #: attribute occurrences per chunk of events (a chunk's by-group arrays take about 16 bytes an occurrence)
-    chunk_occurrences: int = 1 << 21
-    #: a batch of at least this many occurrences is cut into one chunk per thread at least
-    parallel_occurrences: int = 1 << 17
+    chunk_occurrences: int = attrs.field(default=1 << 21, validator=_at_least_one)
+    #: a batch of at least this many occurrences is cut into one chunk per thread at least (0: always)
+    parallel_occurrences: int = attrs.field(default=1 << 17, validator=attrs.validators.ge(0))
     #: candidates that pass their signature test held before their check
-    room: int = 1 << 16
+    room: int = attrs.field(default=1 << 16, validator=_at_least_one)
 
     def workers(self) -> int:
         return self.threads or len(os.sched_getaffinity(0))
@@ -253,4 +261,5 @@ def warm() -> None:
     event = Event((Attribute("x", "int", 1), Attribute("w", "string", "ab"), Attribute("f", "float", 1.5)))
     engine = CompiledEngine(subscriptions)
     engine.memo_threshold = -1.0
+    engine.plan = MatchPlan(threads=1, room=1)
     assert engine.match_batch([event]) == [{"s"}]
