@@ -55,16 +55,19 @@ def test_point_table_joins_the_in_process_rows_and_the_file_rows():
 
 
 def test_the_million_target_follows_its_rule():
-    """S = E = 10^6: build + match under 60 s and peak under 8 GiB, read from the scaling row."""
+    """S = E = 10^6: build + match under 60 s, peak under 8 GiB, and the cross-check on its first events
+    agreeing, read from the scaling row."""
     from subsum.bench.matching_report import assess_targets
 
-    def row(match_s, build_s, peak):
-        return {"group": "scaling", "x": "1000000x1000000", "engine": "compiled", "repeat": 1,
-                "match_s_mean": str(match_s), "build_s": build_s, "peak_rss_mib": str(peak)}
+    def row(match_s, build_s, peak, agrees=True):
+        return {"group": "scaling", "x": "1000000x1000000", "engine": "compiled", "repeat": 1, "agrees": agrees,
+                "match_s_mean": str(match_s), "build_s": build_s, "peak_rss_mib": str(peak), "start_rss_mib": "2000"}
 
     [slow] = assess_targets([row(384.5, 88.3, 7183)])
     assert slow["claim"].startswith("target: S=1,000,000") and slow["holds"] is False
-    assert slow["detail"] == "compiled: build 88.3 s + match 384.5 s, peak 7183 MiB (with the inherited workload)"
+    assert slow["detail"] == ("compiled: build 88.3 s + match 384.5 s, peak 7183 MiB, of which 2000 MiB inherited from the parent "
+                              "(the workload); agrees with vectorized on the first events")
     assert assess_targets([row(40.0, 19.0, 8000)])[0]["holds"] is True
     assert assess_targets([row(40.0, 19.0, 8200)])[0]["holds"] is False  # memory alone fails it
+    assert assess_targets([row(40.0, 19.0, 8000, agrees=False)])[0]["holds"] is False  # so does a failed cross-check
     assert assess_targets([]) == []

@@ -79,6 +79,13 @@ class ColumnarBatch:
                 per_event[i].append(Attribute(name=self.names[n], type=t, value=v))
         return [Event(tuple(attrs_)) for attrs_ in per_event]
 
+    def head(self, n: int) -> "ColumnarBatch":
+        """The batch of the first n events (all of them if there are fewer)."""
+        n = min(n, self.n_events)
+        columns = {t: Column(col.event[keep], col.name[keep], col.value[keep])
+                   for t, col in self.columns.items() for keep in [col.event < n]}
+        return ColumnarBatch(n, self.names, self.strings, columns)
+
     @property
     def n_attributes(self) -> int:
         return sum(len(c) for c in self.columns.values())

@@ -28,14 +28,15 @@ import functools
 import math
 import random
 import string
+from array import array
 from typing import Any
 
 import attrs
 import numpy as np
 
-from subsum.core.types import Subscription
+from subsum.core.types import TYPES, Subscription
 from subsum.impl.matching.columnar import Column, ColumnarBatch, DTYPES
-from subsum.impl.matching.ops import OP_CODE
+from subsum.impl.matching.ops import OP_CODE, OP_NAME
 from subsum.impl.matching.subscription_columns import ConstraintColumn, SubscriptionColumns
 
 TYPE_WEIGHTS = (("int", 0.4), ("float", 0.3), ("string", 0.2), ("bool", 0.1))
@@ -180,43 +181,74 @@ class _Generator:
         return min(x, math.nextafter(w, -math.inf)) if op == "<" else min(x, w)
 
 
+#: array typecodes of each type's values while rows are appended (a string's value is its code; bool as a byte)
+TYPECODE = {"int": "q", "float": "d", "string": "q", "bool": "b"}
+
+
 class _Columns:
-    """Rows appended per type, turned into numpy columns once."""
+    """Rows appended per type into compact arrays (8 bytes a field, not a
+    Python object), turned into numpy columns once."""
 
     def __init__(self, fields: int):
-        self.lists: dict[str, tuple[list, ...]] = {t: tuple([] for _ in range(fields)) for t in DTYPES}
+        self.rows: dict[str, tuple[array, ...]] = {t: (*(array("q") for _ in range(fields - 1)), array(TYPECODE[t])) for t in DTYPES}
 
     def arrays(self, t: str) -> list[np.ndarray]:
-        *codes, value = self.lists[t]
-        return [np.array(c, np.int64) for c in codes] + [np.array(value, DTYPES[t])]
+        *codes, value = self.rows[t]
+        return [np.frombuffer(c, np.int64).copy() for c in codes] + [np.frombuffer(value, DTYPES[t]).copy()]
 
 
-def _subscription_columns(g: _Generator, subs: list[list[tuple[int, str, str, Any]]]) -> SubscriptionColumns:
-    strings: dict[str, int] = {}
-    rows = _Columns(4)
-    for j, constraints in enumerate(subs):
-        for name_index, type_, op, value in constraints:
-            sub, name, ops, values = rows.lists[type_]
-            sub.append(j)
-            name.append(name_index)
-            ops.append(OP_CODE[op])
-            values.append(strings.setdefault(value, len(strings)) if type_ == "string" else value)
-    columns = {t: ConstraintColumn(*rows.arrays(t)) for t in DTYPES}
-    return SubscriptionColumns([f"s{j}" for j in range(len(subs))], list(g.names), list(strings), columns)
+class _Subscriptions:
+    """The generated subscriptions, constraint by constraint in drawing order:
+    (name index, operator code, value; a string's value is its code)."""
+
+    def __init__(self, g: _Generator, count: int):
+        self.g, self.strings = g, dict[str, int]()
+        self.ptr, self.name, self.op, self.value = array("q", [0]), array("q"), array("b"), array("d")
+        for _ in range(count):
+            for k, type_, op, value in g.subscription():
+                self.name.append(k)
+                self.op.append(OP_CODE[op])
+                self.value.append(self.strings.setdefault(value, len(self.strings)) if type_ == "string" else value)
+            self.ptr.append(len(self.name))
+        self.text = list(self.strings)
+
+    def __len__(self) -> int:
+        return len(self.ptr) - 1
+
+    def constraints(self, j: int) -> list[tuple[int, str, str, Any]]:
+        """Subscription j's constraints as (name index, type, operator, value), by name."""
+        found = []
+        for r in range(self.ptr[j], self.ptr[j + 1]):
+            k, type_ = self.name[r], self.g.types[self.name[r]]
+            v = self.value[r]
+            value = self.text[int(v)] if type_ == "string" else bool(v) if type_ == "bool" else int(v) if type_ == "int" else v
+            found.append((k, type_, OP_NAME[self.op[r]], value))
+        return sorted(found, key=lambda c: self.g.names[c[0]])
+
+    def columns(self) -> SubscriptionColumns:
+        name = np.frombuffer(self.name, np.int64)
+        sub = np.repeat(np.arange(len(self), dtype=np.int64), np.diff(np.frombuffer(self.ptr, np.int64)).astype(np.int64))
+        type_of = np.array([TYPES.index(t) for t in self.g.types], np.int64)[name] if len(name) else np.zeros(0, np.int64)
+        op, value = np.frombuffer(self.op, np.int8).astype(np.int64), np.frombuffer(self.value, np.float64)
+        columns = {}
+        for t in DTYPES:
+            sel = type_of == TYPES.index(t)
+            columns[t] = ConstraintColumn(sub[sel], name[sel], op[sel], value[sel].astype(DTYPES[t]))
+        return SubscriptionColumns([f"s{j}" for j in range(len(self))], list(self.g.names), self.text, columns)
 
 
 def generate(p: Params) -> Workload:
     g = _Generator(p)
     rnd = g.rnd
-    subs = [g.subscription() for _ in range(p.subscriptions)]
+    subs = _Subscriptions(g, p.subscriptions)
     strings: dict[str, int] = {s: i for i, s in enumerate(g.table)}
     cols = _Columns(3)
     planted = 0
     for i in range(p.events):
         chosen: dict[int, Any] = {}
-        if subs and p.planted_rate and rnd.random() < p.planted_rate:
+        if len(subs) and p.planted_rate and rnd.random() < p.planted_rate:
             planted += 1
-            for k, type_, op, w in sorted(rnd.choice(subs), key=lambda c: g.names[c[0]]):
+            for k, type_, op, w in subs.constraints(rnd.randrange(len(subs))):
                 chosen[k] = g.witness(type_, op, w)
         count = rnd.randint(p.attrs_low, p.attrs_high)
         if len(chosen) < count:
@@ -227,11 +259,11 @@ def generate(p: Params) -> Workload:
                     chosen[k] = g.value(g.types[k])
         for k, value in chosen.items():
             type_ = g.types[k]
-            ev, nm, val = cols.lists[type_]
+            ev, nm, val = cols.rows[type_]
             ev.append(i)
             nm.append(k)
             if type_ == "string":
                 value = strings.setdefault(value, len(strings))
             val.append(value)
     batch = ColumnarBatch(p.events, list(g.names), list(strings), {t: Column(*cols.arrays(t)) for t in DTYPES})
-    return Workload(p, _subscription_columns(g, subs), batch, planted)
+    return Workload(p, subs.columns(), batch, planted)

@@ -10,7 +10,9 @@ What is timed: `match_batch(events)` for the object engines (the events
 already built), `match_columns(batch)` for the vectorized and compiled
 engines, and the SQL query plus fetching its result for DuckDB (tables
 already loaded). Building indexes and loading tables is reported as build
-time. The first match in the child is timed apart (`first_call_s`): for
+time: the object engines from Subscription objects, the vectorized and
+compiled engines in bulk from the generator's subscription columns
+(`from_columns`). The first match in the child is timed apart (`first_call_s`): for
 the compiled engine it includes loading its kernels from the disk cache,
 or compiling them when there is none. The `repeat` runs after it are the
 steady state. Where the child is not `warm` (the scaling run, whose points
@@ -27,9 +29,13 @@ import time
 import numpy as np
 
 from subsum.bench.peer import DuckDBPeer
-from subsum.impl.matching import make_engine
+from subsum.impl.matching import ENGINES, make_engine
 from subsum.impl.matching.workload import Workload
 from subsum.model.semantics import match_batch
+
+
+#: the engines built from subscription columns and matched on a columnar batch
+COLUMNAR = ("vectorized", "compiled")
 
 
 def digest(ev: np.ndarray, slot: np.ndarray, n_subs: int) -> str:
@@ -43,11 +49,13 @@ def pairs_from_sets(results: list[set[str]], slot_of: dict[str, int]) -> tuple[n
     return np.array(ev, np.int64), np.array(slot, np.int64)
 
 
-def _child(workload: Workload, events, engine: str, repeat: int, warm: bool, conn) -> None:
+def _child(workload: Workload, events, engine: str, repeat: int, warm: bool, first: int, conn) -> None:
     """Build one engine, match once more than `repeat` times when `warm`
-    (the first run timed apart), else `repeat` times; send the figures back."""
+    (the first run timed apart), else `repeat` times; send the figures back,
+    with the digest of the pairs of the `first` events when asked."""
     try:
-        n_subs = len(workload.subscriptions)
+        start_rss = resident_mib()
+        n_subs = len(workload.columns)
         start = time.perf_counter()
         if engine == "duckdb":
             peer = DuckDBPeer(workload.subscriptions)
@@ -55,10 +63,13 @@ def _child(workload: Workload, events, engine: str, repeat: int, warm: bool, con
             run = peer.match
             stats = None
         else:
-            matcher = make_engine(engine, workload.subscriptions, count_distinct=False)
+            if engine in COLUMNAR:  # built in bulk from the generator's columns, as a columnar reader would
+                matcher = ENGINES[engine].from_columns(workload.columns, count_distinct=False)
+            else:
+                matcher = make_engine(engine, workload.subscriptions, count_distinct=False)
             matcher.prepare()
             stats = matcher.stats
-            if engine in ("vectorized", "compiled"):
+            if engine in COLUMNAR:
                 run = lambda: matcher.match_columns(workload.batch)  # noqa: E731
             else:
                 slot_of = {sid: j for j, (sid, _) in enumerate(workload.subscriptions)}
@@ -71,14 +82,24 @@ def _child(workload: Workload, events, engine: str, repeat: int, warm: bool, con
             times.append(time.perf_counter() - t0)
         conn.send({
             "build_s": build, "first_call_s": times[0], "times": times[1:] if warm else times, "matches": int(len(ev)), "digest": digest(ev, slot, n_subs),
-            "peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+            "peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, "start_rss_mib": start_rss,
             "index_lookups": stats.index_lookups // (repeat + warm) if stats else "",
             "counter_increments": stats.counter_increments // (repeat + warm) if stats else "",
+            **({"digest_first": digest(ev[ev < first], slot[ev < first], n_subs)} if first else {}),
         })
     except BaseException as exc:  # report, never hang the parent
         conn.send({"error": f"{type(exc).__name__}: {exc}"})
     finally:
         conn.close()
+
+
+def resident_mib() -> float:
+    """This process's resident memory now, in MiB (Linux /proc; NaN elsewhere)."""
+    try:
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[1]) * resource.getpagesize() / 2**20
+    except (OSError, ValueError, IndexError):
+        return float("nan")
 
 
 def run_in_child(start_method: str, target, args: tuple) -> dict:
@@ -97,8 +118,10 @@ def run_in_child(start_method: str, target, args: tuple) -> dict:
     return result
 
 
-def measure(workload: Workload, events, engine: str, repeat: int, warm: bool = True) -> dict:
-    return run_in_child("fork", _child, (workload, events, engine, repeat, warm))
+def measure(workload: Workload, events, engine: str, repeat: int, warm: bool = True, first: int = 0) -> dict:
+    """One engine on one workload, in a forked child (module docstring);
+    `first`: also the digest of the matching pairs of the first events."""
+    return run_in_child("fork", _child, (workload, events, engine, repeat, warm, first))
 
 
 def measure_model(workload: Workload, events, n: int) -> dict:
