@@ -24,7 +24,8 @@ from subsum.bench import summary_routing as sr
 from subsum.bench import summary_routing_report
 from subsum.bench.summaries_report import markdown_table as summaries_table
 from subsum.cli.console import emit, out, say
-from subsum.cli.options import FiniteFloat, apply_options, bench_out_dir_option, format_option, seed_option, timeout_options
+from subsum.cli.options import FiniteFloat, apply_options, bench_out_dir_option, format_option, seed_option
+from subsum.cli.network_options import timeout_options
 from subsum.core.errors import CheckFailed
 from subsum.core.names import REQUEST_PROCESSES
 from subsum.impl.network import forwarding_protocols

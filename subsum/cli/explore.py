@@ -9,7 +9,8 @@ import click
 
 from subsum.cli.console import emit, line
 from subsum.cli.fuzz import progress_bar
-from subsum.cli.options import FiniteFloat, format_option, protocol_option, replay_dir_option, timeout_options
+from subsum.cli.options import FiniteFloat, format_option, replay_dir_option
+from subsum.cli.network_options import protocol_option, timeout_options
 from subsum.conformance.explore.scope import Scope
 from subsum.conformance.explore.search import BUDGET, MAX_STATES, Exploration, explore as run_search
 from subsum.conformance.replays import documents

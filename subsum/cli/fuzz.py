@@ -9,7 +9,8 @@ import click
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
 from subsum.cli.console import deprecated, emit, err, line, write_json
-from subsum.cli.options import deprecated_json_option, format_option, protocol_option, schedule_options, timeout_options, topology_option
+from subsum.cli.options import deprecated_json_option, format_option, schedule_options
+from subsum.cli.network_options import protocol_option, timeout_options, topology_option
 from subsum.conformance import fuzz as fz
 from subsum.conformance.replays import documents
 from subsum.conformance.schedules import PROTOCOLS

@@ -23,8 +23,6 @@ import click
 from subsum.core import plugins
 from subsum.core.errors import SubsumError
 from subsum.core.outputs import check_output_path
-from subsum.impl.network import PROTOCOLS, TOPOLOGIES
-from subsum.impl.network.sim import DEFER_TIMEOUT, SUB_TIMEOUT
 
 #: The largest count an option takes (events, subscriptions, steps, ...): far
 #: beyond a useful run, and small enough that a typo cannot ask for years.
@@ -149,12 +147,6 @@ class ComponentName(click.ParamType):
                   "or a plug-in named as module:attribute", param, ctx)
 
 
-def protocol_option(help_text: str, choices=tuple(PROTOCOLS)) -> Callable:
-    return click.option("--protocol", type=ComponentName("protocol", tuple(choices)), default="strawman", show_default=True,
-                        help=help_text + " Or a plug-in: a Broker subclass named as module:attribute or by a subsum.protocols "
-                                         "entry point (spec/11-plugins.md).")
-
-
 class FiniteFloat(click.FloatRange):
     """A float option in a range that also refuses nan and ±inf (click's FloatRange lets nan through)."""
 
@@ -214,28 +206,3 @@ def schedule_options(brokers_help: str, max_violations: int, shrink_help: str, s
         replay_dir_option(out_dir, "Where replay files go."),
         click.option("--shrink-budget", type=FiniteFloat(0.0, 3600.0), default=shrink_budget, show_default=True, help=shrink_help),
     ])
-
-
-def timeout_options(fn: Callable) -> Callable:
-    fn = click.option("--sub-timeout", type=FiniteFloat(0.0), default=SUB_TIMEOUT, show_default=True,
-                      help="Informed link activation: simulated ms before held-back subscriptions are reconsidered.")(fn)
-    return click.option("--defer-timeout", type=FiniteFloat(0.0), default=DEFER_TIMEOUT, show_default=True,
-                        help="Deferred unsubscriptions: simulated ms before the waiting UNSUBs run (0 is Strawman).")(fn)
-
-
-def topology_option(fn: Callable) -> Callable:
-    return click.option("--topology", default="random-tree", show_default=True, callback=_check_topology,
-                        help=f"{', '.join(TOPOLOGIES)}, or a networkx edge-list FILE (cycles are cut to a BFS spanning tree; "
-                             "links that form several components are refused unless a forest is asked for).")(fn)
-
-
-def _check_topology(_ctx, _param, value: str) -> str:
-    """A named topology, or a file: a folder or a missing file is refused here;
-    the file's content is read (with the input limits) when the work starts."""
-    if value in TOPOLOGIES:
-        return value
-    if Path(value).is_dir():
-        raise SubsumError(f"--topology {value}: is a directory; expected {', '.join(TOPOLOGIES)} or an edge-list file")
-    if not Path(value).exists():
-        raise SubsumError(f"--topology {value!r} is neither {', '.join(TOPOLOGIES)} nor an existing file")
-    return value
