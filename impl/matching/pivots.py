@@ -65,6 +65,20 @@ def _rows(columns: dict[str, ConstraintColumn]) -> tuple[np.ndarray, ...]:
     return tuple(np.concatenate(p) for p in zip(*parts))
 
 
+def _by_text(names: list[str], strings: list[str], columns: dict[str, ConstraintColumn]):
+    """The same columns with names and strings coded in text order, so that
+    groups, constraint numbers and pattern IDs (and hence pivot ties) do not
+    depend on the order in which the names and strings first appeared."""
+    name_order, string_order = sorted(range(len(names)), key=names.__getitem__), sorted(range(len(strings)), key=strings.__getitem__)
+    name_code, string_code = np.zeros(max(len(names), 1), np.int64), np.zeros(max(len(strings), 1), np.int64)
+    name_code[name_order], string_code[string_order] = np.arange(len(names)), np.arange(len(strings))
+    recoded = {}
+    for t, col in columns.items():
+        value = np.where(col.op == ANY, 0, string_code[np.where(col.op == ANY, 0, col.value)]) if t == "string" and len(col) else col.value
+        recoded[t] = ConstraintColumn(col.sub, name_code[col.name] if len(col) else col.name, col.op, value)
+    return [names[i] for i in name_order], [strings[i] for i in string_order], recoded
+
+
 class PivotIndex:
     """The numpy form of the subscriptions, rebuilt when they change.
 
@@ -75,6 +89,7 @@ class PivotIndex:
     `string_rank`. `gid` maps (type, name) to its group."""
 
     def __init__(self, names: list[str], strings: list[str], columns: dict[str, ConstraintColumn], n_slots: int) -> None:
+        names, strings, columns = _by_text(names, strings, columns)
         t_of, slot, name, op, bits = _rows(columns)
         group_key, group = np.unique(t_of * max(len(names), 1) + name, return_inverse=True)
         self.gid = {(TYPES[int(k) // max(len(names), 1)], names[int(k) % max(len(names), 1)]): g for g, k in enumerate(group_key.tolist())}
