@@ -1,0 +1,20 @@
+"""The compiled engine's own CLM-ENG-1 and CLM-ENG-8 checks (issue 37: "make
+`make test` run the engine's claims"): its pattern memo, its chunks and
+threads, and the bulk build from columns, executed as `subsum verify` runs
+them (budget and census floors included). `make verify` runs them too, with
+every other claim; these are the ones that reach code no other test in
+`make test` runs (tests/test_engine_agreement.py covers the engine's lines)."""
+
+import pytest
+
+from subsum.conformance.budget import CheckTimeout
+from subsum.conformance.claims import execute
+from subsum.conformance.claims.matching import COMPILED_CHUNKS, COMPILED_MEMO, FROM_COLUMNS
+
+
+@pytest.mark.parametrize("check", [COMPILED_MEMO, COMPILED_CHUNKS, FROM_COLUMNS], ids=lambda c: c.name)
+def test_compiled_engine_claim_check(check):
+    try:
+        execute(check)
+    except CheckTimeout as exc:
+        pytest.fail(f"{check.name}: {exc}", pytrace=False)
