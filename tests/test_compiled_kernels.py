@@ -5,6 +5,7 @@ check the same kernels through whole matches; these find the slip nearer
 its cause."""
 
 import numpy as np
+import pytest
 from hypothesis import given, strategies as st
 
 from subsum.impl.matching import kernels
@@ -60,8 +61,6 @@ def test_a_batch_that_is_not_a_map_is_refused():
     """The compiled engine finds an event's attribute of a group by one table read, and checks a candidate
     once: both need an event to hold each (type, name) at most once (DEF-DATA-4). A hand-built columnar
     batch that breaks it gets a clear error, not a silently different answer."""
-    import pytest
-
     from subsum.core.filters import parse_filter
     from subsum.impl.matching import make_engine
     from subsum.impl.matching.columnar import Column, ColumnarBatch
@@ -102,3 +101,35 @@ def test_group_bits_are_single_bits_spread_over_the_word():
     bits = group_bits(500)
     assert all(int(b).bit_count() == 1 for b in bits)
     assert len(set(bits.tolist())) == 64  # 500 groups use every bit of the signature
+
+
+def _hand_built(**change):
+    from subsum.impl.matching.columnar import Column, ColumnarBatch
+
+    column = Column(np.array([0, 1], np.int64), np.array([0, 0], np.int64), np.array([1, 2], np.int64))
+    empty = {t: Column(np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, dtype))
+             for t, dtype in (("float", np.float64), ("string", np.int64), ("bool", np.bool_))}
+    batch = ColumnarBatch(2, ["x"], [], {"int": column, **empty})
+    for field, value in change.items():
+        setattr(batch.columns["int"], field, value)
+    return batch
+
+
+
+@pytest.mark.parametrize("engine", ["compiled", "vectorized"])
+@pytest.mark.parametrize("change, message", [
+    ({"event": np.array([0, 5], np.int64)}, r"event codes must lie in \[0, 2\)"),  # read past an array by the kernel: a crash once
+    ({"event": np.array([-1, 0], np.int64)}, r"event codes must lie in \[0, 2\)"),  # silently no line once
+    ({"name": np.array([0, 3], np.int64)}, r"name codes must lie in \[0, 1\)"),
+    ({"event": np.array([0, 1], np.int32)}, "event must be a one-dimensional int64 array"),
+    ({"value": np.array([[1], [2]], np.int64)}, "value must be a one-dimensional int64 array"),
+    ({"value": np.array([1], np.int64)}, "arrays differ in length"),
+])
+def test_a_hand_built_batch_out_of_range_is_refused(engine, change, message):
+    """match_columns checks a hand-built batch first (ColumnarBatch.check): the compiled engine's kernels do
+    no bounds checks, and an event index past the batch made the process die with SIGSEGV."""
+    from subsum.core.filters import parse_filter
+    from subsum.impl.matching import make_engine
+
+    with pytest.raises(ValueError, match=message):
+        make_engine(engine, [("s", parse_filter("x = 1"))]).match_columns(_hand_built(**change))

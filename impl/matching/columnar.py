@@ -79,6 +79,36 @@ class ColumnarBatch:
                 per_event[i].append(Attribute(name=self.names[n], type=t, value=v))
         return [Event(tuple(attrs_)) for attrs_ in per_event]
 
+    def check(self) -> None:
+        """Raise ValueError, naming the first problem, unless this batch is
+        well formed: columns of known types, aligned one-dimensional arrays of
+        the right dtypes, event indices in [0, n_events), name and string
+        codes in range, and finite floats. (That each event is a Map is
+        checked where it matters, by the engines.) A batch built by
+        `from_events` or a reader always is; one built by hand may not be,
+        and the compiled engine's kernels do not check bounds."""
+        if set(self.columns) - set(TYPES):
+            raise ValueError(f"unknown column types {sorted(set(self.columns) - set(TYPES))}; expected {', '.join(TYPES)}")
+        if type(self.n_events) is not int or self.n_events < 0:
+            raise ValueError(f"n_events must be an integer >= 0, got {self.n_events!r}")
+        for t, col in self.columns.items():
+            arrays = {"event": col.event, "name": col.name, "value": col.value}
+            for field, values in arrays.items():
+                want = np.dtype(DTYPES[t]) if field == "value" else np.dtype(np.int64)
+                if not isinstance(values, np.ndarray) or values.ndim != 1 or values.dtype != want:
+                    raise ValueError(f"the {t} column's {field} must be a one-dimensional {want} array")
+            if not len(col.event) == len(col.name) == len(col.value):
+                raise ValueError(f"the {t} column's arrays differ in length")
+            if not len(col):
+                continue
+            bounds = {"event": self.n_events, "name": len(self.names), **({"value": len(self.strings)} if t == "string" else {})}
+            for field, bound in bounds.items():
+                values = arrays[field]
+                if not (0 <= values.min() and values.max() < bound):
+                    raise ValueError(f"the {t} column's {field} codes must lie in [0, {bound})")
+            if t == "float" and not np.isfinite(col.value).all():
+                raise ValueError("the float column holds NaN or an infinity, which are not values (DEF-DATA-2)")
+
     def head(self, n: int) -> "ColumnarBatch":
         """The batch of the first n events (all of them if there are fewer)."""
         n = min(n, self.n_events)

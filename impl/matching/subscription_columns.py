@@ -98,6 +98,12 @@ class SubscriptionColumns:
 
 def _check_column(cols: SubscriptionColumns, t: str, col: ConstraintColumn) -> None:
     """One type's column, as `SubscriptionColumns.check` asks."""
+    for field in ("sub", "name", "op", "value"):
+        values = getattr(col, field)
+        if not isinstance(values, np.ndarray) or values.ndim != 1:
+            raise ValueError(f"the {t} column's {field} must be a one-dimensional array")
+        if field != "value" and not np.issubdtype(values.dtype, np.integer):
+            raise ValueError(f"the {t} column's {field} codes must be integers, got {values.dtype}")
     if not len(col.sub) == len(col.name) == len(col.op) == len(col.value):
         raise ValueError(f"the {t} column's arrays differ in length")
     if col.value.dtype != DTYPES[t]:

@@ -100,7 +100,9 @@ class VectorizedEngine(Engine):
 
     def match_columns(self, batch: ColumnarBatch) -> tuple[np.ndarray, np.ndarray]:
         """The matching (event index, subscription slot) pairs of a columnar batch,
-        empty subscriptions included. `self.ids(slots)` maps slots to IDs."""
+        empty subscriptions included. `self.ids(slots)` maps slots to IDs.
+        Raises ValueError if the batch is not well formed (`ColumnarBatch.check`)."""
+        batch.check()
         self.stats.batches += 1
         self.stats.events += batch.n_events
         self.stats.attributes += batch.n_attributes
