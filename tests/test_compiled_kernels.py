@@ -124,6 +124,7 @@ def _hand_built(**change):
     ({"event": np.array([0, 1], np.int32)}, "event must be a one-dimensional int64 array"),
     ({"value": np.array([[1], [2]], np.int64)}, "value must be a one-dimensional int64 array"),
     ({"value": np.array([1], np.int64)}, "arrays differ in length"),
+    ({"event": np.ma.array([0, 10**9], mask=[False, True])}, "event must be a one-dimensional int64 array"),  # masks hide from min()
 ])
 def test_a_hand_built_batch_out_of_range_is_refused(engine, change, message):
     """match_columns checks a hand-built batch first (ColumnarBatch.check): the compiled engine's kernels do
@@ -133,3 +134,17 @@ def test_a_hand_built_batch_out_of_range_is_refused(engine, change, message):
 
     with pytest.raises(ValueError, match=message):
         make_engine(engine, [("s", parse_filter("x = 1"))]).match_columns(_hand_built(**change))
+
+
+def test_the_vectorized_engine_refuses_a_batch_that_is_not_a_map_too():
+    """Found by a hostile review: vectorized matched x > 3 and x < 2 on an event holding x twice (5 and 1).
+    Like the compiled engine, it now refuses the batch."""
+    from subsum.core.filters import parse_filter
+    from subsum.impl.matching import make_engine
+    from subsum.impl.matching.columnar import Column, ColumnarBatch
+
+    column = Column(np.array([0, 0], np.int64), np.array([0, 0], np.int64), np.array([5, 1], np.int64))
+    batch = ColumnarBatch(1, ["x"], [], {"int": column})
+    for engine in ("vectorized", "compiled"):
+        with pytest.raises(ValueError, match="event 0 of the batch holds an attribute name twice"):
+            make_engine(engine, [("a", parse_filter("x > 3 and x < 2"))]).match_columns(batch)

@@ -72,7 +72,7 @@ def _bad(**change) -> SubscriptionColumns:
 
 
 @pytest.mark.parametrize("change, message", [
-    ({"ids": ["s1", "s1"]}, "subscription IDs must be distinct"),
+    ({"ids": ["s1", "s1"]}, "ids of a SubscriptionColumns must be distinct"),
     ({"strings": ["a", "a"]}, "strings of a SubscriptionColumns must be distinct"),
     ({"names": ["x", ""]}, "name must not be empty"),
     ({"int__sub": np.array([0, 2], np.int64)}, r"int column's sub codes must lie in \[0, 2\)"),
@@ -82,6 +82,12 @@ def _bad(**change) -> SubscriptionColumns:
     ({"int__value": np.array([5.0, 1.0])}, "int column's values are float64, expected int64"),
     ({"int__sub": np.array([0], np.int64)}, "int column's arrays differ in length"),
     ({"string__value": np.array([3], np.int64)}, r"string column's value codes must lie in \[0, 1\)"),
+    # found by a hostile review: equal names made two groups of one name, and the kernels read past their arrays
+    ({"names": ["x", "x"]}, "names of a SubscriptionColumns must be distinct"),
+    ({"ids": ["s1", 2]}, "ids of a SubscriptionColumns must be a list of strings"),
+    ({"int__sub": np.ma.array([0, 5], mask=[False, True])}, "sub must be a one-dimensional numpy array"),  # min() skips masked entries
+    ({"int__sub": np.array([[0, 1]], np.int64)}, "sub must be a one-dimensional numpy array"),
+    ({"int__op": np.array([4.0, 0.0])}, "op codes must be integers"),
 ])
 def test_invalid_columns_are_refused_with_a_clear_error(change, message):
     with pytest.raises(ValueError, match=message):
@@ -126,3 +132,35 @@ def test_work_counters_do_not_depend_on_the_hash_seed():
     engine = ENGINES["vectorized"].from_columns(w.columns)
     engine.match_batch(w.events())
     assert seen == {f"{engine.stats.index_lookups} {engine.stats.counter_increments}\n"}
+
+
+def test_a_change_after_a_columnar_build_does_not_read_the_callers_arrays_again():
+    """Found by a hostile review: the engine kept the caller's columns and read them again at the first
+    add or remove, so a caller reusing its buffers changed the subscriptions. They are read back from the
+    index instead (PivotIndex.slot_keys), values, patterns, bools and `any` included."""
+    pairs = [("a", parse_filter("x > 3")), ("c", parse_filter('s wildcard "a*b" and f = -0.0 and b != true and n:int any'))]
+    cols = SubscriptionColumns.from_subscriptions(pairs)
+    events = [Event((Attribute("x", "int", 5),)),
+              Event((Attribute("s", "string", "acb"), Attribute("f", "float", 0.0), Attribute("b", "bool", False), Attribute("n", "int", 1)))]
+    for cls in (ENGINES["vectorized"], ENGINES["compiled"]):
+        engine = cls.from_columns(cols)
+        assert engine.match_batch(events) == [{"a"}, {"c"}]
+        saved = cols.columns["int"].value.copy()
+        cols.columns["int"].value[0] = 100
+        engine.add("b", parse_filter("y = 1"))
+        cols.columns["int"].value[:] = saved
+        assert engine.match_batch(events) == [{"a"}, {"c"}]
+        assert engine._keys == {0: (("int", "x", ">", 3),), 1: engine._keys[1], 2: (("int", "y", "=", 1),)}
+        assert set(engine._keys[1]) == {("string", "s", "wildcard", "a*b"), ("float", "f", "=", 0.0), ("bool", "b", "!=", True),
+                                        ("int", "n", "any", None)}
+
+
+def test_the_compiled_engine_runs_where_the_cpu_affinity_is_unknown(monkeypatch):
+    """os.sched_getaffinity is Linux's; elsewhere the plan counts os.cpu_count() (found by a hostile review)."""
+    import os
+
+    monkeypatch.delattr(os, "sched_getaffinity")
+    from subsum.impl.matching.compiled import MatchPlan
+
+    assert MatchPlan().workers() == (os.cpu_count() or 1)
+    assert make_engine("compiled", [("a", parse_filter("x > 3"))]).match_batch([Event((Attribute("x", "int", 5),))]) == [{"a"}]

@@ -84,18 +84,25 @@ class ColumnarBatch:
         well formed: columns of known types, aligned one-dimensional arrays of
         the right dtypes, event indices in [0, n_events), name and string
         codes in range, and finite floats. (That each event is a Map is
-        checked where it matters, by the engines.) A batch built by
+        checked by the engines, for the (type, name) groups some constraint
+        names.) A batch built by
         `from_events` or a reader always is; one built by hand may not be,
         and the compiled engine's kernels do not check bounds."""
         if set(self.columns) - set(TYPES):
             raise ValueError(f"unknown column types {sorted(set(self.columns) - set(TYPES))}; expected {', '.join(TYPES)}")
         if type(self.n_events) is not int or self.n_events < 0:
             raise ValueError(f"n_events must be an integer >= 0, got {self.n_events!r}")
+        for field in ("names", "strings"):
+            if not isinstance(getattr(self, field), list) or not all(type(v) is str for v in getattr(self, field)):
+                raise ValueError(f"the {field} of a ColumnarBatch must be a list of strings")
         for t, col in self.columns.items():
+            if not isinstance(col, Column):
+                raise ValueError(f"the {t} column must be a Column, got {type(col).__name__}")
             arrays = {"event": col.event, "name": col.name, "value": col.value}
             for field, values in arrays.items():
                 want = np.dtype(DTYPES[t]) if field == "value" else np.dtype(np.int64)
-                if not isinstance(values, np.ndarray) or values.ndim != 1 or values.dtype != want:
+                # not a subclass either: a masked array hides entries from min() and max()
+                if type(values) is not np.ndarray or values.ndim != 1 or values.dtype != want:
                     raise ValueError(f"the {t} column's {field} must be a one-dimensional {want} array")
             if not len(col.event) == len(col.name) == len(col.value):
                 raise ValueError(f"the {t} column's arrays differ in length")
@@ -126,7 +133,7 @@ class ColumnarBatch:
         for t, col in self.columns.items():
             if not len(col):
                 continue
-            value = col.value.astype(np.int64) if t == "bool" else col.value
+            value = col.value.astype(np.int64) if t == "bool" else col.value + 0.0 if t == "float" else col.value  # -0.0 is +0.0
             pairs = np.empty((len(col), 2), np.int64)
             pairs[:, 0] = col.name
             pairs[:, 1] = value.view(np.int64) if value.dtype == np.float64 else value

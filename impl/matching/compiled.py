@@ -29,7 +29,7 @@ from subsum.impl.matching.columnar import ColumnarBatch
 from subsum.core.types import TYPES, Attribute, Constraint, Event, Subscription, split_wildcard
 from subsum.impl.matching.ops import OP_CODE
 from subsum.impl.matching.pivots import PivotIndex
-from subsum.impl.matching.vectorized import VectorizedEngine
+from subsum.impl.matching.pivot_engine import PivotEngine
 
 
 def _kernels():
@@ -202,7 +202,12 @@ class MatchPlan:
     room: int = attrs.field(default=1 << 16, validator=_at_least_one)
 
     def workers(self) -> int:
-        return self.threads or len(os.sched_getaffinity(0))
+        if self.threads:
+            return self.threads
+        try:
+            return len(os.sched_getaffinity(0))  # the CPUs this process may run on (Linux)
+        except AttributeError:  # macOS, Windows
+            return os.cpu_count() or 1
 
     def chunks(self, start: np.ndarray, n_events: int) -> list[tuple[int, int]]:
         """The events cut into ranges [e0, e1) of about `chunk_occurrences`
@@ -216,7 +221,7 @@ class MatchPlan:
         return list(zip(edges[:-1], edges[1:]))
 
 
-class CompiledEngine(VectorizedEngine):
+class CompiledEngine(PivotEngine):
     name = "compiled"
     #: test each distinct (group, string) pair's pattern pivots once per batch, rather than per occurrence,
     #: when the string occurrences would otherwise test more than this many pattern pivots each on average

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from subsum.core.types import TYPES
+from subsum.core.types import TYPES, Scalar
 from subsum.impl.matching.arrays import csr, packed_order, sorted_unique
 from subsum.impl.matching.cindex import PatternProber
 from subsum.impl.matching.ops import ANY, OP_CODE, OP_NAME, PATTERN_OPS, RANKED_OPS
@@ -35,6 +35,7 @@ from subsum.impl.matching.subscription_columns import ConstraintColumn, Subscrip
 #: How selective a constraint is likely to be, by operator code; the lowest rank is the pivot (`=` on bool is 4).
 PIVOT_RANK_OF_CODE = np.array([{"=": 0, "prefix": 1, "suffix": 1, "wildcard": 1, "contains": 2, "<": 3, "<=": 3, ">": 3, ">=": 3,
                                 "!=": 5, "any": 6}[op] for op in OP_NAME], np.int64)
+OP_NAME_OF = np.array(OP_NAME, object)
 RANKED_CODES = np.array([OP_CODE[op] for op in RANKED_OPS], np.int64)
 PATTERN_CODES = np.array([OP_CODE[op] for op in PATTERN_OPS], np.int64)
 
@@ -114,6 +115,35 @@ class PivotIndex:
     def from_columns(cls, cols: SubscriptionColumns) -> "PivotIndex":
         """The index of columns whose subscription indices are the slots."""
         return cls(cols.names, cols.strings, cols.columns, len(cols))
+
+    def slot_keys(self) -> dict[int, tuple[tuple, ...]]:
+        """Each non-empty slot's constraints as (type, name, op, value) keys,
+        read back from the index (its pivot, then the others): what an engine
+        built from columns needs to take a change, without keeping the
+        caller's arrays, which the caller may reuse."""
+        names_of = {g: key for key, g in self.gid.items()}
+        strings_by_rank = sorted(self.string_rank, key=self.string_rank.__getitem__)
+        keys = []
+        for op, g, key in zip(OP_NAME_OF[self.cop].tolist(), self.cgid.tolist(), self.ckey.tolist()):
+            t, name = names_of[g]
+            value: Scalar | None
+            if op == "any":
+                value = None
+            elif op in PATTERN_OPS:
+                value = self.pattern_of[key][1]
+            elif t == "bool":
+                value = bool((key - 1) // 2)
+            elif t == "string":
+                value = strings_by_rank[(key - 1) // 2]
+            else:
+                value = self.universe[t][(key - 1) // 2].item()
+            keys.append((t, name, op, value))
+        found: dict[int, tuple[tuple, ...]] = {}
+        pivot_of = np.repeat(np.arange(self.n_constraints, dtype=np.int64), np.diff(self.pivot_ptr))
+        for pivot, slot in zip(pivot_of.tolist(), self.pivot_slots.tolist()):
+            rest = self.rest_con[self.rest_ptr[slot]:self.rest_ptr[slot + 1]].tolist()
+            found[slot] = (keys[pivot], *(keys[c] for c in rest))
+        return dict(sorted(found.items()))
 
     def _rank_keys(self, c_type: np.ndarray, c_bits: np.ndarray, strings: list[str]) -> None:
         """Step 1: the universes, and each ranked constraint's key 2r + 1."""

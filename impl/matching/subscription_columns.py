@@ -1,5 +1,5 @@
 """Subscriptions as columns: the bulk input of the vectorized and compiled
-engines (`VectorizedEngine.from_columns`), as `ColumnarBatch` is their
+engines (`pivot_engine.PivotEngine.from_columns`), as `ColumnarBatch` is their
 events' form.
 
 Per type, four aligned arrays, one entry per constraint: the index of its
@@ -82,17 +82,21 @@ class SubscriptionColumns:
         hold valid subscriptions: every array aligned and in range, each
         operator one its type allows, no NaN, distinct IDs and strings, and
         names, strings and wildcard patterns as DEF-DATA-3 and 6 ask."""
-        if set(self.columns) - set(TYPES):
-            raise ValueError(f"unknown column types {sorted(set(self.columns) - set(TYPES))}; expected {', '.join(TYPES)}")
-        if len(set(self.ids)) != len(self.ids):
-            raise ValueError("subscription IDs must be distinct")
-        if len(set(self.strings)) != len(self.strings):
-            raise ValueError("the strings of a SubscriptionColumns must be distinct")
+        if not isinstance(self.columns, dict) or set(self.columns) - set(TYPES):
+            raise ValueError(f"columns must map types among {', '.join(TYPES)} to ConstraintColumns")
+        for field in ("ids", "names", "strings"):
+            values = getattr(self, field)
+            if not isinstance(values, list) or not all(type(v) is str for v in values):
+                raise ValueError(f"the {field} of a SubscriptionColumns must be a list of strings")
+            if len(set(values)) != len(values):
+                raise ValueError(f"the {field} of a SubscriptionColumns must be distinct")
         for name in self.names:
             check_name(name)
         for text in self.strings:
             check_value("string", text)
         for t, col in self.columns.items():
+            if not isinstance(col, ConstraintColumn):
+                raise ValueError(f"the {t} column must be a ConstraintColumn, got {type(col).__name__}")
             _check_column(self, t, col)
 
 
@@ -100,8 +104,8 @@ def _check_column(cols: SubscriptionColumns, t: str, col: ConstraintColumn) -> N
     """One type's column, as `SubscriptionColumns.check` asks."""
     for field in ("sub", "name", "op", "value"):
         values = getattr(col, field)
-        if not isinstance(values, np.ndarray) or values.ndim != 1:
-            raise ValueError(f"the {t} column's {field} must be a one-dimensional array")
+        if type(values) is not np.ndarray or values.ndim != 1:  # not a subclass either: a masked array hides entries from min()
+            raise ValueError(f"the {t} column's {field} must be a one-dimensional numpy array")
         if field != "value" and not np.issubdtype(values.dtype, np.integer):
             raise ValueError(f"the {t} column's {field} codes must be integers, got {values.dtype}")
     if not len(col.sub) == len(col.name) == len(col.op) == len(col.value):

@@ -31,93 +31,21 @@ match (or `prepare()`) rebuilds them.
 
 from __future__ import annotations
 
-from typing import Iterable, cast
+from typing import cast
 
 import numpy as np
 
-from subsum.core.types import Event
 from subsum.impl.matching.arrays import EMPTY, csr, exact_positions, expand_csr, expand_ranges
-from subsum.impl.matching.base import Engine
 from subsum.impl.matching.columnar import ColumnarBatch
-from subsum.impl.matching.ops import OP_CODE, ConstraintKey
+from subsum.impl.matching.ops import OP_CODE
+from subsum.impl.matching.pivot_engine import PivotEngine
 from subsum.impl.matching.pivots import PivotIndex
-from subsum.impl.matching.subscription_columns import SubscriptionColumns, keyed_columns
 
 CHUNK = 1 << 21  # candidate pairs checked per step, to bound memory
 
 
-class VectorizedEngine(Engine):
+class VectorizedEngine(PivotEngine):
     name = "vectorized"
-
-    def __init__(self, subscriptions=(), **options):
-        self._keys: dict[int, tuple[ConstraintKey, ...]] = {}  # live non-empty slot -> its constraint keys
-        self._source: SubscriptionColumns | None = None  # the columns built from, until a change makes `_keys` of them
-        self._compiled: PivotIndex | None = None
-        super().__init__(subscriptions, **options)
-
-    @classmethod
-    def from_columns(cls, columns: SubscriptionColumns, **options) -> "VectorizedEngine":
-        """The engine over subscription columns, their index built in bulk
-        (`pivots.PivotIndex`) without a Python object per constraint.
-        Raises ValueError if the columns are not valid subscriptions."""
-        columns.check()
-        engine = cls((), **options)
-        engine._source = columns
-        engine._compiled = PivotIndex.from_columns(columns)
-        engine._ids = list(columns.ids)
-        engine._slot = {sid: slot for slot, sid in enumerate(columns.ids)}
-        engine._size = engine._compiled.size.tolist()
-        engine._empty = {slot for slot, size in enumerate(engine._size) if size == 0}
-        return engine
-
-    def _materialize(self) -> None:
-        """Before a change to an engine built from columns: its subscriptions as keys."""
-        if self._source is not None:
-            self._keys = {slot: tuple(dict.fromkeys(keys)) for slot, keys in enumerate(self._source.keys()) if keys}
-            self._source = None
-
-    def _insert(self, slot: int, keys: tuple[ConstraintKey, ...]) -> None:
-        self._materialize()
-        self._keys[slot] = keys
-        self._compiled = None
-
-    def _delete(self, slot: int) -> None:
-        self._materialize()
-        del self._keys[slot]
-        self._compiled = None
-
-    def prepare(self) -> None:
-        if self._compiled is None:
-            names, strings, columns = keyed_columns(self._keys)
-            self._compiled = PivotIndex(names, strings, columns, len(self._ids))
-
-    def _match_slots(self, events: list[Event]) -> Iterable[list[int]]:
-        ev, slot = self._match_pairs(ColumnarBatch.from_events(events))
-        results: list[list[int]] = [[] for _ in events]
-        for e, s in zip(ev.tolist(), slot.tolist()):
-            results[e].append(s)
-        return results
-
-    def match_columns(self, batch: ColumnarBatch) -> tuple[np.ndarray, np.ndarray]:
-        """The matching (event index, subscription slot) pairs of a columnar batch,
-        empty subscriptions included. `self.ids(slots)` maps slots to IDs.
-        Raises ValueError if the batch is not well formed (`ColumnarBatch.check`)."""
-        batch.check()
-        self.stats.batches += 1
-        self.stats.events += batch.n_events
-        self.stats.attributes += batch.n_attributes
-        if self.count_distinct:
-            self.stats.distinct_attributes += batch.distinct_attributes()
-        ev, slot = self._match_pairs(batch)
-        if self._empty:
-            empty = np.array(sorted(self._empty), np.int64)
-            ev = np.concatenate([ev, np.repeat(np.arange(batch.n_events, dtype=np.int64), len(empty))])
-            slot = np.concatenate([slot, np.tile(empty, batch.n_events)])
-        self.stats.matches += len(ev)
-        return ev, slot
-
-    def ids(self, slots: np.ndarray) -> list[str]:
-        return [self._ids[s] for s in slots.tolist()]
 
     # -- the five steps ---------------------------------------------------
 
@@ -257,6 +185,10 @@ class VectorizedEngine(Engine):
         event_key = ev * c.n_groups + gid
         order = np.argsort(event_key)
         event_key, rkey, scode = event_key[order], rkey[order], scode[order]
+        twice = np.flatnonzero(event_key[1:] == event_key[:-1])
+        if len(twice):  # the look-up below, and the candidates, assume one occurrence per (event, group)
+            raise ValueError(f"event {int(event_key[twice[0]] // c.n_groups)} of the batch holds an attribute name twice with one type: "
+                             "events are Maps (DEF-DATA-4)")
         kept_ev, kept_slot = [], []
         checks = 0
         for start in range(0, len(cand_ev), CHUNK):
