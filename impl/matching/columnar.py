@@ -33,6 +33,11 @@ def _empty_column(type_: str) -> Column:
     return Column(np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, DTYPES[type_]))
 
 
+def not_a_map(event: int) -> ValueError:
+    """The error of an engine given a batch in which `event` holds a (type, name) twice."""
+    return ValueError(f"event {event} of the batch holds an attribute name twice with one type: events are Maps (DEF-DATA-4)")
+
+
 @attrs.define
 class ColumnarBatch:
     n_events: int

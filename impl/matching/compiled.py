@@ -25,7 +25,7 @@ import attrs
 import numpy as np
 
 from subsum.impl.matching.arrays import EMPTY
-from subsum.impl.matching.columnar import ColumnarBatch
+from subsum.impl.matching.columnar import ColumnarBatch, not_a_map
 from subsum.core.types import TYPES, Attribute, Constraint, Event, Subscription, split_wildcard
 from subsum.impl.matching.ops import OP_CODE
 from subsum.impl.matching.pivots import PivotIndex
@@ -64,7 +64,6 @@ class KernelIndex:
         layout = _layout()
         self.index, self.pattern_ptr, self.pattern_pid = layout.lay_out(c)
         self.patterns = _pattern_arrays(c.pattern_of)
-        self.n_groups = c.n_groups
         # Row r of group_table: the group of name_row's r-th name per type of TYPES, -1 if none; the last row is all -1.
         self.name_row: dict[str, int] = {}
         for _t, name in c.gid:
@@ -76,7 +75,7 @@ class KernelIndex:
         self.buckets = {t: _kernels().rank_buckets(u) for t, u in c.universe.items()}
 
     def match(self, ev, gid, rkey, scode, n_events: int, strings: tuple, memo: tuple, plan: "MatchPlan"):
-        """DEF-MATCH-7 steps 2 to 5 (`kernels.match_chunk`) over step 1's
+        """DEF-MATCH-7 steps 2 to 5 (`match_kernel.match_chunk`) over step 1's
         occurrences, chunk by chunk of events as `plan` says: (pairs by
         event, index searches, constraints checked)."""
         order, start = _kernels().by_event(ev, n_events)
@@ -89,7 +88,7 @@ class KernelIndex:
         results = run_parts(run, chunks, plan.workers())
         for _, _, _, twice in results:
             if twice >= 0:
-                raise ValueError(f"event {twice} of the batch holds an attribute name twice with one type: events are Maps (DEF-DATA-4)")
+                raise not_a_map(twice)
         pairs = np.concatenate([r[0] for r in results]) if len(results) > 1 else results[0][0]
         return pairs, sum(int(r[1]) for r in results), sum(int(r[2]) for r in results)
 

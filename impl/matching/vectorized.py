@@ -36,7 +36,7 @@ from typing import cast
 import numpy as np
 
 from subsum.impl.matching.arrays import EMPTY, csr, exact_positions, expand_csr, expand_ranges
-from subsum.impl.matching.columnar import ColumnarBatch
+from subsum.impl.matching.columnar import ColumnarBatch, not_a_map
 from subsum.impl.matching.ops import OP_CODE
 from subsum.impl.matching.pivot_engine import PivotEngine
 from subsum.impl.matching.pivots import PivotIndex
@@ -187,8 +187,7 @@ class VectorizedEngine(PivotEngine):
         event_key, rkey, scode = event_key[order], rkey[order], scode[order]
         twice = np.flatnonzero(event_key[1:] == event_key[:-1])
         if len(twice):  # the look-up below, and the candidates, assume one occurrence per (event, group)
-            raise ValueError(f"event {int(event_key[twice[0]] // c.n_groups)} of the batch holds an attribute name twice with one type: "
-                             "events are Maps (DEF-DATA-4)")
+            raise not_a_map(int(event_key[twice[0]] // c.n_groups))
         kept_ev, kept_slot = [], []
         checks = 0
         for start in range(0, len(cand_ev), CHUNK):
