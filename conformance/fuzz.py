@@ -20,7 +20,7 @@ import attrs
 
 from subsum.conformance.budget import CheckTimeout, time_limit
 from subsum.conformance.replays import documents
-from subsum.conformance.replays.writing import save_schedule
+from subsum.conformance.replays.writing import ReplayNotSaved, save_schedule
 from subsum.conformance.schedules import Run, fuzzable, initial_operations, make_topology, next_operation, violation_of
 from subsum.conformance.shrinking import Found, shrink
 from subsum.impl.network.sim import DEFER_TIMEOUT, SUB_TIMEOUT
@@ -41,6 +41,12 @@ class FuzzResult:
     first_violation_seconds: float | None = None
     #: Operations of a schedule cut short when the budget ran out (not counted in `schedules`).
     cut_operations: int = 0
+    #: The violating schedules as found, before shrinking (the progress line counts them).
+    found: list = attrs.field(factory=list)
+    #: The violations whose replay could not be written (ReplayNotSaved, each holding its replay).
+    unsaved: list = attrs.field(factory=list)
+    #: Whether Ctrl-C ended the run (what was found before it is saved as found, unshrunk).
+    interrupted: bool = False
 
     @property
     def schedules_per_minute(self) -> float:
@@ -48,10 +54,13 @@ class FuzzResult:
 
     def report(self, **parameters) -> dict:
         """The run as JSON (`subsum fuzz reconfig --format json`): its parameters, counts and violations."""
+        unsaved = {error.path for error in self.unsaved}
         return {**parameters, "schedules": self.schedules, "operations": self.operations, "seconds": round(self.seconds, 3),
                 "schedules_per_minute": round(self.schedules_per_minute, 1),
                 "first_violation_seconds": self.first_violation_seconds, "cut_operations": self.cut_operations,
-                "violations": [{"claim": c, "replay": str(p), "operations": saved, **({"shrunk_from": found} if found != saved else {})}
+                "interrupted": self.interrupted,
+                "violations": [{"claim": c, "replay": str(p), "operations": saved, "saved": p not in unsaved,
+                                **({"shrunk_from": found} if found != saved else {})}
                                for p, c, (saved, found) in zip(self.violations, self.claims, self.lengths)]}
 
 
@@ -71,7 +80,7 @@ def fuzz(*, topology: str = "random-tree", brokers: int = 6, subscriptions: int 
     if broker_class is None:
         fuzzable(protocol)
     result = FuzzResult()
-    found: list[Found] = []
+    found: list[Found] = result.found
     started = time.perf_counter()
     limit = None
     try:
@@ -83,19 +92,36 @@ def fuzz(*, topology: str = "random-tree", brokers: int = 6, subscriptions: int 
     except CheckTimeout:  # caught outside the block too: the alarm may ring as the block ends
         if limit is None or not limit.fired:
             raise  # an outer budget's, not the fuzzer's
+    except KeyboardInterrupt:  # Ctrl-C: what was found is saved as found (not shrunk), then the CLI exits 130
+        result.interrupted = True
     result.seconds = time.perf_counter() - started
     for case in found:
-        schedule, violation = case.schedule, case.violation
-        if shrink_budget > 0:
-            if shrinking:
-                shrinking(case)
-            schedule, violation = shrink(case, shrink_budget)
-        result.violations.append(save_schedule(replay_dir, protocol=protocol, topology=case.topology, seed=case.seed, schedule=schedule,
-                                               violation=attrs.asdict(violation), defer_timeout=defer_timeout, sub_timeout=sub_timeout,
-                                               shrunk_from=len(case.schedule), command=command))
-        result.claims.append(violation.claim)
-        result.lengths.append((len(schedule), len(case.schedule)))
+        _save(result, case, replay_dir, shrink_budget, shrinking, command)
     return result
+
+
+def _save(result: FuzzResult, case: Found, replay_dir: Path, shrink_budget: float, shrinking: Callable[[Found], None] | None,
+          command: str | None) -> None:
+    """Shrink a violating schedule (unless `shrink_budget` is 0) and save it as a replay; a replay that cannot be
+    written is kept in `result.unsaved` with its document, so that the finding is printed instead of lost."""
+    schedule, violation = case.schedule, case.violation
+    if shrink_budget > 0 and not result.interrupted:
+        if shrinking:
+            shrinking(case)
+        try:
+            schedule, violation = shrink(case, shrink_budget)
+        except KeyboardInterrupt:  # Ctrl-C while shrinking: this and the rest are saved as found
+            result.interrupted = True
+    try:
+        path = save_schedule(replay_dir, protocol=case.protocol, topology=case.topology, seed=case.seed, schedule=schedule,
+                             violation=attrs.asdict(violation), defer_timeout=case.defer_timeout, sub_timeout=case.sub_timeout,
+                             shrunk_from=len(case.schedule), command=command)
+    except ReplayNotSaved as error:
+        result.unsaved.append(error)
+        path = error.path
+    result.violations.append(path)
+    result.claims.append(violation.claim)
+    result.lengths.append((len(schedule), len(case.schedule)))
 
 
 def _fuzz_until_done(result: FuzzResult, found: list[Found], started: float, *, topology, brokers, subscriptions, churn, steps,

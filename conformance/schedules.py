@@ -25,7 +25,7 @@ import attrs
 from subsum.conformance.families import family_of
 from subsum.conformance.network import FILTERS, check_overlay
 from subsum.conformance.checked_brokers import checked_class
-from subsum.conformance.violations import CannotCheck, ClaimViolation, require
+from subsum.conformance.violations import CannotCheck, ClaimViolation, ProcessFailure, require
 from subsum.core.errors import SubsumError
 from subsum.core.filters import format_filter, parse_filter
 from subsum.core.types import Attribute, Event, Subscription, subscription_sort_key
@@ -72,6 +72,15 @@ class Violation:
     claim: str
     message: str
     step: int
+
+    def where(self, operations: int) -> str:
+        """Where in a schedule of `operations` operations this happened, as every report says it: operations count
+        from 1, and step `operations` is the quiesce that closes every run.
+
+        >>> Violation("CLM-NET-6", "m", 2).where(4), Violation("CLM-NET-6", "m", 4).where(4)
+        ('operation 3 of 4', 'the closing quiesce (after operation 4)')
+        """
+        return f"operation {self.step + 1} of {operations}" if self.step < operations else f"the closing quiesce (after operation {operations})"
 
 
 def filter_text(f: Subscription) -> str:
@@ -259,6 +268,8 @@ def violation_of(exc: Exception, step: int) -> Violation:
         raise exc
     if isinstance(exc, ClaimViolation):
         return Violation(exc.claim, exc.message, step)
+    if isinstance(exc, ProcessFailure):  # a process under test that hangs, dies or answers garbage
+        return Violation(exc.kind, str(exc), step)
     return Violation("crash", f"{type(exc).__name__}: {exc}", step)
 
 

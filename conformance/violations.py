@@ -31,6 +31,16 @@ class CannotCheck(SubsumError):
     never a violation of a claim."""
 
 
+class ProcessFailure(Exception):
+    """A process under test failed to answer as the protocol says: `kind` is
+    timeout, crash or malformed, the words `subsum conform matching` uses
+    too. The fuzzer files it under its kind (never as a claim)."""
+
+    def __init__(self, kind: str, message: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+
+
 class ClaimViolation(AssertionError):
     """A check found that the implementation (or the model) breaks `claim`."""
 

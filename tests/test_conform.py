@@ -176,18 +176,19 @@ def test_the_buggy_external_broker_is_caught_shrunk_and_replayed(tmp_path):
     assert refused.returncode == 2 and "pass --broker-cmd CMD" in refused.stderr
 
 
-@pytest.mark.parametrize("command, message", [
-    ("sh -c 'exit 3' x", "crash: exited with status 3"),
-    ("sh -c 'while read line; do echo {}; echo; done' x", "an answer line is not a message"),
-    ("sh -c 'sleep 30' x", "timeout: no complete answer within 0.5 s"),
+@pytest.mark.parametrize("command, kind, message", [
+    ("sh -c 'exit 3' x", "crash", "crash: exited with status 3"),
+    ("sh -c 'while read line; do echo {}; echo; done' x", "malformed", "an answer line is not a message"),
+    ("sh -c 'sleep 30' x", "timeout", "timeout: no complete answer within 0.5 s"),
 ])
-def test_a_failing_broker_process_is_a_violation_not_a_traceback(command, message, tmp_path):
+def test_a_failing_broker_process_is_a_violation_not_a_traceback(command, kind, message, tmp_path):
+    """Filed under the words `conform matching` uses (issue 51: a hanging broker was filed as a crash)."""
     result = subsum("conform", "broker", "--broker-cmd", command, "--timeout", "0.5", "--schedules", "2", "--shrink-budget", "0",
                     "--out-dir", tmp_path, timeout=120)
     assert result.returncode == 1, result.stdout + result.stderr
     (replay,) = tmp_path.glob("*.json")
     violation = json.loads(replay.read_text())["violation"]
-    assert violation["claim"] == "crash" and message in violation["message"], violation
+    assert violation["claim"] == kind and message in violation["message"], violation
     assert "Traceback" not in result.stderr
 
 

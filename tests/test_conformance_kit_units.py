@@ -200,7 +200,7 @@ def test_a_schedule_replay_of_an_external_broker_runs_again(tmp_path):
                          violation={"claim": "CLM-NET-6", "step": 2, "message": message}, defer_timeout=1.0, sub_timeout=1.0,
                          command=buggy)
     assert run(path, RunOptions(broker_cmd=buggy)) == Outcome(
-        str(path), SCHEDULE, True, "CLM-NET-6", f"CLM-NET-6 violated at step 2 of 3: {message}", "CLM-NET-6 at step 2", ())
+        str(path), SCHEDULE, True, "CLM-NET-6", f"CLM-NET-6 violated at operation 3 of 3: {message}", "CLM-NET-6 at operation 3 of 3", ())
 
 
 def test_a_schedule_replay_needs_a_client_count_per_broker(tmp_path):
@@ -220,5 +220,5 @@ def test_a_schedule_replay_that_no_longer_fails_under_another_protocol_keeps_its
                          violation={"claim": "CLM-RCF-1", "message": "planted", "step": 0}, defer_timeout=3000.0, sub_timeout=5000.0)
     outcome = run(path, RunOptions(protocol="strawman"))
     assert not outcome.fails and outcome.violated is None
-    assert outcome.message == f"{path}: no violation now (recorded: CLM-RCF-1 at step 0)"
+    assert outcome.message == f"{path}: no violation now (recorded: CLM-RCF-1 at operation 1 of 1)"
     assert outcome.notes == ("running strawman on a schedule recorded with timed",)

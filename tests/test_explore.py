@@ -178,7 +178,7 @@ def test_an_exhaustive_claim_check_fails_on_a_planted_bug_and_names_its_replay(m
 
     monkeypatch.chdir(tmp_path)  # the check saves its replay into ./fuzz-replays, as the other checks do
     monkeypatch.setattr(StrawmanBroker, "process_unsub_from", forget_the_last_remaining_subscriber)
-    with pytest.raises(AssertionError, match=r"CLM-NET-6 violated after 4 moves \(strawman, 3 brokers, 2 subscriptions") as failed:
+    with pytest.raises(AssertionError, match=r"CLM-NET-6 violated at operation \d+ of \d+ \(4 moves; strawman, 3 brokers, 2 subscriptions") as failed:
         checks.search_completely(Scope("strawman", 3, 2))
     replay = str(failed.value).rsplit("replay: subsum replay ", 1)[1]
     assert (tmp_path / replay).is_file()

@@ -64,7 +64,9 @@ def test_measures_read_the_rows_they_name(tmp_path):
     assert fm.along("b/r.csv", "y", "x", policy="a")(results).series == ((1.0, 1.0), (2.0, 2.0))
     assert fm.ranked("b/r.csv", "y", "policy", ("a", "b"), "x")(results).points == ({"a": 1.0, "b": 3.0}, {"a": 2.0, "b": 1.0})
     assert fm.derived(lambda a, b: a - b, "gap", fm.cell("b/r.csv", "y", x=1, policy="b"), fm.cell("b/r.csv", "y", x=1, policy="a"))(results).mean == 2.0
-    assert fm.cell("b/r.csv", "y", x=9)(results) is None and fm.cell("missing.csv", "y")(results) is None
+    assert fm.cell("b/r.csv", "y", x=9)(results) is None  # no row matches: not reproduced
+    with pytest.raises(fm.FileAbsent, match="missing.csv: no such file"):  # an absent file is never "no rows" (issue 51)
+        fm.cell("missing.csv", "y")(results)
 
 
 def test_rankings_over_several_parameters_and_one_against_its_strongest_rival(tmp_path):
@@ -152,5 +154,5 @@ def test_a_results_cell_that_is_not_a_number_is_named_with_its_file_line_and_fie
 def test_quick_results_say_so_at_the_top(tmp_path):
     (tmp_path / "client-server").mkdir()
     (tmp_path / "client-server" / "summary.json").write_text('{"parameters": {"quick": true}}')
-    fidelity.run(tmp_path, tmp_path / "F.md")
+    fidelity.run(tmp_path, tmp_path / "F.md", allow_missing=True)  # no CSVs: every statement is not measured (file absent)
     assert "**QUICK RESULTS.**" in (tmp_path / "F.md").read_text()

@@ -49,7 +49,7 @@ def test_fuzz_catches_a_planted_bug_within_60_s_and_replays_it(tmp_path, monkeyp
     (violation,) = found["violations"]
     assert violation["claim"] == claim
     replayed = run("replay", violation["replay"])
-    assert replayed.exit_code == 1 and replayed.stdout.startswith(f"{claim} violated at step"), replayed.output
+    assert replayed.exit_code == 1 and replayed.stdout.startswith(f"{claim} violated at "), replayed.output
     monkeypatch.setattr(StrawmanBroker, attribute, ORIGINAL_SUB if attribute == "sub_received" else ORIGINAL_UNSUB)
     fixed = run("replay", violation["replay"])
     assert fixed.exit_code == 0 and "no violation now" in fixed.stdout, fixed.output
@@ -143,7 +143,7 @@ def test_fuzz_finds_a_planted_protocol_bug(tmp_path, monkeypatch, protocol, cls,
     (violation,) = found["violations"]
     assert violation["claim"].startswith("CLM-RCF-"), violation
     replayed = run("replay", violation["replay"])
-    assert replayed.exit_code == 1 and replayed.stdout.startswith(f"{violation['claim']} violated at step"), replayed.output
+    assert replayed.exit_code == 1 and replayed.stdout.startswith(f"{violation['claim']} violated at "), replayed.output
     monkeypatch.setattr(cls, attribute, original)
     fixed = run("replay", violation["replay"])
     assert fixed.exit_code == 0 and "no violation now" in fixed.stdout, fixed.output

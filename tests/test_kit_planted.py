@@ -41,7 +41,7 @@ BROKER_PLANTS = {
     "dropped-message": ("CLM-NET-6", "the model sends"),
     "repeated-message": ("CLM-NET-6", "the model sends"),
     "extra-message": ("CLM-NET-6", "the model sends"),
-    "not-a-message": ("crash", "an answer line is not a message"),
+    "not-a-message": ("malformed", "an answer line is not a message"),
     "crash-midway": ("crash", "exited with status 1 before ending its answer"),
 }
 

@@ -43,7 +43,8 @@ def search_completely(scope: Scope) -> str:
     shape = (f"{scope.protocol}, {scope.brokers} brokers, {scope.subscriptions} subscriptions, {scope.events} events, "
              f"{scope.swaps} swaps: {result.states:,} states, {result.transitions:,} moves, depth {result.depth}")
     for found in result.found:
-        raise AssertionError(f"{found.violation.claim} violated after {found.moves} moves ({shape}): {found.violation.message}; "
+        raise AssertionError(f"{found.violation.claim} violated at {found.violation.where(len(found.schedule))} "
+                             f"({found.moves} moves; {shape}): {found.violation.message}; "
                              f"replay: subsum replay {found.replay}")
     assert result.complete, f"the search was cut by --{result.cut_by} ({shape}): the scope was not searched completely"
     return shape + ", complete"

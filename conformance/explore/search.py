@@ -14,12 +14,14 @@ import attrs
 
 from subsum.conformance.explore.scope import DELAY, SEED, Scope
 from subsum.conformance.explore.state import State, Step, fingerprint, independent, moves, successor
-from subsum.conformance.replays.writing import safe_name, save_schedule
+from subsum.conformance.replays.writing import ReplayNotSaved, safe_name, save_schedule
 from subsum.conformance.schedules import Violation, violation_of
 
 #: The default bounds: states fingerprinted, and seconds.
 MAX_STATES = 1_000_000
 BUDGET = 60.0
+#: States expanded between two calls of `progress`.
+PROGRESS_EVERY = 256
 
 
 @attrs.define
@@ -43,7 +45,9 @@ class Exploration:
     complete: bool = False
     seconds: float = 0.0
     found: list[Found] = attrs.field(factory=list)
-    cut_by: str | None = None  # "max-states" or "budget" when a bound cut the search
+    cut_by: str | None = None  # "max-states", "budget" or "interrupt" (Ctrl-C) when one cut the search
+    queue: int = 0  # states reached but not yet visited when the search was cut (TLC's "states left on queue")
+    unsaved: list = attrs.field(factory=list)  # ReplayNotSaved of each violation whose replay could not be written
 
     @property
     def states_per_second(self) -> float:
@@ -51,10 +55,12 @@ class Exploration:
 
     def report(self) -> dict:
         return {"protocol": self.scope.protocol, "scope": self.scope.describe(), "states": self.states, "transitions": self.transitions,
-                "depth": self.depth, "complete": self.complete, "cut_by": self.cut_by, "seconds": round(self.seconds, 3),
+                "depth": self.depth, "complete": self.complete, "cut_by": self.cut_by, "queue": self.queue, "seconds": round(self.seconds, 3),
                 "states_per_second": round(self.states_per_second, 1),
                 "violations": [{"claim": f.violation.claim, "message": f.violation.message, "moves": f.moves,
-                                "operations": len(f.schedule), "replay": str(f.replay) if f.replay else None} for f in self.found]}
+                                "where": f.violation.where(len(f.schedule)),
+                                "operations": len(f.schedule), "replay": str(f.replay) if f.replay else None,
+                                "saved": f.replay is not None and all(e.path != f.replay for e in self.unsaved)} for f in self.found]}
 
 
 @attrs.define(eq=False)
@@ -101,29 +107,44 @@ def explore(scope: Scope, *, max_states: int = MAX_STATES, budget: float = BUDGE
     seen = {fingerprint(root.state): root.visit}
     frontier = [root]
     result.states = 1
-    while frontier and not result.found:
-        result.depth = frontier[0].depth
-        next_layer: list[Node] = []
-        for node in frontier:
-            cut = _bound(result, started, max_states, budget)
-            if cut:
-                result.cut_by = cut
-                break
-            _expand(node, scope, seen, next_layer, result, sleep_sets)
-            if result.found:
-                break
-        if result.cut_by:
-            break
-        if progress:
-            result.seconds = time.perf_counter() - started
-            progress(result)
-        frontier = next_layer
-    result.complete = not frontier and not result.cut_by and not result.found
+    try:
+        _search(frontier, scope, seen, result, started, max_states, budget, progress, sleep_sets)
+    except KeyboardInterrupt:  # Ctrl-C: the report says how far it got, and what was found is saved
+        result.cut_by = "interrupt"
     result.seconds = time.perf_counter() - started
     for found in result.found:
         if out_dir is not None:
-            found.replay = _save(scope, found, out_dir)
+            try:
+                found.replay = _save(scope, found, out_dir)
+            except ReplayNotSaved as error:
+                result.unsaved.append(error)
+                found.replay = error.path
     return result
+
+
+def _search(frontier: list[Node], scope: Scope, seen: dict[int, Visit], result: Exploration, started: float, max_states: int,
+            budget: float, progress: Callable[[Exploration], None] | None, sleep_sets: bool) -> None:
+    """The layers of the breadth-first search, until none is left, a violation is found or a bound cuts it; `result.queue`
+    counts the states reached and not yet visited, kept up to date so that Ctrl-C leaves it right."""
+    while frontier and not result.found:
+        result.depth = frontier[0].depth
+        next_layer: list[Node] = []
+        for i, node in enumerate(frontier):
+            result.queue = len(frontier) - i + len(next_layer)
+            cut = _bound(result, started, max_states, budget)
+            if cut:
+                result.cut_by = cut
+                return
+            _expand(node, scope, seen, next_layer, result, sleep_sets)
+            if result.found:
+                break
+            if progress and i % PROGRESS_EVERY == 0:
+                result.seconds = time.perf_counter() - started
+                progress(result)
+        frontier = next_layer
+        result.queue = len(frontier)
+    result.queue = 0 if result.found else result.queue
+    result.complete = not frontier and not result.found
 
 
 def _bound(result: Exploration, started: float, max_states: int, budget: float) -> str | None:

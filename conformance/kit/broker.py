@@ -23,7 +23,7 @@ from collections import Counter
 
 from subsum.conformance.kit.engines import PersistentEngine
 from subsum.conformance.kit.processes import ConformError, split_command
-from subsum.conformance.violations import listed, require, shown
+from subsum.conformance.violations import ProcessFailure, listed, require, shown
 from subsum.conformance.families import EXTERNAL  # noqa: F401  (the replay files' protocol name for an external broker)
 from subsum.core.jsonio import RecordError, event_to_json, filter_from_json, filter_to_json
 from subsum.core.types import Subscription
@@ -33,8 +33,12 @@ from subsum.model import strawman as ref
 
 
 
-class ExternalBrokerFailure(Exception):
-    """The process timed out, crashed, or answered with something that is not a message."""
+class ExternalBrokerFailure(ProcessFailure):
+    """The process timed out, crashed, or answered with something that is not a message (kind: timeout, crash,
+    malformed)."""
+
+    def __init__(self, message: str, kind: str = "malformed") -> None:
+        super().__init__(kind, message)
 
 
 def _message(line: bytes, broker: int) -> tuple[int, str, object]:
@@ -85,7 +89,7 @@ class ExternalBroker(Broker):
         process: PersistentEngine = self.net.shared  # type: ignore[assignment]
         received = process.exchange(json.dumps({"broker": self.id, **request}))
         if received.failure is not None:
-            raise ExternalBrokerFailure(f"broker {self.id}, {request['kind']}: {received.failure}")
+            raise ExternalBrokerFailure(f"broker {self.id}, {request['kind']}: {received.failure}", received.failure.kind)
         return [_message(line, self.id) for line in received.stdout.split(b"\n") if line]
 
     def _step(self, what: str, request: dict, model_step) -> None:

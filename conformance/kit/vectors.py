@@ -141,10 +141,13 @@ def check_vectors(folder: Path, engines: tuple[str, ...] | None = None) -> Itera
             yield f"{case['id']}: {case['input']['filter']!r}: got {got}, expected {want}"
 
     def matching(case: dict) -> Iterator[str]:
+        wrong: dict[str, list[str]] = {}  # one line per case: the engines that agree on a wrong answer, and how it differs
         for engine in engines or tuple(ENGINES):
             got = impl_matching(case, engine)
             if got != case["expected"]:
-                yield f"{case['id']}: engine {engine}: got {got}, expected {case['expected']}"
+                wrong.setdefault(matching_difference(got, case["expected"]), []).append(engine)
+        for difference, named in wrong.items():
+            yield f"{case['id']}: engine{'s' if len(named) > 1 else ''} {', '.join(named)}: {difference}"
 
     def covering(case: dict) -> Iterator[str]:
         general, specific = case["input"]["general"], case["input"]["specific"]
@@ -171,6 +174,26 @@ def check_vectors(folder: Path, engines: tuple[str, ...] | None = None) -> Itera
     for kind, check in checks.items():
         for case in load_vectors(folder, kind):
             yield from _run_case(folder, kind, case, lambda: check(case))
+
+
+def matching_difference(got: dict, expected: dict) -> str:
+    """How a matching answer differs from the expected one, event by event: the subscriptions missed and the extra ones.
+
+    >>> matching_difference({"results": [{"event": "e1", "subscriptions": ["s1", "s3"]}]},
+    ...                     {"results": [{"event": "e1", "subscriptions": ["s1", "s2"]}]})
+    'event e1: missed s2, extra s3'
+    """
+    want = {r["event"]: set(r["subscriptions"]) for r in expected["results"]}
+    have = {r["event"]: set(r["subscriptions"]) for r in got["results"]}
+    parts = []
+    for event in dict.fromkeys([*want, *have]):
+        missed, extra = sorted(want.get(event, set()) - have.get(event, set())), sorted(have.get(event, set()) - want.get(event, set()))
+        said = ([f"missed {', '.join(missed)}"] if missed else []) + ([f"extra {', '.join(extra)}"] if extra else [])
+        if event not in have or event not in want:
+            said.append("no line" if event not in have else "a line for no such event")
+        if said:
+            parts.append(f"event {event}: {', '.join(said)}")
+    return "; ".join(parts) or f"got {got}, expected {expected}"
 
 
 def count_cases(folder: Path) -> Counter:

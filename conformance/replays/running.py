@@ -22,7 +22,7 @@ from subsum.conformance.kit.engines import engine_for
 from subsum.conformance.kit.workloads import expected_lines, first_failure, model_results
 from subsum.conformance.replays import formats
 from subsum.conformance.replays.documents import CACHE, CACHE_OPERATIONS, CLIENT_SERVER, MATCHING, SCHEDULE, ReplayError, format_of
-from subsum.conformance.schedules import execute, runnable
+from subsum.conformance.schedules import Violation, execute, runnable
 from subsum.conformance.violations import CannotCheck
 from subsum.core.errors import SubsumError
 from subsum.core.plugins import looks_like_path
@@ -91,11 +91,11 @@ def run_schedule(path: str, options: RunOptions) -> Outcome:
     finally:
         if broker_class is not None:
             close_processes(broker_class)
-    recorded = f"{replay.violation['claim']} at step {replay.violation['step']}"
+    recorded = f"{replay.violation['claim']} at {Violation('', '', replay.violation['step']).where(len(replay.schedule))}"
     if violation is None:
         return Outcome(path, SCHEDULE, False, None, f"{path}: no violation now (recorded: {recorded})", recorded, notes)
     return Outcome(path, SCHEDULE, True, violation.claim,
-                   f"{violation.claim} violated at step {violation.step} of {len(replay.schedule)}: {violation.message}", recorded, notes)
+                   f"{violation.claim} violated at {violation.where(len(replay.schedule))}: {violation.message}", recorded, notes)
 
 
 def protocol_to_run(replay: formats.ScheduleReplay, options: RunOptions) -> tuple[str, tuple[str, ...]]:

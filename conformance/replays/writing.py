@@ -18,7 +18,7 @@ from typing import Any, Mapping
 
 from subsum.conformance.replays import documents
 from subsum.conformance.replays.documents import CACHE, CASE_FILE, CLIENT_SERVER, MATCHING, SCHEDULE
-from subsum.core.errors import SubsumError
+from subsum.core.errors import InputError, SubsumError
 from subsum.core.outputs import write_lines_atomically
 
 
@@ -31,11 +31,29 @@ def _digest(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:10]
 
 
+class ReplayNotSaved(SubsumError):
+    """A finding whose replay could not be written: the finding stands (exit
+    1), and the replay is printed in full under the error line (`context`),
+    so that nothing found is lost."""
+
+    exit_code = 1
+
+    def __init__(self, path: Path, doc: Mapping[str, Any], why: str) -> None:
+        self.path, self.doc, self.why = path, doc, why
+        super().__init__(f"found a violation but cannot write its replay {path}: {why}; the replay follows on standard error")
+        self.context = tuple(json.dumps(doc, indent=1, ensure_ascii=False).splitlines())
+
+
 def _write(folder: Path | None, name: str, doc: Mapping[str, Any]) -> Path:
     folder = documents.FUZZ_FOLDER if folder is None else folder
-    folder.mkdir(parents=True, exist_ok=True)
     path = folder / name
-    write_lines_atomically(path, [json.dumps(doc, indent=1, ensure_ascii=False)])
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        write_lines_atomically(path, [json.dumps(doc, indent=1, ensure_ascii=False)])
+    except OSError as exc:
+        raise ReplayNotSaved(path, doc, exc.strerror or str(exc)) from None
+    except InputError as exc:
+        raise ReplayNotSaved(path, doc, exc.message) from None
     return path
 
 

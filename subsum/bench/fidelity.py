@@ -8,11 +8,21 @@ The statements are data (`benchmarks/fidelity/seed*.toml`, read by
 `fidelity_load`): the seed's words and value, and a measure that reads
 our results folder. Nothing here runs a benchmark; the table is as good as
 the results it reads, and says when they came from --quick runs.
+
+It reads only what it can read whole (issue 51): a file a statement reads
+that is absent, empty or truncated, a column it reads that the header
+lacks, a cell read as a number that is nan or infinite, or a summary.json
+that is not JSON stops the run with an `InputError` naming file:line and
+field (exit 2), before anything is written. With `allow_missing`, a
+statement whose file is absent is marked *not measured (file absent)*
+(counted apart from the verdicts), never *not reproduced*; a corrupt
+file is refused all the same. The outputs are checked before any work.
 """
 
 from __future__ import annotations
 
 import json
+import tempfile
 from pathlib import Path
 from typing import Sequence
 
@@ -20,8 +30,13 @@ import attrs
 
 from subsum.bench import verdict as rule
 from subsum.bench.fidelity_load import FOLDER, Statement, StatementError, load_all
-from subsum.bench.fidelity_measure import Ours, Results, fmt
-from subsum.core.outputs import write_lines_atomically
+from subsum.bench.fidelity_measure import FileAbsent, Ours, Results, fmt
+from subsum.core.errors import InputError
+from subsum.core.outputs import check_output_path, write_lines_atomically
+
+#: the marking of a statement whose file is absent, under --allow-missing: not a verdict of the rule
+FILE_ABSENT = "not measured (file absent)"
+
 
 @attrs.frozen
 class Row:
@@ -29,6 +44,7 @@ class Row:
     ours: Ours | None
     verdict: str
     readings: tuple[tuple[str, Ours | None, str], ...] = ()  # (label, ours, verdict)
+    absent: str = ""  # the absent file, when the verdict is FILE_ABSENT
 
 
 def judge(statement: Statement, ours: Ours | None, series: Ours | None = None) -> str:
@@ -47,20 +63,41 @@ def judge(statement: Statement, ours: Ours | None, series: Ours | None = None) -
     return rule.ranking_verdict(statement.order, statement.better, ours.points)
 
 
-def evaluate(statements: Sequence[Statement], results: Results) -> list[Row]:
-    """Every statement measured on `results` and judged."""
+def measured(s: Statement, results: Results, allow_missing: bool) -> Row:
+    """One statement measured and judged; a reading whose file is absent is
+    marked FILE_ABSENT under `allow_missing` (FileAbsent otherwise)."""
+    ours = s.measure(results) if s.measure is not None else None
+    series = s.trend(results) if s.trend is not None else None
+    readings: list[tuple[str, Ours | None, str]] = []
+    for reading in s.readings:
+        try:
+            theirs = reading.measure(results) if reading.measure is not None else None
+        except FileAbsent:
+            if not allow_missing:
+                raise
+            readings.append((reading.label, None, FILE_ABSENT))
+            continue
+        readings.append((reading.label, theirs, judge(s, theirs, series)))
+    return Row(s, ours, judge(s, ours, series), tuple(readings))
+
+
+def evaluate(statements: Sequence[Statement], results: Results, *, allow_missing: bool = False) -> list[Row]:
+    """Every statement measured on `results` and judged. A file it cannot
+    read whole is an InputError naming the file and the statement; an
+    absent one is too, unless `allow_missing` marks the statement FILE_ABSENT."""
     rows = []
     for s in statements:
         try:
-            ours = s.measure(results) if s.measure is not None else None
-            series = s.trend(results) if s.trend is not None else None
-            readings = []
-            for reading in s.readings:
-                theirs = reading.measure(results) if reading.measure is not None else None
-                readings.append((reading.label, theirs, judge(s, theirs, series)))
+            rows.append(measured(s, results, allow_missing))
+        except FileAbsent as absent:
+            if not allow_missing:
+                raise FileAbsent(absent.path, absent.line, absent.field, f"{absent.message}; statement {s.id} reads it "
+                                 f"(--allow-missing marks such statements '{FILE_ABSENT}')") from None
+            rows.append(Row(s, None, FILE_ABSENT, absent=absent.path))
+        except InputError as error:
+            raise InputError(error.path, error.line, error.field, f"{error.message} (statement {s.id})") from None
         except (ValueError, KeyError) as error:
             raise StatementError(f"statement {s.id}: its measure cannot read the results: {error}") from None
-        rows.append(Row(s, ours, judge(s, ours, series), tuple(readings)))
     return rows
 
 
@@ -81,12 +118,17 @@ def unexplained(rows: Sequence[Row]) -> list[str]:
     return [r.statement.id for r in rows if r.verdict in (rule.DIFFERS, rule.NOT_REPRODUCED) and not r.statement.explain.strip()]
 
 
-def counts(rows: Sequence[Row]) -> dict[str, dict[str, int]]:
-    """Verdict counts per seed and in all."""
+def markings(allow_missing: bool) -> tuple[str, ...]:
+    """What the counts count: the rule's verdicts, and FILE_ABSENT apart from them under --allow-missing."""
+    return (*rule.VERDICTS, FILE_ABSENT) if allow_missing else rule.VERDICTS
+
+
+def counts(rows: Sequence[Row], allow_missing: bool = False) -> dict[str, dict[str, int]]:
+    """Verdict counts per seed and in all (and FILE_ABSENT's, under `allow_missing`)."""
     out: dict[str, dict[str, int]] = {}
     for r in rows:
         for key in (r.statement.seed, "all"):
-            out.setdefault(key, {v: 0 for v in rule.VERDICTS})[r.verdict] += 1
+            out.setdefault(key, {v: 0 for v in markings(allow_missing)})[r.verdict] += 1
     return out
 
 
@@ -117,19 +159,24 @@ def cell_text(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
-def markdown(rows: Sequence[Row], source: str, quick: bool | None) -> str:
+def markdown(rows: Sequence[Row], source: str, quick: bool | None, allow_missing: bool = False) -> str:
     """FIDELITY.md: the rule, the counts, and a row per statement."""
-    tally = counts(rows)
+    tally = counts(rows, allow_missing)
+    marks = markings(allow_missing)
     lines = ["# Fidelity: the seeds' statements against our results", "",
              f"Generated by `subsum fidelity` from `{source}`; do not edit by hand (`make bench` regenerates it).", ""]
     if quick:
         lines += ["**QUICK RESULTS.** These come from `--quick` runs (few points, one seed, short runs): the verdicts below "
                   "are a smoke test of the pipeline, not the fidelity of subsum.", ""]
+    absent = absent_files(rows)
+    if absent:
+        lines += [f"**FILES ABSENT.** {sum(r.verdict == FILE_ABSENT for r in rows)} statements read files that are absent "
+                  f"(`--allow-missing`): {', '.join(f'`{a}`' for a in absent)}. They are marked *{FILE_ABSENT}*, not judged.", ""]
     lines += ["## The rule", "", (rule.__doc__ or "").split("\n\n", 1)[1].split(">>>")[0].strip(), "",
-              "## Counts", "", "| seed | " + " | ".join(rule.VERDICTS) + " | statements |", "|---" * (len(rule.VERDICTS) + 2) + "|"]
+              "## Counts", "", "| seed | " + " | ".join(marks) + " | statements |", "|---" * (len(marks) + 2) + "|"]
     for seed in sorted(tally):
         c = tally[seed]
-        lines.append(f"| {seed} | " + " | ".join(str(c[v]) for v in rule.VERDICTS) + f" | {sum(c.values())} |")
+        lines.append(f"| {seed} | " + " | ".join(str(c[v]) for v in marks) + f" | {sum(c.values())} |")
     lines += readings_section(rows)
     for seed in sorted(k for k in tally if k != "all"):
         lines += ["", f"## Seed {seed}", "", "| id | section | the seed says | seed's value | ours | verdict | other readings | why it differs |",
@@ -153,7 +200,8 @@ RANK = {rule.MATCHES: 0, rule.SAME_TREND: 1, rule.DIFFERS: 2, rule.NOT_REPRODUCE
 def reading_changes(rows: Sequence[Row]) -> list[tuple[Row, str, str]]:
     """(row, reading, its verdict) for every other reading that reproduces a
     statement better or worse than the default reading does."""
-    return [(r, label, v) for r in rows for label, _, v in r.readings if v != r.verdict and v != rule.NOT_REPRODUCED]
+    return [(r, label, v) for r in rows if r.verdict != FILE_ABSENT
+            for label, _, v in r.readings if v != r.verdict and v not in (rule.NOT_REPRODUCED, FILE_ABSENT)]
 
 
 def readings_section(rows: Sequence[Row]) -> list[str]:
@@ -171,8 +219,14 @@ def readings_section(rows: Sequence[Row]) -> list[str]:
     return lines
 
 
-def as_json(rows: Sequence[Row], quick: bool | None) -> dict:
-    return {"quick": quick, "counts": counts(rows),
+def absent_files(rows: Sequence[Row]) -> list[str]:
+    """The absent files that marked statements FILE_ABSENT, each once."""
+    return sorted({r.absent for r in rows if r.verdict == FILE_ABSENT})
+
+
+def as_json(rows: Sequence[Row], quick: bool | None, allow_missing: bool = False) -> dict:
+    extra = {"absent_files": absent_files(rows)} if allow_missing else {}
+    return {"quick": quick, "counts": counts(rows, allow_missing), **extra,
             "statements": [{"id": r.statement.id, "section": r.statement.section, "kind": r.statement.kind, "quote": r.statement.quote,
                             "seed_value": r.statement.value, "ours": None if r.ours is None else ours_text(r.statement, r.ours),
                             "verdict": r.verdict, "explanation": explanation(r),
@@ -183,24 +237,64 @@ def as_json(rows: Sequence[Row], quick: bool | None) -> dict:
 
 
 def explanation(r: Row) -> str:
-    """What a differing or unreproduced row says about why ("" for the others)."""
+    """What a differing or unreproduced row says about why, or which file is absent ("" for the others)."""
+    if r.verdict == FILE_ABSENT:
+        return f"{r.absent} is absent (--allow-missing)"
     if r.verdict not in (rule.DIFFERS, rule.NOT_REPRODUCED):
         return ""
     return r.statement.explain or "NO EXPLANATION RECORDED: this row did not differ in the committed results"
 
 
-def run(results_dir, output, *, json_output=None, statements_dir=None) -> dict:
+def check_output(path: Path) -> None:
+    """Raise InputError unless `path` can be written: `check_output_path`
+    when its folder exists; when it does not (it is made, as it always has
+    been), its nearest existing ancestor must be a folder a folder can be
+    made in, which is tried (root may write anywhere the permission bits
+    say, and still not in /proc), leaving nothing behind."""
+    if path.parent.is_dir():
+        check_output_path(path)
+        return
+    ancestor = path.parent
+    while not ancestor.exists() and ancestor != ancestor.parent:
+        ancestor = ancestor.parent
+    if not ancestor.is_dir():
+        raise InputError(str(path), None, None, f"cannot write: {ancestor} is not a folder")
+    try:
+        Path(tempfile.mkdtemp(prefix=".subsum-probe-", dir=ancestor)).rmdir()
+    except OSError as error:
+        raise InputError(str(path), None, None, f"cannot make its folder {path.parent}: {error.strerror or error}") from None
+
+
+def make_folder(path: Path) -> None:
+    """Make the folder `path` goes in, as an InputError naming `path` if it cannot be made."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise InputError(str(path), None, None, f"cannot make its folder {path.parent}: {error.strerror or error}") from None
+
+
+def run(results_dir, output, *, json_output=None, statements_dir=None, allow_missing: bool = False) -> dict:
     """Write FIDELITY.md (and fidelity.json beside it, unless `json_output`
     says where) from the results folder; returns the JSON document, whose
     `unexplained` lists the differing or unreproduced rows that name no
-    explanation (none in the committed table: a test checks it)."""
-    results = Results(Path(results_dir))
-    rows = evaluate(load_all(Path(statements_dir) if statements_dir else FOLDER), results)
-    quick = results.quick()
+    explanation (none in the committed table: a test checks it).
+
+    Both outputs are checked before anything is read (InputError), and
+    nothing is written unless every file the statements read is whole
+    (`evaluate`; `allow_missing` lets absent files mark their statements)."""
     out = Path(output)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    document = as_json(rows, quick)
     target = Path(json_output) if json_output else out.with_name("fidelity.json")
-    write_lines_atomically(out, markdown(rows, str(results_dir), quick).rstrip("\n").split("\n"))
+    if out.resolve() == target.resolve():
+        raise InputError(str(out), None, None, "is where fidelity.json goes: name the table otherwise")
+    for path in (out, target):
+        check_output(path)
+    results = Results(Path(results_dir))
+    rows = evaluate(load_all(Path(statements_dir) if statements_dir else FOLDER), results, allow_missing=allow_missing)
+    quick = results.quick()
+    document = as_json(rows, quick, allow_missing)
+    text = markdown(rows, str(results_dir), quick, allow_missing)
+    for path in (out, target):
+        make_folder(path)
+    write_lines_atomically(out, text.rstrip("\n").split("\n"))
     write_lines_atomically(target, [json.dumps(document, indent=2, ensure_ascii=False)])
     return document

@@ -4,7 +4,12 @@ from the CSVs and summary.json files the benches write.
 
 `Results` reads a folder laid out as `benchmarks/results/` (one subfolder
 per bench); `Ours` is what a statement's measure returns. A measure that
-finds no rows returns None: the statement is then *not reproduced*.
+finds no rows matching its `where` returns None: the statement is then
+*not reproduced*. A file that cannot be read whole is never taken for
+"no rows" (issue 51): a missing file is `FileAbsent`, and an empty or
+truncated CSV, a column or `where` key its header lacks, a cell read as a
+number that is not a finite one (nan, inf, 1e999), or a summary.json
+that is not JSON is an `InputError` naming file:line and field.
 
 >>> ours = Ours(mean=0.44, ci95=0.01, where="N = 50")
 >>> ours.text()
@@ -14,12 +19,15 @@ finds no rows returns None: the statement is then *not reproduced*.
 from __future__ import annotations
 
 import csv
+import io
 import json
 import math
 from pathlib import Path
 from typing import Callable, Mapping, Sequence
 
 import attrs
+
+from subsum.core.errors import InputError
 
 
 @attrs.frozen
@@ -56,11 +64,74 @@ def fmt(value: float | None) -> str:
 
 
 def same(cell: str, wanted) -> bool:
-    """A CSV cell equals a wanted value: as numbers when both are numbers, else as text."""
+    """A CSV cell equals a wanted value: as numbers when both are numbers, else as text.
+    A cell compared with a number that reads as nan or infinity is refused (`number`)."""
     try:
-        return math.isclose(float(cell), float(wanted), rel_tol=1e-9, abs_tol=1e-12)
+        float(wanted)
+        float(cell)
     except (TypeError, ValueError):
         return cell == str(wanted)
+    return math.isclose(number(cell), float(wanted), rel_tol=1e-9, abs_tol=1e-12)
+
+
+class FileAbsent(InputError):
+    """A file a statement reads is not there. `subsum fidelity` refuses it
+    (exit 2), or with --allow-missing marks the statement *not measured (file
+    absent)*: never *not reproduced*, which says our results measured nothing."""
+
+
+def read_csv(path: Path) -> tuple[tuple[str, ...], list[Row]]:
+    """A bench's CSV as (header, rows), refused unless it is whole: a header
+    of distinct names, at least one row, every row with as many fields as
+    the header (a short one names its first missing field), and a newline
+    at the end: benches end every line with one, so a last line without it
+    was cut, even when its fields happen to be all there."""
+    if not path.is_file():
+        raise InputError(str(path), None, None, "is not a regular file")
+    try:
+        with path.open(encoding="utf-8", newline="") as handle:
+            text = handle.read()
+    except (OSError, UnicodeDecodeError) as error:
+        raise InputError(str(path), None, None, f"cannot read: {getattr(error, 'strerror', None) or error}") from None
+    if not text.strip():
+        raise InputError(str(path), None, None, "empty file: no header line (the bench wrote nothing, or the file was cut)")
+    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
+    rows: list[Row] = []
+    try:
+        header = tuple(next(reader))
+        for position, name in enumerate(header):
+            if not name or name in header[:position]:
+                raise InputError(str(path), 1, name or None, "an empty or repeated column name in the header")
+        start, fields = reader.line_num + 1, list(header)
+        for fields in reader:
+            if len(fields) != len(header):
+                short = len(fields) < len(header)
+                raise InputError(str(path), start, header[len(fields)] if short else None,
+                                 f"{'missing' if short else 'extra fields'}: the row has {len(fields)} fields and the header "
+                                 f"{len(header)} (a cut or malformed row)")
+            rows.append(Row(dict(zip(header, fields)), str(path), start))
+            start = reader.line_num + 1
+    except csv.Error as error:
+        raise InputError(str(path), reader.line_num, None, f"not a CSV table: {error}") from None
+    if not text.endswith("\n"):
+        raise InputError(str(path), reader.line_num, header[len(fields) - 1] if fields else None,
+                         "the file ends inside this field, with no newline: it is truncated")
+    if not rows:
+        raise InputError(str(path), 2, None, "a header and no rows (the bench measured nothing, or the file was cut)")
+    return header, rows
+
+
+def read_json(path: Path) -> dict:
+    """A summary.json as an object; one that is not is refused naming the file (and line)."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as error:
+        raise InputError(str(path), error.lineno, None, f"not valid JSON: {error.msg} (column {error.colno})") from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise InputError(str(path), None, None, f"cannot read: {getattr(error, 'strerror', None) or error}") from None
+    if not isinstance(data, dict):
+        raise InputError(str(path), None, None, f"not a JSON object but {type(data).__name__}")
+    return data
 
 
 class Results:
@@ -69,30 +140,46 @@ class Results:
     def __init__(self, root: Path, folders: Mapping[str, Path] | None = None) -> None:
         self.root = Path(root)
         self.folders = dict(folders or {})  # a bench's name -> the folder its files are in, if not root/name
-        self._csv: dict[str, list[dict[str, str]]] = {}
+        self._csv: dict[str, tuple[tuple[str, ...], list[Row]]] = {}
 
     def path(self, file: str) -> Path:
         """Where `bench/file.csv` is."""
         bench, _, name = file.partition("/")
         return self.folders[bench] / name if bench in self.folders else self.root / file
 
-    def rows(self, file: str, **where) -> list[dict[str, str]]:
+    def table(self, file: str) -> tuple[tuple[str, ...], list[Row]]:
+        """The header and rows of a CSV, read once (`read_csv`); FileAbsent if it is not there."""
         if file not in self._csv:
             path = self.path(file)
-            if not path.is_file():
-                self._csv[file] = []
-            else:
-                with path.open(newline="", encoding="utf-8") as handle:
-                    self._csv[file] = [Row(r, f"{path}:{line}") for line, r in enumerate(csv.DictReader(handle), 2)]
-        return [r for r in self._csv[file] if all(same(r.get(k, ""), v) for k, v in where.items())]
+            if not path.exists():
+                raise FileAbsent(str(path), None, None, "no such file")
+            self._csv[file] = read_csv(path)
+        return self._csv[file]
+
+    def rows(self, file: str, *reads: str, **where) -> list[Row]:
+        """The rows of `file` whose cells equal `where`'s values. Every
+        `where` key and every column named in `reads` must be in the header."""
+        header, rows = self.table(file)
+        for column in (*where, *reads):
+            if column not in header:
+                raise InputError(str(self.path(file)), 1, column, "no such column in the header; the statement reads it")
+        return [r for r in rows if all(same(r[k], v) for k, v in where.items())]
 
     def json(self, file: str) -> dict:
         path = self.path(file)
-        return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+        if not path.exists():
+            raise FileAbsent(str(path), None, None, "no such file")
+        return read_json(path)
 
     def quick(self) -> bool | None:
-        """Whether the results came from --quick runs: True if any bench's summary says so, None if none says."""
-        said = [summary.get("parameters", {}).get("quick") for summary in map(json.loads, map(Path.read_text, self.root.glob("*/summary.json")))]
+        """Whether the results came from --quick runs: True if any bench's summary says so, None if none says.
+        Every */summary.json is read, and one that is not a JSON object is refused."""
+        said = []
+        for path in sorted(self.root.glob("*/summary.json")):
+            parameters = read_json(path).get("parameters", {})
+            if not isinstance(parameters, dict):
+                raise InputError(str(path), None, "parameters", "not a JSON object")
+            said.append(parameters.get("quick"))
         said = [s for s in said if s is not None]
         return any(said) if said else None
 
@@ -103,47 +190,63 @@ Measure = Callable[[Results], "Ours | None"]
 class Cell(str):
     """A CSV cell that knows where it is, for error messages."""
 
-    where: str
+    path: str
+    line: int
+    field: str
+
+    @property
+    def where(self) -> str:
+        return f"{self.path}:{self.line}: field {self.field!r}"
 
 
 class Row(dict):
-    """A CSV row whose cells say where they are (file:line: field 'name')."""
+    """A CSV row whose cells say where they are (file:line: field 'name').
+    Reading a column the row lacks is an InputError naming the file and column."""
 
-    def __init__(self, cells: Mapping[str, str], where: str) -> None:
+    def __init__(self, cells: Mapping[str, str], path: str, line: int) -> None:
         super().__init__(cells)
-        self.where = where
+        self.path, self.line = path, line
+
+    @property
+    def where(self) -> str:
+        return f"{self.path}:{self.line}"
 
     def __getitem__(self, column: str) -> str:
+        if column not in self:
+            raise InputError(self.path, 1, column, "no such column in the header; the statement reads it")
         return self._cell(column, super().__getitem__(column))
 
     def get(self, column, default=None):
-        return self._cell(column, super().get(column)) if column in self else default
+        return self[column]
 
-    def _cell(self, column: str, text) -> str:
-        if not isinstance(text, str):
-            return text
+    def _cell(self, column: str, text: str) -> str:
         cell = Cell(text)
-        cell.where = f"{self.where}: field {column!r}"
+        cell.path, cell.line, cell.field = self.path, self.line, column
         return cell
 
 
 def number(value: str) -> float:
-    """A cell as a number; a cell that is not one is an error naming its file, line and field."""
+    """A cell as a number; a cell that is not one, or not a finite one
+    (nan, inf, or 1e999, which float() reads as inf), is an error naming
+    its file, line and field."""
     try:
-        return float(value)
+        result = float(value)
     except ValueError:
-        where = getattr(value, "where", "a results file")
-        raise ValueError(f"{where}: not a number: {value!r}") from None
-
-
+        result = None
+    if result is not None and math.isfinite(result):
+        return result
+    said = "not a number" if result is None else "not a finite number"
+    if isinstance(value, Cell):
+        raise InputError(value.path, value.line, value.field, f"{said}: {str(value)!r}")
+    raise ValueError(f"a results file: {said}: {value!r}")
 def cell(file: str, column: str, where_text: str = "", **where) -> Measure:
     """Our mean of `column` over the rows matching `where` (its `column_ci95` beside it when there is one row)."""
     def measure(results: Results) -> Ours | None:
-        found = [r for r in results.rows(file, **where) if r.get(column) not in (None, "")]
+        found = [r for r in results.rows(file, column, **where) if r[column] != ""]
         if not found:
             return None
         values = [number(r[column]) for r in found]
-        ci = found[0].get(f"{column}_ci95") if len(found) == 1 else None
+        ci = found[0][f"{column}_ci95"] if len(found) == 1 and f"{column}_ci95" in found[0] else None
         return Ours(mean=sum(values) / len(values), ci95=number(ci) if ci else None, where=where_text or describe(where))
     return measure
 
@@ -151,7 +254,7 @@ def cell(file: str, column: str, where_text: str = "", **where) -> Measure:
 def extreme(file: str, column: str, largest: bool = True, where_text: str = "", **where) -> Measure:
     """The largest (or smallest) `column` over the rows matching `where`."""
     def measure(results: Results) -> Ours | None:
-        values = [number(r[column]) for r in results.rows(file, **where) if r.get(column) not in (None, "")]
+        values = [number(r[column]) for r in results.rows(file, column, **where) if r[column] != ""]
         if not values:
             return None
         return Ours(mean=max(values) if largest else min(values), where=where_text or f"{'max' if largest else 'min'} over {describe(where)}")
@@ -162,8 +265,8 @@ def along(file: str, column: str, x: str, where_text: str = "", **where) -> Meas
     """Our series of `column` against `x` (the mean over rows sharing an x)."""
     def measure(results: Results) -> Ours | None:
         grouped: dict[float, list[float]] = {}
-        for r in results.rows(file, **where):
-            if r.get(column) not in (None, ""):
+        for r in results.rows(file, column, x, **where):
+            if r[column] != "":
                 grouped.setdefault(number(r[x]), []).append(number(r[column]))
         if len(grouped) < 2:
             return None
@@ -182,14 +285,14 @@ def by_point(results: Results, file: str, column: str, by: str, x: str | Sequenc
     rows at one point with one `by` value are an error of the statement
     (it must fix every other parameter, or name it in `x`)."""
     table: dict[tuple, dict[str, float]] = {}
-    for r in results.rows(file, **where):
-        if r.get(column) in (None, ""):
+    for r in results.rows(file, column, by, *([x] if isinstance(x, str) else x), **where):
+        if r[column] == "":
             continue
         slot = table.setdefault(point_key(r, x), {})
-        if r.get(by) in slot:
-            raise ValueError(f"{file}: two rows with {by} = {r.get(by)} at {x} = {point_key(r, x)} ({describe(where)}): "
+        if r[by] in slot:
+            raise ValueError(f"{file}: two rows with {by} = {r[by]} at {x} = {point_key(r, x)} ({describe(where)}): "
                              "fix the other parameters in `where` or add them to `x`")
-        slot[str(r.get(by))] = number(r[column])
+        slot[str(r[by])] = number(r[column])
     return table
 
 
@@ -233,8 +336,8 @@ def columns(file: str, names: Mapping[str, str], x: str, where_text: str = "", *
     """Our means of several columns (label -> column) at every `x`: a ranking across columns of one row."""
     def measure(results: Results) -> Ours | None:
         table: dict[float, dict[str, list[float]]] = {}
-        for r in results.rows(file, **where):
-            if all(r.get(c) not in (None, "") for c in names.values()):
+        for r in results.rows(file, x, *names.values(), **where):
+            if all(r[c] != "" for c in names.values()):
                 slot = table.setdefault(number(r[x]), {})
                 for label, c in names.items():
                     slot.setdefault(label, []).append(number(r[c]))

@@ -24,6 +24,7 @@ Exit codes, enforced here and nowhere else (`guarded`):
     1  a check found a violation or a difference (`CheckFailed`)
     2  bad input or usage (`InputError`, any other `SubsumError`, click's usage errors)
     3  an internal or engine failure (`EngineError`, a failed Spark job, a bug)
+  130  Ctrl-C: the command printed what it had done and saved what it had found (`Interrupted`)
 
 An expected failure prints `error: <message>` on one line, never a
 traceback. An unexpected one prints one line and a hint to rerun with
@@ -38,11 +39,11 @@ import click
 from rich.markup import escape
 
 from subsum.cli.console import err
-from subsum.core.errors import CheckFailed, SubsumError
+from subsum.core.errors import CheckFailed, Interrupted, SubsumError
 from subsum.core.inputs import DEFAULT_MAX_LINE_BYTES, set_max_line_bytes
 from subsum.impl.spark.session import describe_failure
 
-EXIT_OK, EXIT_VIOLATION, EXIT_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
+EXIT_OK, EXIT_VIOLATION, EXIT_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 
 #: each command -> the module of subsum.cli defining it (in its COMMANDS), imported only when the command runs or a
 #: help page lists it (click's lazily loaded subcommands): `subsum match` does not load what `subsum bench` needs
@@ -101,9 +102,12 @@ class Subsum(click.Group):
             said = f"sys.exit({exc.code!r}) was called inside subsum {ctx.invoked_subcommand} (by a plug-in?); the command did not finish"
             err.print(f"[bold red]error:[/] {escape(one_line(said))}", highlight=False, soft_wrap=True)
             ctx.exit(EXIT_INTERNAL)
-        except CheckFailed as exc:  # the command has printed its report; this is its verdict
+        except (CheckFailed, Interrupted) as exc:  # the command has printed its report; this is its verdict
             err.print(f"[bold red]{escape(str(exc))}[/]", highlight=False, soft_wrap=True)
             ctx.exit(exc.exit_code)
+        except KeyboardInterrupt:  # Ctrl-C in a command with nothing to report: no traceback, and not exit 1 ("violation")
+            err.print("[bold red]interrupted[/] (Ctrl-C); nothing was written", highlight=False, soft_wrap=True)
+            ctx.exit(EXIT_INTERRUPTED)
         except SubsumError as exc:
             err.print(f"[bold red]error:[/] {escape(one_line(str(exc)))}", highlight=False, soft_wrap=True)
             for line in exc.context:
@@ -136,10 +140,11 @@ def main(ctx: click.Context, debug: bool, max_line_bytes: int) -> None:
     Hypothesis checks. Start with `subsum verify` and `subsum claims`.
 
     Exit codes: 0 success, 1 a check found a violation or difference,
-    2 bad input or usage, 3 an internal or engine failure.
+    2 bad input or usage, 3 an internal or engine failure, 130 Ctrl-C
+    (what was found is saved and reported).
     """
     ctx.obj = {"debug": debug}
     set_max_line_bytes(max_line_bytes)
 
 
-__all__ = ["main", "EXIT_OK", "EXIT_VIOLATION", "EXIT_INPUT", "EXIT_INTERNAL"]
+__all__ = ["main", "EXIT_OK", "EXIT_VIOLATION", "EXIT_INPUT", "EXIT_INTERNAL", "EXIT_INTERRUPTED"]

@@ -5,6 +5,7 @@ summary.json into `--out-dir`/NAME/, a scratch folder by default;
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 from typing import Callable
 
@@ -26,6 +27,7 @@ from subsum.bench.summaries_report import markdown_table as summaries_table
 from subsum.cli.console import emit, out, say
 from subsum.cli.options import FiniteFloat, apply_options, bench_out_dir_option, format_option, seed_option
 from subsum.cli.network_options import timeout_options
+from subsum.cli.progress import heartbeat, quiet_option
 from subsum.core.errors import CheckFailed
 from subsum.core.names import REQUEST_PROCESSES
 from subsum.impl.network import forwarding_protocols
@@ -39,9 +41,17 @@ def bench() -> None:
 
 def bench_command(name: str, files: str, quick: str, seed: str) -> Callable:
     """A benchmark command: what every one takes (--out-dir, --quick, --seed,
-    --format), then its own options, in the order `--help` shows them."""
+    --format, --quiet), then its own options, in the order `--help` shows them;
+    its run says it is alive (`heartbeat`) beside the lines it prints."""
+    def alive(command: Callable) -> Callable:
+        @functools.wraps(command)
+        def run(*args, **kwargs):
+            with heartbeat(f"bench {name}"):
+                return command(*args, **kwargs)
+        return run
+
     return apply_options([bench.command(name), bench_out_dir_option(name, files), click.option("--quick", is_flag=True, help=quick),
-                          seed_option(1, seed), format_option])
+                          seed_option(1, seed), format_option, quiet_option, alive])
 
 
 def _parse_groups(_ctx, _param, value: str) -> list[int]:

@@ -89,8 +89,9 @@ def verify(profile: str, fmt: str, junit_path: str | None, html_path: str | None
 def print_results(run: verifying.Run, report: dict, title: str) -> None:
     """The text report: one row per check, the failures' counterexamples on standard error, the totals."""
     table = Table(title=f"{title} (profile {run.profile})")
-    for column in ("claim", "kind", "check", "status", "time (s)"):
-        table.add_column(column, justify="right" if column == "time (s)" else "left")
+    for column in ("claim", "kind", "check", "status", "time (s)"):  # a narrow terminal wraps a check's name, never cuts it
+        table.add_column(column, justify="right" if column == "time (s)" else "left", overflow="fold",
+                         no_wrap=column != "check", min_width=len(column) if column != "check" else 12)
     marks = {"pass": "[green]pass[/]", "fail": "[bold red]FAIL[/]", "timeout": "[bold red]TIMEOUT[/]"}
     for r in run.results:
         check = r.check + (f" ({r.detail})" if r.status == "pass" and r.detail else "")

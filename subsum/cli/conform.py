@@ -9,12 +9,12 @@ import shlex
 from pathlib import Path
 
 import click
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from subsum.cli.console import deprecated, emit, err, line, write_json
-from subsum.cli.fuzz import finish, print_result
+from subsum.cli.console import deprecated, emit, line, write_json
+from subsum.cli.fuzz import finish, fuzz_progress, print_result, shrink_progress
 from subsum.cli.options import (MAX_COUNT, FiniteFloat, deprecated_json_option, format_option, replay_dir_option, schedule_options, seed_option,
                                 writable_dir)
+from subsum.cli.progress import progress, quiet_option
 from subsum.cli.replay import ENGINE_HELP, show_outcome
 from subsum.conformance import fuzz as fz
 from subsum.conformance.kit import engines, matching, vector_cases, vectors
@@ -47,6 +47,7 @@ def conform() -> None:
               help="Seconds the engine may take for one workload; longer is a failure.")
 @replay_dir_option(documents.CONFORM_FOLDER, "Where the replay directory of a failure goes.")
 @format_option
+@quiet_option
 @deprecated_json_option
 def conform_matching(command, plugin, persistent, workloads, seed, timeout, out_dir, fmt, json_path) -> None:
     """Differential testing of a matching engine against the model
@@ -57,11 +58,10 @@ def conform_matching(command, plugin, persistent, workloads, seed, timeout, out_
     `subsum replay DIR` runs it again."""
     engine = engines.engine_for(command, plugin, persistent, timeout)
     name = command if command is not None else plugin
-    with Progress(TextColumn("[progress.description]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  console=err, transient=True, disable=not err.is_terminal) as bar:
-        task = bar.add_task("workloads", total=workloads + len(matching.pinned_workloads()))
+    total = workloads + len(matching.pinned_workloads())
+    with progress("conform matching", total) as ticker:
         result = matching.conform(engine, workloads=workloads, seed=seed, out_dir=Path(out_dir),
-                                  progress=lambda done: bar.update(task, completed=done))
+                                  progress=lambda done: ticker.update(done, f"{done:,} of {total:,} workloads agree"))
     option = f"--engine-cmd {shlex.quote(command)}" if command is not None else f"--engine {plugin}"
     report = {"engine": engine.describe(), "workloads": result.workloads, "pinned": result.pinned,
               "generated": result.workloads - result.pinned, "seed": seed, "seconds": round(result.seconds, 3),
@@ -97,6 +97,7 @@ def print_conformance(name: str, report: dict) -> None:
 @click.option("--timeout", type=FiniteFloat(0.001, 3600.0), default=10.0, show_default=True,
               help="Seconds the process may take to answer one request.")
 @format_option
+@quiet_option
 def conform_broker(command, brokers, subscriptions, churn, steps, seed, budget, schedules, max_violations, out_dir, shrink_budget, timeout,
                    fmt) -> None:
     """Fuzz a broker process in any language on the simulator, as `subsum
@@ -107,17 +108,11 @@ def conform_broker(command, brokers, subscriptions, churn, steps, seed, budget, 
     A violation is shrunk and saved as a replay file; `subsum replay
     --broker-cmd CMD FILE` runs it again. Exits 1 on a violation."""
     broker_class = proxy_class(command, timeout)  # a command that cannot run is bad usage (exit 2)
-    with err.status("fuzzing") as status:
-        def progress(r) -> None:
-            status.update(f"{r.schedules} schedules, {r.operations} operations, {len(r.violations)} violations")
-
-        def shrinking(case) -> None:
-            status.update(f"shrinking the {len(case.schedule)} operations of seed {case.seed} ({case.violation.claim})")
-
+    with progress("conform broker", budget) as ticker:
         try:
             result = fz.fuzz(brokers=brokers, subscriptions=subscriptions, churn=churn, steps=steps, seed=seed, budget=budget,
                              schedules=schedules, replay_dir=Path(out_dir), protocol=EXTERNAL, max_violations=max_violations,
-                             progress=progress, shrink_budget=shrink_budget, shrinking=shrinking,
+                             progress=fuzz_progress(ticker, budget), shrink_budget=shrink_budget, shrinking=shrink_progress(ticker),
                              broker_class=broker_class, command=command)
         finally:
             close_processes(broker_class)
@@ -157,7 +152,8 @@ def vectors_check(folder, fmt) -> None:
     """Run subsum's own implementation against the vectors in DIR (exit 1 on a case it gets wrong)."""
     wrong = list(vectors.check_vectors(Path(folder)))
     total = sum(vectors.count_cases(Path(folder)).values())
-    report = {"folder": folder, "cases": total, "wrong": wrong}
+    cases = len(dict.fromkeys(problem.split(": ", 1)[0] for problem in wrong))  # a case is counted once, however many engines miss it
+    report = {"folder": folder, "cases": total, "wrong_cases": cases, "wrong": wrong}
 
     def text() -> None:
         for problem in wrong[:20]:
@@ -167,7 +163,7 @@ def vectors_check(folder, fmt) -> None:
 
     emit(report, fmt, text)
     if wrong:
-        raise CheckFailed(f"subsum gets {len(wrong)} of {total} cases wrong")
+        raise CheckFailed(f"subsum gets {cases} of {total} cases wrong")
 
 
 # --- the old spellings, for one release ------------------------------------------------------

@@ -67,6 +67,15 @@ def write_json(path: str | Path, value: object) -> None:
     write_lines_atomically(path, [report_json(value)])
 
 
+def show_unsaved(errors) -> None:
+    """Each finding whose replay could not be written (ReplayNotSaved): its error line, then the replay in full,
+    on standard error, so that nothing found is lost."""
+    for error in errors:
+        err.print(f"[bold red]error:[/] {escape(str(error))}", highlight=False, soft_wrap=True)
+        for text in error.context:
+            err.print(escape(text), highlight=False, soft_wrap=True)
+
+
 def deprecated(old: str, new: str) -> None:
     """The line an old spelling prints: it still works, for one release."""
     err.print(f"note: `{escape(old)}` is deprecated and goes in the next release; use `{escape(new)}`", highlight=False, soft_wrap=True)

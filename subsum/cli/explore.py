@@ -7,15 +7,15 @@ from pathlib import Path
 
 import click
 
-from subsum.cli.console import emit, line
-from subsum.cli.fuzz import progress_bar
+from subsum.cli.console import emit, line, show_unsaved
 from subsum.cli.options import FiniteFloat, format_option, replay_dir_option
+from subsum.cli.progress import progress, quiet_option
 from subsum.cli.network_options import protocol_option, timeout_options
 from subsum.conformance.explore.scope import Scope
 from subsum.conformance.explore.search import BUDGET, MAX_STATES, Exploration, explore as run_search
 from subsum.conformance.replays import documents
 from subsum.conformance.families import schedule_protocols
-from subsum.core.errors import CheckFailed
+from subsum.core.errors import CheckFailed, Interrupted
 from subsum.core.plugins import looks_like_path
 from subsum.impl.network import TOPOLOGIES
 
@@ -39,6 +39,7 @@ from subsum.impl.network import TOPOLOGIES
               help="Stop after this many seconds (the report says complete: false).")
 @replay_dir_option(documents.FUZZ_FOLDER, "Where the replay of a violation goes.")
 @format_option
+@quiet_option
 def explore(protocol, brokers, subscriptions, events, swaps, topology, unsubscribe, overruns, defer_timeout, sub_timeout, max_states,
             budget, out_dir, fmt) -> None:
     """Search every state of a small scope breadth first: each delivery (the
@@ -53,29 +54,40 @@ def explore(protocol, brokers, subscriptions, events, swaps, topology, unsubscri
     (complete: false), with no violation."""
     bounds = {} if overruns is None else {"overruns": overruns}
     scope = Scope(protocol, brokers, subscriptions, events, swaps, topology, unsubscribe, defer_timeout, sub_timeout, **bounds)
-    with progress_bar(budget) as bar:
-        task = bar.add_task("exploring", total=budget)
+    with progress("exploring", budget) as ticker:
+        def told(r: Exploration) -> None:
+            ticker.update(min(r.seconds, budget), f"depth {r.depth}: {r.states:,} states, {r.transitions:,} transitions, {r.queue:,} to visit")
 
-        def progress(r: Exploration) -> None:
-            bar.update(task, completed=min(r.seconds, budget), description=f"depth {r.depth}: {r.states:,} states, {r.transitions:,} transitions")
-
-        result = run_search(scope, max_states=max_states, budget=budget, out_dir=Path(out_dir), progress=progress)
+        result = run_search(scope, max_states=max_states, budget=budget, out_dir=Path(out_dir), progress=told)
     report = result.report()
     replay_option = f"--protocol {protocol} " if looks_like_path(protocol) else ""
     emit(report, fmt, lambda: print_result(report, replay_option))
+    show_unsaved(result.unsaved)
+    found = f"; {result.found[0].violation.claim} violated, replay: {result.found[0].replay}" if result.found else ""
+    if result.cut_by == "interrupt":
+        raise Interrupted(f"interrupted (Ctrl-C) at depth {result.depth}: {result.states:,} states, {result.queue:,} left to visit{found}")
+    if result.unsaved:
+        raise CheckFailed(f"{result.found[0].violation.claim} violated; its replay could not be written (printed above)")
     if result.found:
         raise CheckFailed(f"{result.found[0].violation.claim} violated; replay: {result.found[0].replay}")
 
 
 def print_result(report: dict, replay_option: str) -> None:
     scope = report["scope"]
-    cut = "" if report["complete"] or report["violations"] else f", cut by --{report['cut_by']}: not complete"
+    cut = ""
+    if report["cut_by"] == "interrupt":
+        cut = f", interrupted (Ctrl-C): not complete, {report['queue']:,} states left to visit"
+    elif not report["complete"] and not report["violations"]:
+        cut = f", cut by --{report['cut_by']}: not complete, {report['queue']:,} states left to visit"
     line(f"{report['protocol']}: {scope['brokers']} brokers, {scope['subscriptions']} subscriptions, {scope['events']} events, "
          f"{scope['swaps']} swaps ({scope['topology']}): {report['states']:,} states, {report['transitions']:,} transitions, "
          f"depth {report['depth']}, {report['seconds']:.1f} s ({report['states_per_second']:,.0f} states/s){cut}")
     for v in report["violations"]:
-        line(f"  {v['claim']} after {v['moves']} moves: {v['message']}")
-        line(f"  replay: subsum replay {replay_option}{v['replay']}")
+        line(f"  {v['claim']} at {v['where']} ({v['moves']} moves): {v['message']}")
+        if v["saved"]:
+            line(f"  replay: subsum replay {replay_option}{v['replay']}")
+        elif v["replay"]:
+            line(f"  replay: NOT SAVED to {v['replay']} (it is printed on standard error)")
     if report["complete"]:
         line("  complete: every interleaving of the scope was checked; no violation")
 

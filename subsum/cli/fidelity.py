@@ -1,7 +1,15 @@
 """subsum fidelity: benchmarks/FIDELITY.md, every quantitative statement of
 seeds 000, 003 and 004 beside what the benches measured, with verdicts
 computed by one rule (subsum/bench/verdict.py). It runs no benchmark: it
-reads a results folder (`make bench` runs it last)."""
+reads a results folder (`make bench` runs it last).
+
+Bad input is exit 2 with `error: FILE:LINE: field 'F': message`, before
+anything is written: an output that cannot be written (checked before the
+results are read), and a file a statement reads that is absent, empty,
+truncated, lacks a column it reads, holds nan or an infinity where a
+number is read, or is not valid JSON (issue 51). `--allow-missing` lets
+absent files through, marking their statements "not measured (file
+absent)"; a corrupt file is refused all the same."""
 
 from __future__ import annotations
 
@@ -30,15 +38,23 @@ class StatementFileError(SubsumError):
               help="Where FIDELITY.md goes (fidelity.json beside it). `--output benchmarks/FIDELITY.md` refreshes the committed table.")
 @click.option("--statements", "statements_dir", type=click.Path(exists=True, file_okay=False), default=str(FOLDER), show_default=True,
               help="The folder of seed*.toml statement files (benchmarks/fidelity/).")
+@click.option("--allow-missing", is_flag=True,
+              help="A statement whose results file is absent is marked 'not measured (file absent)' (counted apart) instead of "
+                   "stopping with exit 2. Empty, truncated or corrupt files are refused all the same.")
 @format_option
-def fidelity(results_dir, output, statements_dir, fmt) -> None:
+def fidelity(results_dir, output, statements_dir, allow_missing, fmt) -> None:
     """Write FIDELITY.md: a row per quantitative statement of seeds 000
     §5–6, 003 §2.6–6 and 004, the seed's value beside ours (with its 95%
     interval), a computed verdict (matches, same trend, differs, not
     reproduced) and, where it differs, the experiment that explains it.
-    Says so at the top when the results came from --quick runs."""
+    Says so at the top when the results came from --quick runs.
+
+    A results file that is absent, empty, truncated, lacks a column a
+    statement reads, or holds nan or an infinity where a number is read,
+    is refused (exit 2, naming file:line and field) and nothing is written;
+    --allow-missing accepts absent files only."""
     try:
-        document = fid.run(results_dir, output, statements_dir=statements_dir)
+        document = fid.run(results_dir, output, statements_dir=statements_dir, allow_missing=allow_missing)
     except StatementError as error:
         raise StatementFileError(str(error)) from None
     emit(document, fmt, lambda: show(document, output))
@@ -46,13 +62,16 @@ def fidelity(results_dir, output, statements_dir, fmt) -> None:
 
 def show(document: dict, output: str) -> None:
     table = Table(title="seed statements against our results" + (" (QUICK results)" if document["quick"] else ""))
-    for column in ("seed", *rule.VERDICTS, "statements"):
+    marks = list(document["counts"]["all"]) if document["counts"] else list(rule.VERDICTS)  # the verdicts, and FILE_ABSENT
+    for column in ("seed", *marks, "statements"):
         table.add_column(column)
     for seed, counts in sorted(document["counts"].items()):
-        table.add_row(seed, *(str(counts[v]) for v in rule.VERDICTS), str(sum(counts.values())))
+        table.add_row(seed, *(str(counts[v]) for v in marks), str(sum(counts.values())))
     out.print(table)
     if document["unexplained"]:
         out.print("rows that differ but name no explanation: " + escape(", ".join(document["unexplained"])))
+    if document.get("absent_files"):
+        out.print(f"not measured, their files absent: {escape(', '.join(document['absent_files']))}")
     out.print(f"wrote {escape(output)} and {escape(str(Path(output).with_name('fidelity.json')))}")
 
 

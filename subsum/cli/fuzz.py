@@ -6,27 +6,21 @@ from __future__ import annotations
 from pathlib import Path
 
 import click
-from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
-from subsum.cli.console import deprecated, emit, err, line, write_json
+from subsum.cli.console import deprecated, emit, line, show_unsaved, write_json
 from subsum.cli.options import deprecated_json_option, format_option, schedule_options
+from subsum.cli.progress import Ticker, progress, quiet_option
 from subsum.cli.network_options import protocol_option, timeout_options, topology_option
 from subsum.conformance import fuzz as fz
 from subsum.conformance.replays import documents
 from subsum.conformance.schedules import PROTOCOLS
-from subsum.core.errors import CheckFailed, EngineError
+from subsum.core.errors import CheckFailed, EngineError, Interrupted
 from subsum.core.plugins import looks_like_path
 
 
 @click.group()
 def fuzz() -> None:
     """Fuzzers: random schedules checked against the model; violations are saved as replay files."""
-
-
-def progress_bar(budget: float):
-    """A progress bar on standard error (a terminal only)."""
-    return Progress(TextColumn("[progress.description]{task.description}"), BarColumn(), TimeElapsedColumn(),
-                    console=err, transient=True, disable=not err.is_terminal)
 
 
 @fuzz.command("reconfig")
@@ -36,6 +30,7 @@ def progress_bar(budget: float):
 @schedule_options("Brokers per schedule (ignored for a FILE).", max_violations=10, out_dir=documents.FUZZ_FOLDER,
                   shrink_help="Seconds to shrink each violating schedule before it is saved (0: save it as found).", shrink_budget=10.0)
 @format_option
+@quiet_option
 @deprecated_json_option
 def fuzz_reconfig(protocol, defer_timeout, sub_timeout, topology, brokers, subscriptions, churn, steps, seed, budget, schedules,
                   max_violations, out_dir, shrink_budget, fmt, json_path):
@@ -45,20 +40,11 @@ def fuzz_reconfig(protocol, defer_timeout, sub_timeout, topology, brokers, subsc
     overlay after every operation (CLM-NET-1, 4), the tables after every
     quiesce (CLM-NET-2, CLM-RCF-1), and delivery in quiescent static states
     (CLM-NET-3). Exits 1 if any violation was found."""
-    with progress_bar(budget) as bar:
-        task = bar.add_task("fuzzing", total=budget)
-
-        def progress(r):
-            bar.update(task, completed=min(r.seconds, budget),
-                       description=f"{r.schedules} schedules, {r.operations} operations, {len(r.violations)} violations")
-
-        def shrinking(case):
-            bar.update(task, description=f"shrinking the {len(case.schedule)} operations of seed {case.seed} ({case.violation.claim})")
-
+    with progress("fuzzing", budget) as ticker:
         result = fz.fuzz(topology=topology, brokers=brokers, subscriptions=subscriptions, churn=churn, steps=steps, seed=seed,
                          budget=budget, schedules=schedules, replay_dir=Path(out_dir), protocol=protocol,
                          defer_timeout=defer_timeout, sub_timeout=sub_timeout, max_violations=max_violations,
-                         progress=progress, shrink_budget=shrink_budget, shrinking=shrinking)
+                         progress=fuzz_progress(ticker, budget), shrink_budget=shrink_budget, shrinking=shrink_progress(ticker))
     report = result.report(protocol=protocol, defer_timeout=defer_timeout, sub_timeout=sub_timeout, topology=topology, brokers=brokers,
                            subscriptions=subscriptions, churn=churn, steps=steps, seed=seed, budget=budget, schedules_limit=schedules,
                            max_violations=max_violations)
@@ -70,17 +56,43 @@ def fuzz_reconfig(protocol, defer_timeout, sub_timeout, topology, brokers, subsc
     finish(result, out_dir, budget, "the protocol is too slow for it (raise --budget)")
 
 
+def fuzz_progress(ticker: Ticker, budget: float):
+    """What a fuzzer tells its progress line after each schedule."""
+    def told(r: fz.FuzzResult) -> None:
+        ticker.update(min(r.seconds, budget), f"{r.schedules:,} schedules, {r.operations:,} operations, {len(r.found)} violations")
+    return told
+
+
+def shrink_progress(ticker: Ticker):
+    """What a fuzzer tells its progress line before it shrinks a violation."""
+    def told(case) -> None:
+        ticker.update(None, f"shrinking the {len(case.schedule)} operations of seed {case.seed} ({case.violation.claim})")
+    return told
+
+
 def print_result(name: str, report: dict, replay_option: str) -> None:
     """The text report of a fuzzing run: the counts, then each violation and how to replay it."""
+    cut = " (interrupted: Ctrl-C)" if report.get("interrupted") else ""
     line(f"{name}: {report['schedules']} schedules, {report['operations']} operations in {report['seconds']:.1f} s "
-         f"({report['schedules_per_minute']:,.0f} schedules/min); {len(report['violations'])} violations")
+         f"({report['schedules_per_minute']:,.0f} schedules/min); {len(report['violations'])} violations{cut}")
     for v in report["violations"]:
         size = f"{v['operations']} operations" + (f", shrunk from {v['shrunk_from']}" if v.get("shrunk_from") else "")
-        line(f"  {v['claim']} ({size}): {v['replay']}   (subsum replay {replay_option}{v['replay']})")
+        if v.get("saved", True):
+            line(f"  {v['claim']} ({size}): {v['replay']}   (subsum replay {replay_option}{v['replay']})")
+        else:
+            line(f"  {v['claim']} ({size}): NOT SAVED to {v['replay']} (the replay is printed on standard error)")
 
 
 def finish(result: fz.FuzzResult, out_dir: str, budget: float, too_slow: str) -> None:
-    """A fuzzing run's verdict: exit 1 on a violation, 3 when nothing was checked."""
+    """A fuzzing run's verdict: each replay that could not be written printed in full, then exit 130 on Ctrl-C,
+    1 on a violation, 3 when nothing was checked."""
+    show_unsaved(result.unsaved)
+    saved = len(result.violations) - len(result.unsaved)
+    if result.interrupted:
+        raise Interrupted(f"interrupted (Ctrl-C) after {result.schedules:,} schedules: {len(result.violations)} violations, "
+                          f"{saved} saved in {out_dir}")
+    if result.unsaved:
+        raise CheckFailed(f"{len(result.violations)} violations; {len(result.unsaved)} replays could not be written (printed above)")
     if result.violations:
         raise CheckFailed(f"{len(result.violations)} violations; replay files in {out_dir}")
     if not result.schedules:

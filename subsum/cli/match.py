@@ -8,8 +8,10 @@ import click
 from rich.markup import escape
 
 from subsum.app.match import ENGINE_NAMES, match_files
+from subsum.impl.matching import compiled  # numba itself is imported at the first match
 from subsum.cli.console import counter_table, err, write_json
 from subsum.cli.options import ComponentName, distinct_files, json_option, output_option, spark_options
+from subsum.cli.progress import heartbeat, quiet_option
 from subsum.core.errors import SubsumError
 from subsum.core.filters import FilterError, format_filter, parse_filter
 
@@ -27,6 +29,7 @@ from subsum.core.filters import FilterError, format_filter, parse_filter
 @click.option("--stats", "show_stats", is_flag=True, help="Print the engine's work counters and timings to standard error.")
 @json_option("Write the engine's work counters and timings as JSON to FILE (standard output carries the result lines).")
 @spark_options
+@quiet_option
 def match(subs_path: str, events_path: str, engine: str, output_path: str | None, show_stats: bool, json_path: str | None,
           master: str | None, spark_conf: tuple[str, ...], spark_timeout: float) -> None:
     """Match events against subscriptions: one result line per event.
@@ -34,6 +37,9 @@ def match(subs_path: str, events_path: str, engine: str, output_path: str | None
     Each line is {"event": ID, "subscriptions": [IDs, sorted]}, in input order.
     """
     distinct_files({"subscriptions": subs_path, "events": events_path}, {"output": output_path, "json": json_path})
+    if engine == "compiled":  # numba compiles the kernels at the first use after an install (about 30 s): say so while it does
+        with heartbeat("loading the compiled engine's kernels (the first use after an install compiles them, about 30 s)"):
+            compiled.warm()
     stats = match_files(subs_path, events_path, engine, output_path, click.echo, master=master, spark_conf=spark_conf,
                         spark_timeout=spark_timeout, counters=show_stats or json_path is not None, progress=err.is_terminal)
     if output_path:

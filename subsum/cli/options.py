@@ -21,8 +21,8 @@ from typing import Callable
 import click
 
 from subsum.core import plugins
-from subsum.core.errors import SubsumError
-from subsum.core.outputs import check_output_path
+from subsum.core.errors import InputError, SubsumError
+from subsum.core.outputs import check_output_folder, check_output_path
 
 #: The largest count an option takes (events, subscriptions, steps, ...): far
 #: beyond a useful run, and small enough that a typo cannot ask for years.
@@ -45,18 +45,15 @@ def writable_path(_ctx, _param, value: str | None) -> str | None:
 
 
 def writable_dir(_ctx, param, value: str | None) -> str | None:
-    """An output folder: an existing folder, or one that can be made (its
-    nearest existing ancestor is a writable folder). Checked before the work starts."""
+    """An output folder: an existing folder files can be made in, or one that
+    can be made (`check_output_folder` tries both and leaves nothing behind).
+    Checked before the work starts, so a finding is never lost to a bad folder."""
     if value is None or "://" in value:
         return value
-    path = Path(value)
-    ancestor = path
-    while not ancestor.exists() and ancestor != ancestor.parent:
-        ancestor = ancestor.parent
-    if not ancestor.is_dir():
-        raise SubsumError(f"--{param.name.replace('_', '-')} {value}: {ancestor} is not a folder")
-    if not os.access(ancestor, os.W_OK | os.X_OK):
-        raise SubsumError(f"--{param.name.replace('_', '-')} {value}: {ancestor} is not writable")
+    try:
+        check_output_folder(value)
+    except InputError as exc:
+        raise SubsumError(f"--{param.name.replace('_', '-')} {value}: {exc.message}") from None
     return value
 
 

@@ -12,6 +12,7 @@ from rich.table import Table
 
 from subsum.cli.console import emit, err, out, write_json
 from subsum.cli.options import format_option, spark_options, writable_dir
+from subsum.cli.progress import heartbeat, is_quiet, quiet_option
 from subsum.core.errors import CheckFailed, SubsumError
 from subsum.impl.spark.session import job_frame, session_for
 
@@ -37,6 +38,7 @@ def _seconds(low: float):
               help="Write violations.parquet and summary.json into DIR.")
 @format_option
 @spark_options
+@quiet_option
 def trace_check(trace_path, grace, window, out_dir, fmt, master, spark_conf, spark_timeout):
     """Check a simulator trace (DEF-NET-9) for duplicate, spurious and missed
     deliveries (spec/07-pipeline.md DEF-TRACE-3) on Spark.
@@ -46,8 +48,8 @@ def trace_check(trace_path, grace, window, out_dir, fmt, master, spark_conf, spa
     from subsum.impl.spark import trace as strace  # pyspark: loaded only here
 
     started = time.perf_counter()
-    spark = session_for(master, spark_conf, inputs=(trace_path,), progress=err.is_terminal)
-    with job_frame(spark, spark_timeout):
+    spark = session_for(master, spark_conf, inputs=(trace_path,), progress=err.is_terminal and not is_quiet())
+    with job_frame(spark, spark_timeout), heartbeat(f"checking {trace_path} on Spark", spinner=False):
         report = strace.check(strace.read_trace(spark, trace_path), grace * 1000.0, window * 1000.0)
         summary = strace.summary(report, trace_path, grace, window)
         summary["seconds"] = round(time.perf_counter() - started, 3)

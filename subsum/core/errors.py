@@ -7,7 +7,8 @@ the error's `exit_code`:
 
 - 1: a check found a violation or a difference (`CheckFailed`);
 - 2: bad input or usage (`InputError`, and every other `SubsumError`);
-- 3: an internal or engine failure (`EngineError`).
+- 3: an internal or engine failure (`EngineError`);
+- 130: Ctrl-C ended the run (`Interrupted`, or a KeyboardInterrupt no command caught).
 
 Anything else that escapes a command is a bug: the CLI prints one line and
 a hint to rerun with `--debug` (which shows the traceback), and exits 3.
@@ -55,6 +56,13 @@ class CheckFailed(SubsumError):
     """A check ran and found a violation or a difference (exit 1)."""
 
     exit_code = 1
+
+
+class Interrupted(SubsumError):
+    """Ctrl-C ended the run (exit 130, the shell's code for SIGINT): the command
+    printed what it had done and saved what it had found; the message says so."""
+
+    exit_code = 130
 
 
 class EngineError(SubsumError):
