@@ -109,3 +109,18 @@ def test_an_explore_finding_whose_replay_cannot_be_written_is_printed_in_full(tm
     assert head.startswith("error: found a violation but cannot write its replay r/explore-")
     replay = json.loads(document[:document.rindex("}") + 1])
     assert replay["format"] == "subsum-replay" and replay["schedule"]
+
+
+def test_a_conform_matching_failure_whose_replay_cannot_be_written_is_printed_in_full(tmp_path, monkeypatch):
+    def disk_full(*args, **kwargs):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(writing, "_umask", disk_full)  # fails inside the write, after the scratch folder was made
+    result = CliRunner().invoke(main, ["conform", "matching", "--engine-cmd", "echo hello", "--workloads", "1", "--out-dir", "r"])
+    assert result.exit_code == 1, result.output
+    head, _, document = result.stderr.partition("\n")
+    assert head.startswith("error: found a failure (malformed: ") and "cannot write its replay r/matching-" in head
+    replay = json.loads(document)
+    assert replay["case"]["failure"]["kind"] == "malformed" and set(replay["files"]) >= {"subscriptions.jsonl", "events.jsonl"}
+    assert not (tmp_path / "r").exists() or not any((tmp_path / "r").iterdir())

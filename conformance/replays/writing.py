@@ -38,9 +38,9 @@ class ReplayNotSaved(SubsumError):
 
     exit_code = 1
 
-    def __init__(self, path: Path, doc: Mapping[str, Any], why: str) -> None:
+    def __init__(self, path: Path, doc: Mapping[str, Any], why: str, found: str = "a violation") -> None:
         self.path, self.doc, self.why = path, doc, why
-        super().__init__(f"found a violation but cannot write its replay {path}: {why}; the replay follows on standard error")
+        super().__init__(f"found {found} but cannot write its replay {path}: {why}; the replay follows on standard error")
         self.context = tuple(json.dumps(doc, indent=1, ensure_ascii=False).splitlines())
 
 
@@ -113,11 +113,14 @@ def save_matching(out_dir: Path, files: Mapping[str, bytes], engine: Mapping[str
         if final.exists():
             shutil.rmtree(final)
         scratch.rename(final)
-    except OSError as exc:
+    except BaseException as exc:  # Ctrl-C too: a replay directory is whole or absent
         if scratch is not None:
             shutil.rmtree(scratch, ignore_errors=True)
-        raise SubsumError(f"found a failure ({failure.get('kind')}: {failure.get('message')}) but cannot write its replay "
-                          f"directory {final}: {exc.strerror or exc}") from None
+        if not isinstance(exc, OSError):
+            raise
+        shown = {"case": case, "files": {name: data.decode("utf-8", "replace") for name, data in files.items()}}
+        raise ReplayNotSaved(final, shown, exc.strerror or str(exc),
+                             found=f"a failure ({failure.get('kind')}: {failure.get('message')})") from None
     return final
 
 
