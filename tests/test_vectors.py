@@ -110,6 +110,28 @@ def test_a_wrong_expected_value_is_reported_and_exits_1(folder, tmp_path):
     assert result.returncode == 2 and "spec version 99" in result.stderr
 
 
+def test_one_wrong_matching_case_is_one_case_with_its_difference(folder, tmp_path):
+    """Issue 51: a wrong expected matching line was counted once per engine ("6 of 929") and shown without a diff."""
+    from click.testing import CliRunner
+
+    from subsum.cli import main
+
+    for kind in vector_cases.KINDS:
+        (tmp_path / f"{kind}.json").write_bytes((folder / f"{kind}.json").read_bytes())
+    doc = json.loads((tmp_path / "matching.json").read_text())
+    case = next(c for c in doc["cases"] if any(r["subscriptions"] for r in c["expected"]["results"]))
+    result = next(r for r in case["expected"]["results"] if r["subscriptions"])
+    dropped = result["subscriptions"].pop(0)
+    (tmp_path / "matching.json").write_text(json.dumps(doc))
+    done = CliRunner().invoke(main, ["conform", "vectors", "check", str(tmp_path), "--format", "json"])
+    assert done.exit_code == 1, done.output
+    report = json.loads(done.stdout)
+    assert report["wrong_cases"] == 1 and len(report["wrong"]) == 1, report["wrong"]
+    (line,) = report["wrong"]
+    assert line.startswith(f"{case['id']}: engines ") and f"event {result['event']}: extra {dropped}" in line
+    assert f"subsum gets 1 of {report['cases']} cases wrong" in done.stderr
+
+
 @pytest.mark.parametrize("kind, damage, message", [
     ("filters", lambda d: d.pop("cases"), "field 'cases': expected a list of cases"),
     ("filters", lambda d: d["cases"].__setitem__(0, "x"), "cases[0]: expected"),
