@@ -25,3 +25,26 @@ def test_every_report_counts_the_claims_that_subsum_claims_lists():
     assert {r.claim for r in results} == {c["id"] for c in listed}  # no claim without a check, none counted twice
     page = reports.html_page(results, selection.claims, "ci", 1.0)
     assert re.search(rf"{len(results)} checks of {len(listed)} claims", page)
+
+
+def test_at_80_columns_every_check_name_is_shown_whole(monkeypatch):
+    """Issue 51: at 80 columns the check column cut every name to one prefix, so a failed check could not be told."""
+    import io
+
+    from rich.console import Console
+
+    from subsum.cli import claims as cli_claims
+
+    screen = io.StringIO()
+    monkeypatch.setattr(cli_claims, "out", Console(file=screen, width=80, color_system=None))
+    selection = verifying.select(("CLM-CACHE-1",))
+    run = verifying.Run(selection, "ci")
+    run.results = [CheckResult(claim.id, check.kind, check.name, "pass", 1.0, "") for claim, check in verify_workers.units(selection.claims)]
+    cli_claims.print_results(run, run.report(), "subsum verify")
+    names: list[str] = []
+    for row in screen.getvalue().splitlines():  # a wrapped name goes on in the check cell of the lines below
+        cells = [c.strip() for c in row.split("│")[1:-1]]
+        if len(cells) == 5:
+            names.append(cells[2]) if cells[0] else names.__setitem__(-1, names[-1] + cells[2])
+    assert names == [r.check for r in run.results]
+    assert max(map(len, screen.getvalue().splitlines())) <= 80
