@@ -66,6 +66,15 @@ def select(claim_ids: tuple[str, ...] = (), engine: str | None = None, cache: st
     return Selection([c for c in plugin_claims(subject) if not claim_ids or c.id in claim_ids], subject, name)
 
 
+def shared_result(result: CheckResult, claim: Claim, ran_for: Claim) -> CheckResult:
+    """`result`, run for `ran_for`'s check, reported for `claim` too: it says whose run it is and takes no time."""
+    if claim.id == ran_for.id:
+        return result
+    note = f"the run of {ran_for.id}'s check"
+    return attrs.evolve(result, claim=claim.id, seconds=0.0, detail=f"{result.detail}; {note}" if result.detail else note,
+                        violated=claim.id if result.violated == ran_for.id else result.violated)
+
+
 @attrs.define
 class Run:
     """A run of the checks: its settings, its results so far, and its reports."""
@@ -82,7 +91,8 @@ class Run:
 
     @property
     def checks(self) -> int:
-        return sum(len(c.checks) for c in self.selection.claims)
+        """The checks to run: a check that several claims list runs once (`verify_workers.shared_runs`)."""
+        return len(verify_workers.runs(self.selection.claims))
 
     @property
     def elapsed(self) -> float:
@@ -90,32 +100,43 @@ class Run:
 
     def check_all(self, progress: Callable[[int, Claim, Check], None], stuck: Callable[[Claim, Check, float], None]) -> list[CheckResult]:
         """Run every check of the selection, in order; `progress(i, claim, check)`
-        before each, `stuck(claim, check, budget)` if one ends the run."""
-        if self.jobs > 1:
+        before each, `stuck(claim, check, budget)` if one ends the run. A check
+        that several claims list (the same function, kind, budget and floors)
+        runs once, and its result stands for each of them (`verify_workers.shared_runs`)."""
+        units = verify_workers.units(self.selection.claims)
+        first = verify_workers.shared_runs(units)
+        distinct = verify_workers.runs(self.selection.claims)
+        jobs = min(self.jobs, len(distinct))
+        if jobs > 1:
             def stuck_after(done: list[CheckResult], claim: Claim, check: Check, hard: float) -> None:
                 self.results = done
                 stuck(claim, check, hard)
 
             settings = {"claims": [], "engine": None, "cache": None, **self.selected_by, "profile": self.profile,
                         "budget_scale": self.budget_scale}
-            self.results = verify_workers.run_parallel(settings, verify_workers.units(self.selection.claims), self.jobs,
-                                                       progress, stuck_after)
-            return self.results
+            ran = verify_workers.run_parallel(settings, distinct, jobs, progress, stuck_after)
+        else:
+            ran = self._serially(distinct, progress, stuck)
+        by_first = dict(zip(sorted(set(first)), ran))
+        self.results = [shared_result(by_first[first[i]], claim, units[first[i]][0]) for i, (claim, _) in enumerate(units)]
+        return self.results
+
+    def _serially(self, work: list[tuple[Claim, Check]], progress: Callable[[int, Claim, Check], None],
+                  stuck: Callable[[Claim, Check, float], None]) -> list[CheckResult]:
         limit = profiles.active().limit
         with self.selection.context():
-            for claim in self.selection.claims:
-                for check in claim.checks:
-                    progress(len(self.results) + 1, claim, check)
-                    hard = check.budget * self.budget_scale * limit
-                    began = time.perf_counter()
+            for claim, check in work:
+                progress(len(self.results) + 1, claim, check)
+                hard = check.budget * self.budget_scale * limit
+                began = time.perf_counter()
 
-                    def expired(claim: Claim = claim, check: Check = check, hard: float = hard, began: float = began) -> None:
-                        self.results.append(CheckResult(claim.id, check.kind, check.name, "timeout", round(time.perf_counter() - began, 3),
-                                                        f"did not stop {WATCHDOG_GRACE:g} s after its budget of {hard:g} s; the run was ended"))
-                        stuck(claim, check, hard)
+                def expired(claim: Claim = claim, check: Check = check, hard: float = hard, began: float = began) -> None:
+                    self.results.append(CheckResult(claim.id, check.kind, check.name, "timeout", round(time.perf_counter() - began, 3),
+                                                    f"did not stop {WATCHDOG_GRACE:g} s after its budget of {hard:g} s; the run was ended"))
+                    stuck(claim, check, hard)
 
-                    with Watchdog(hard + profiles.active().shrink_grace, WATCHDOG_GRACE, expired):
-                        self.results.append(run_check(claim, check, self.budget_scale))
+                with Watchdog(hard + profiles.active().shrink_grace, WATCHDOG_GRACE, expired):
+                    self.results.append(run_check(claim, check, self.budget_scale))
         return self.results
 
     def failed(self) -> list[CheckResult]:

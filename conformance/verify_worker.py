@@ -14,7 +14,7 @@ from typing import IO, Callable
 from subsum.conformance import profiles, verify
 from subsum.conformance.budget import Watchdog
 from subsum.conformance.claims import Check, CheckResult, Claim, run_check
-from subsum.conformance.verify_workers import units
+from subsum.conformance.verify_workers import runs
 
 
 def serve(lines: IO[str], write: Callable[[dict], None]) -> None:
@@ -23,7 +23,7 @@ def serve(lines: IO[str], write: Callable[[dict], None]) -> None:
     selection = verify.select(tuple(settings["claims"]), settings["engine"], settings["cache"])
     profiles.load(settings["profile"])
     scale = settings["budget_scale"]
-    work = units(selection.claims)
+    work = runs(selection.claims)
     if [[claim.id, check.name] for claim, check in work] != settings["checks"]:
         write({"error": "a worker process sees other checks than the process that started it (a registry changed at run "
                         "time?); run with --jobs 1"})

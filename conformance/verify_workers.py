@@ -45,6 +45,24 @@ def units(claims: list[Claim]) -> list[tuple[Claim, Check]]:
     return [(claim, check) for claim in claims for check in claim.checks]
 
 
+def shared_runs(units: list[tuple[Claim, Check]]) -> list[int]:
+    """For each (claim, check), the index of the first unit running the same check: the same function, kind, budget
+    and census floors. Such a check is run once; a run is deterministic under `ci`, and under `thorough` each claim
+    still has every example the run drew."""
+    seen: dict[tuple, int] = {}
+    first = []
+    for i, (_, check) in enumerate(units):
+        key = (check.kind, check.name, check.budget, check.run, tuple(sorted(check.floors.items())))
+        first.append(seen.setdefault(key, i))
+    return first
+
+
+def runs(claims: list[Claim]) -> list[tuple[Claim, Check]]:
+    """The checks a run runs, in registry order: each shared check once, for the first claim that lists it."""
+    every = units(claims)
+    return [every[i] for i in sorted(set(shared_runs(every)))]
+
+
 def runs_spark(claim: Claim) -> bool:
     return claim.id.startswith(SPARK_FAMILIES)
 

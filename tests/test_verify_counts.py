@@ -48,3 +48,16 @@ def test_at_80_columns_every_check_name_is_shown_whole(monkeypatch):
             names.append(cells[2]) if cells[0] else names.__setitem__(-1, names[-1] + cells[2])
     assert names == [r.check for r in run.results]
     assert max(map(len, screen.getvalue().splitlines())) <= 80
+
+
+def test_a_check_that_several_claims_list_runs_once_and_stands_for_each():
+    """Issue 51 (the gate's time): 18 of 145 checks were the same run for a second or third claim."""
+    units = verify_workers.units(CLAIMS)
+    ran = verify_workers.runs(CLAIMS)
+    assert len(units) == 145 and len(ran) == 127
+    by_claim = {c.id: c for c in CLAIMS}
+    failed = CheckResult("CLM-CACHE-1", "stateful", "conformance.caching.CacheAgainstReference[fifo]", "fail", 9.0, "boom", "CLM-CACHE-1")
+    shown = verifying.shared_result(failed, by_claim["CLM-CACHE-2"], by_claim["CLM-CACHE-1"])
+    assert (shown.claim, shown.status, shown.violated, shown.seconds) == ("CLM-CACHE-2", "fail", "CLM-CACHE-2", 0.0)
+    assert shown.detail == "boom; the run of CLM-CACHE-1's check"
+    assert verifying.shared_result(failed, by_claim["CLM-CACHE-1"], by_claim["CLM-CACHE-1"]) is failed

@@ -66,8 +66,7 @@ def verify(profile: str, fmt: str, junit_path: str | None, html_path: str | None
     distinct_files({}, {"json": json_path, "junit": junit_path, "html": html_path})
     selection = verifying.select(claim_ids, engine, cache)
     profiles.load(profile)
-    checks = sum(len(claim.checks) for claim in selection.claims)
-    run = verifying.Run(selection, profile, budget_scale, jobs=min(jobs, checks),
+    run = verifying.Run(selection, profile, budget_scale, jobs=jobs,
                         selected_by={"claims": list(claim_ids), "engine": engine, "cache": cache})
     if json_path:
         deprecated("--json FILE", "--format json > FILE")
