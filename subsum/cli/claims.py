@@ -62,7 +62,8 @@ def verify(profile: str, fmt: str, junit_path: str | None, html_path: str | None
     Each check runs within its time budget; one that runs past it is cut and
     reported as `timeout` with the last failing example seen. Exits 1 if a
     check fails or times out. With --engine or --cache, only the claims that
-    hold of that one component run, against it alone."""
+    hold of that one component run, against it alone. A check that several
+    claims list runs once; its row under the others says whose run it is."""
     distinct_files({}, {"json": json_path, "junit": junit_path, "html": html_path})
     selection = verifying.select(claim_ids, engine, cache)
     profiles.load(profile)
