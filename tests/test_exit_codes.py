@@ -53,8 +53,8 @@ def test_1_a_check_found_a_violation(monkeypatch):
      "error: --topology 'nowhere' is neither random-tree, path, star, balanced nor an existing file"),
     (["replay", str(EX / "events.jsonl")], "error: "),
     (["match", "--engine", "nope"], "error: Invalid value for '--engine'"),  # click's usage error, on one line
-    ([*MATCH, "--output", "/nonexistent/out.jsonl"], "error: /nonexistent/out.jsonl: cannot write: the folder /nonexistent does not exist"),
-    ([*MATCH, "--json", "/nonexistent/stats.json"], "error: /nonexistent/stats.json: cannot write"),
+    ([*MATCH, "--output", "/nonexistent/out.jsonl"], "error: --output /nonexistent/out.jsonl: cannot write: the folder /nonexistent does not exist"),
+    ([*MATCH, "--json", "/nonexistent/stats.json"], "error: --json /nonexistent/stats.json: cannot write"),
     (["fuzz", "reconfig", "--schedules", "1", "--out-dir", str(EX / "events.jsonl" / "replays")], "is not a folder"),
     (["simulate", "flooding", "--topology", str(ROOT / "README.md")], "README.md:"),  # file:line: of the first line that is not an edge
     (["fuzz", "reconfig", "--budget", "nan"], "'nan' is not a finite number"),  # click's FloatRange lets nan through

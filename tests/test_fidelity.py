@@ -99,12 +99,17 @@ def test_a_statement_file_that_breaks_the_schema_is_refused_with_its_name(tmp_pa
     with pytest.raises(fidelity_load.StatementError, match=r"seed999.toml: statement 1 \(999-a\).*order of two"):
         fidelity_load.load(bad)
     bad.write_text('[[statement]]\nid = "999-a"\nsection = "§1"\nquote = "q"\nkind = "number"\nvalue = "v"\nnumber = 1\n'
-                   '[statement.measure]\nkind = "cell"\nfile = "f.csv"\n')
+                   '[statement.measure]\nkind = "cell"\nfile = "b/f.csv"\n')
     with pytest.raises(fidelity_load.StatementError, match="lacks 'column'"):
         fidelity_load.load(bad)
     bad.write_text('[[statement]\n')
     with pytest.raises(fidelity_load.StatementError, match="seed999.toml"):
         fidelity_load.load(bad)
+    for file in ("../../etc/passwd", "/etc/hostname", "f.csv"):  # issue 51: a measure reads inside --results only
+        bad.write_text('[[statement]]\nid = "999-a"\nsection = "§1"\nquote = "q"\nkind = "number"\nvalue = "v"\nnumber = 1\n'
+                       f'[statement.measure]\nkind = "cell"\nfile = "{file}"\ncolumn = "c"\n')
+        with pytest.raises(fidelity_load.StatementError, match="field 'measure.file': expected BENCH/FILE inside the results folder"):
+            fidelity_load.load(bad)
 
 
 def test_the_committed_table_is_what_the_generator_writes_from_the_committed_results(tmp_path):

@@ -167,9 +167,11 @@ def test_entry_points_name_installed_plugins(tmp_path):
 
 
 @pytest.mark.parametrize("args, message", [
-    (["match", "--engine", "nosuch:Engine"], "error: nosuch:Engine: no module named 'nosuch'"),
-    (["match", "--engine", "myplugins.engines:Nope"], "error: myplugins.engines:Nope: module myplugins.engines has no attribute 'Nope'"),
-    (["match", "--engine", "helpers:not_an_engine"], "error: engine 'helpers:not_an_engine' is function"),
+    # a plug-in is loaded as its option is read, so that the error names the option (issue 51)
+    (["match", "--engine", "nosuch:Engine"], "error: Invalid value for '--engine': nosuch:Engine: no module named 'nosuch'"),
+    (["match", "--engine", "myplugins.engines:Nope"],
+     "error: Invalid value for '--engine': myplugins.engines:Nope: module myplugins.engines has no attribute 'Nope'"),
+    (["match", "--engine", "helpers:not_an_engine"], "error: Invalid value for '--engine': engine 'helpers:not_an_engine' is function"),
     (["match", "--engine", "myplugins.caches:ListLRU"], "it has no add, remove, match_batch methods"),
     (["match", "--engine", "fast"], "'fast' is not one of brute, compiled, counting"),
     (["fuzz", "reconfig", "--protocol", "myplugins.caches:ListLRU"], "a protocol is a subclass of subsum.impl.network.Broker"),

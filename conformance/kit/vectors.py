@@ -68,7 +68,10 @@ def _run_case(folder: Path, kind: str, case: dict, run: Callable[[], Iterator[st
     """One case's findings; a case whose input cannot be run is bad input (exit 2), not a finding."""
     try:
         yield from list(run())
-    except (KeyError, TypeError, ValueError, AttributeError, IndexError, AssertionError, RecursionError, SubsumError, RecordError) as exc:
+    except RecordError as exc:  # names the field at fault
+        where = f"field {exc.field!r}: " if exc.field else ""
+        raise VectorError(f"{folder / (kind + '.json')}: case {case['id']}: cannot be run: {where}{exc.message}") from None
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError, AssertionError, RecursionError, SubsumError) as exc:
         raise VectorError(f"{folder / (kind + '.json')}: case {case['id']}: cannot be run: {type(exc).__name__}: {exc}") from None
 
 
@@ -123,7 +126,10 @@ def impl_strawman(case: dict) -> dict:
 
 
 def impl_cache(case: dict) -> dict:
-    cache = make_cache(case["input"]["policy"], case["input"]["capacity"])
+    try:
+        cache = make_cache(case["input"]["policy"], case["input"]["capacity"])
+    except SubsumError as exc:
+        raise RecordError("input.policy", str(exc)) from None
     evictions = [apply(cache, op) for op in case["input"]["operations"]]
     order = cache.order()
     return {"evictions": evictions, "order": order, "metadata": {m: cache.metadata(m) for m in order}}

@@ -88,6 +88,9 @@ def load_schedule(path: str | Path) -> ScheduleReplay:
     if not isinstance(doc, dict) or doc.get("format") != SCHEDULE:
         raise ReplayError(path, "format", f"expected {SCHEDULE!r}")
     schedule_schema.validate(doc, path)
+    if doc["violation"]["step"] > len(doc["schedule"]):  # len(schedule) is the closing quiesce; nothing comes after it
+        raise ReplayError(path, "violation.step", f"{doc['violation']['step']} is past the schedule's {len(doc['schedule'])} operations "
+                                                  "and its closing quiesce")
     return ScheduleReplay(str(path), doc["protocol"], float(doc.get("defer_timeout", DEFER_TIMEOUT)),
                           float(doc.get("sub_timeout", SUB_TIMEOUT)), doc["seed"], doc["topology"], doc["schedule"], doc["violation"],
                           doc.get("command"), doc.get("shrunk_from"), _delay(doc))

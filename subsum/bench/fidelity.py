@@ -22,7 +22,6 @@ file is refused all the same. The outputs are checked before any work.
 from __future__ import annotations
 
 import json
-import tempfile
 from pathlib import Path
 from typing import Sequence
 
@@ -32,7 +31,7 @@ from subsum.bench import verdict as rule
 from subsum.bench.fidelity_load import FOLDER, Statement, StatementError, load_all
 from subsum.bench.fidelity_measure import FileAbsent, Ours, Results, fmt
 from subsum.core.errors import InputError
-from subsum.core.outputs import check_output_path, write_lines_atomically
+from subsum.core.outputs import check_output_folder, check_output_path, write_lines_atomically
 
 #: the marking of a statement whose file is absent, under --allow-missing: not a verdict of the rule
 FILE_ABSENT = "not measured (file absent)"
@@ -246,23 +245,12 @@ def explanation(r: Row) -> str:
 
 
 def check_output(path: Path) -> None:
-    """Raise InputError unless `path` can be written: `check_output_path`
-    when its folder exists; when it does not (it is made, as it always has
-    been), its nearest existing ancestor must be a folder a folder can be
-    made in, which is tried (root may write anywhere the permission bits
-    say, and still not in /proc), leaving nothing behind."""
+    """Raise InputError unless `path` can be written: its folder exists or can
+    be made (it is made, as it always has been), which is tried and left as
+    found (`check_output_folder`), and the file itself can be made there."""
+    check_output_folder(path.parent)
     if path.parent.is_dir():
         check_output_path(path)
-        return
-    ancestor = path.parent
-    while not ancestor.exists() and ancestor != ancestor.parent:
-        ancestor = ancestor.parent
-    if not ancestor.is_dir():
-        raise InputError(str(path), None, None, f"cannot write: {ancestor} is not a folder")
-    try:
-        Path(tempfile.mkdtemp(prefix=".subsum-probe-", dir=ancestor)).rmdir()
-    except OSError as error:
-        raise InputError(str(path), None, None, f"cannot make its folder {path.parent}: {error.strerror or error}") from None
 
 
 def make_folder(path: Path) -> None:
@@ -271,6 +259,31 @@ def make_folder(path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as error:
         raise InputError(str(path), None, None, f"cannot make its folder {path.parent}: {error.strerror or error}") from None
+
+
+def overwrites_input(path: Path, results: Path, statements: Path) -> str | None:
+    """Which input option `path` would overwrite: a bench's file under --results (BENCH/FILE), or a seed*.toml of
+    --statements. The top of --results holds no input (`make bench` writes its FIDELITY.md there)."""
+    where, results, statements = path.resolve(), results.resolve(), statements.resolve()
+    if where.is_relative_to(results) and where.parent != results:
+        return f"under --results {results}"
+    if where.parent == statements and where.match("seed*.toml"):
+        return f"a statement file of --statements {statements}"
+    return None
+
+
+def check_outputs(output, json_output, results_dir, statements_dir) -> tuple[Path, Path]:
+    """(FIDELITY.md, fidelity.json), each checked before anything is read (InputError): writable, apart, and not an input."""
+    out = Path(output)
+    target = Path(json_output) if json_output else out.with_name("fidelity.json")
+    if out.resolve() == target.resolve():
+        raise InputError(str(out), None, None, "is where fidelity.json goes: name the table otherwise")
+    for path in (out, target):
+        check_output(path)
+        read_by = overwrites_input(path, Path(results_dir), Path(statements_dir or FOLDER))
+        if read_by:
+            raise InputError(str(path), None, None, f"is a file fidelity reads ({read_by}): write the table elsewhere")
+    return out, target
 
 
 def run(results_dir, output, *, json_output=None, statements_dir=None, allow_missing: bool = False) -> dict:
@@ -282,12 +295,7 @@ def run(results_dir, output, *, json_output=None, statements_dir=None, allow_mis
     Both outputs are checked before anything is read (InputError), and
     nothing is written unless every file the statements read is whole
     (`evaluate`; `allow_missing` lets absent files mark their statements)."""
-    out = Path(output)
-    target = Path(json_output) if json_output else out.with_name("fidelity.json")
-    if out.resolve() == target.resolve():
-        raise InputError(str(out), None, None, "is where fidelity.json goes: name the table otherwise")
-    for path in (out, target):
-        check_output(path)
+    out, target = check_outputs(output, json_output, results_dir, statements_dir)
     results = Results(Path(results_dir))
     rows = evaluate(load_all(Path(statements_dir) if statements_dir else FOLDER), results, allow_missing=allow_missing)
     quick = results.quick()

@@ -29,6 +29,7 @@ and shown beside the default.
 
 from __future__ import annotations
 
+import math
 import tomllib
 from pathlib import Path
 from typing import Mapping
@@ -106,7 +107,14 @@ class StatementError(ValueError):
 
 def build_measure(spec: Mapping, order: tuple[str, ...], context: str, better: str | None = None) -> fm.Measure | None:
     """The measure a `[statement.measure]` table describes."""
+    if not isinstance(spec, dict):
+        raise StatementError(f"{context}: field 'measure': expected a table, got {type(spec).__name__} {spec!r}")
     kind = spec.get("kind")
+    if not isinstance(spec.get("where", {}), dict):
+        raise StatementError(f"{context}: field 'measure.where': expected an inline table of column = value, got {spec['where']!r}")
+    file = spec.get("file")
+    if file is not None and (not isinstance(file, str) or Path(file).is_absolute() or ".." in Path(file).parts or "/" not in file):
+        raise StatementError(f"{context}: field 'measure.file': expected BENCH/FILE inside the results folder, got {file!r}")
     where = dict(spec.get("where", {}))
     text = spec.get("where_text", "")
     try:
@@ -152,9 +160,15 @@ def load(path: Path) -> list[Statement]:
         data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
     except tomllib.TOMLDecodeError as error:
         raise StatementError(f"{path}: {error}") from None
+    except UnicodeDecodeError as error:
+        raise StatementError(f"{path}: not UTF-8 text (byte {error.start})") from None
+    tables = data.get("statement", [])
+    if not isinstance(tables, list) or not all(isinstance(t, dict) for t in tables):
+        raise StatementError(f"{path}: field 'statement': expected [[statement]] tables")
     statements = []
-    for k, raw in enumerate(data.get("statement", []), 1):
+    for k, raw in enumerate(tables, 1):
         context = f"{path}: statement {k} ({raw.get('id', 'no id')})"
+        check_numbers(raw, context)
         order = tuple(raw.get("order", ()))
         if "measure" not in raw:
             raise StatementError(f"{context}: no [statement.measure]")
@@ -172,6 +186,18 @@ def load(path: Path) -> list[Statement]:
         except (KeyError, ValueError) as error:
             raise StatementError(f"{context}: {error}") from None
     return statements
+
+
+def check_numbers(raw: dict, context: str) -> None:
+    """A statement's `number` is a finite number and its `band` two of them, low first."""
+    def finite(value: object) -> bool:
+        return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+    if "number" in raw and not finite(raw["number"]):
+        raise StatementError(f"{context}: field 'number': expected a finite number, got {raw['number']!r}")
+    band = raw.get("band")
+    if band is not None and not (isinstance(band, list) and len(band) == 2 and all(map(finite, band)) and band[0] <= band[1]):
+        raise StatementError(f"{context}: field 'band': expected [low, high], two finite numbers, got {band!r}")
 
 
 def load_all(folder: Path = FOLDER) -> list[Statement]:

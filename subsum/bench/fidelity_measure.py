@@ -89,10 +89,12 @@ def read_csv(path: Path) -> tuple[tuple[str, ...], list[Row]]:
     if not path.is_file():
         raise InputError(str(path), None, None, "is not a regular file")
     try:
-        with path.open(encoding="utf-8", newline="") as handle:
-            text = handle.read()
-    except (OSError, UnicodeDecodeError) as error:
-        raise InputError(str(path), None, None, f"cannot read: {getattr(error, 'strerror', None) or error}") from None
+        data = path.read_bytes()
+        text = data.decode("utf-8")
+    except OSError as error:
+        raise InputError(str(path), None, None, f"cannot read: {error.strerror or error}") from None
+    except UnicodeDecodeError as error:
+        raise InputError(str(path), data.count(b"\n", 0, error.start) + 1, None, f"not UTF-8 text (byte {error.start})") from None
     if not text.strip():
         raise InputError(str(path), None, None, "empty file: no header line (the bench wrote nothing, or the file was cut)")
     reader = csv.reader(io.StringIO(text, newline=""), strict=True)
@@ -179,6 +181,8 @@ class Results:
             parameters = read_json(path).get("parameters", {})
             if not isinstance(parameters, dict):
                 raise InputError(str(path), None, "parameters", "not a JSON object")
+            if parameters.get("quick") not in (None, True, False):
+                raise InputError(str(path), None, "parameters.quick", f"expected true or false, got {parameters['quick']!r}")
             said.append(parameters.get("quick"))
         said = [s for s in said if s is not None]
         return any(said) if said else None

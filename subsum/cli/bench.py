@@ -25,7 +25,7 @@ from subsum.bench import summary_routing as sr
 from subsum.bench import summary_routing_report
 from subsum.bench.summaries_report import markdown_table as summaries_table
 from subsum.cli.console import emit, out, say
-from subsum.cli.options import FiniteFloat, apply_options, bench_out_dir_option, format_option, seed_option
+from subsum.cli.options import MAX_COUNT, FiniteFloat, apply_options, bench_out_dir_option, format_option, seed_option
 from subsum.cli.network_options import timeout_options
 from subsum.cli.progress import heartbeat, quiet_option
 from subsum.core.errors import CheckFailed
@@ -72,7 +72,7 @@ def _parse_groups(_ctx, _param, value: str) -> list[int]:
 @click.option("--repeat", type=click.IntRange(1, 100), default=3, show_default=True, help="Timed runs per measurement (mean and min reported).")
 @click.option("--planted-rate", type=FiniteFloat(0.0, 1.0), default=0.1, show_default=True,
               help="Share of events built to match a subscription, in the 'planted' variant (the 'literal' variant uses 0).")
-@click.option("--model-events", type=click.IntRange(0), default=100, show_default=True,
+@click.option("--model-events", type=click.IntRange(0, MAX_COUNT), default=100, show_default=True,
               help="Run the reference model on this many events of the default point (0: skip).")
 @click.option("--scaling/--no-scaling", default=True, show_default=True, help="Run the scaling points up to S=E=100,000.")
 @click.option("--budget", type=FiniteFloat(1.0), default=120.0, show_default=True,
@@ -101,8 +101,8 @@ def bench_matching(out_dir, fmt, groups, quick, repeat, planted_rate, seed, mode
 @bench_command("summaries", "summaries.csv, sizes.png, false_positives.png, throughput.png and summary.json",
                quick="S = 200, E = 200, one timed run (a few seconds).",
                seed="Seed of the workload generator.")
-@click.option("--subscriptions", type=click.IntRange(1), default=1000, show_default=True, help="Subscriptions at the broker (Table 5-2's S).")
-@click.option("--events", type=click.IntRange(1), default=2000, show_default=True, help="Events matched per covering probability.")
+@click.option("--subscriptions", type=click.IntRange(1, MAX_COUNT), default=1000, show_default=True, help="Subscriptions at the broker (Table 5-2's S).")
+@click.option("--events", type=click.IntRange(1, MAX_COUNT), default=2000, show_default=True, help="Events matched per covering probability.")
 @click.option("--repeat", type=click.IntRange(1, 100), default=3, show_default=True, help="Timed runs per measurement (best reported).")
 def bench_summaries(out_dir, fmt, quick, subscriptions, events, repeat, seed) -> None:
     """Seed 000 Table 5-2: summary size (formula and measured) against the raw
@@ -174,9 +174,9 @@ def bench_client_server(out_dir, fmt, quick, seed, request_process, resume, repo
                quick="200 brokers, 2,000 subscriptions, 500 events, 100 swaps, 5 s of fuzzing per size.",
                seed="Seed of every workload.")
 @click.option("--brokers", type=click.IntRange(2, 100_000), default=1000, show_default=True, help="Brokers in the throughput tree.")
-@click.option("--subscriptions", type=click.IntRange(1), default=10_000, show_default=True, help="Subscriptions in the throughput tree.")
-@click.option("--events", type=click.IntRange(1), default=5000, show_default=True, help="Events routed in the throughput tree.")
-@click.option("--swaps", type=click.IntRange(1), default=1000, show_default=True,
+@click.option("--subscriptions", type=click.IntRange(1, MAX_COUNT), default=10_000, show_default=True, help="Subscriptions in the throughput tree.")
+@click.option("--events", type=click.IntRange(1, MAX_COUNT), default=5000, show_default=True, help="Events routed in the throughput tree.")
+@click.option("--swaps", type=click.IntRange(1, MAX_COUNT), default=1000, show_default=True,
               help="Strawman link swaps, one at a time, on a 200-broker random tree with 1,000 subscriptions.")
 @click.option("--fuzz-budget", type=FiniteFloat(1.0), default=30.0, show_default=True,
               help="Seconds of `subsum fuzz reconfig` per schedule size (6 and 20 brokers).")
@@ -214,9 +214,9 @@ def bench_reconfig(out_dir, fmt, quick, seed, protocols, defer_timeout, sub_time
 @bench_command("spark", "spark.csv, spark.png and summary.json",
                quick="E up to 10^5, S up to 10^4 (a few minutes).",
                seed="Seed of the workload generator.")
-@click.option("--max-events", type=click.IntRange(10_000), default=10_000_000, show_default=True,
+@click.option("--max-events", type=click.IntRange(10_000, MAX_COUNT), default=10_000_000, show_default=True,
               help="Largest point of the events series.")
-@click.option("--in-process-max-events", type=click.IntRange(0), default=10_000_000, show_default=True,
+@click.option("--in-process-max-events", type=click.IntRange(0, MAX_COUNT), default=10_000_000, show_default=True,
               help="Skip the in-process engines above this many events.")
 def bench_spark(out_dir, fmt, quick, max_events, in_process_max_events, seed) -> None:
     """Spark (local[*], and local[1] at one point) beside the vectorized engine

@@ -23,7 +23,7 @@ def cache() -> None:
 
 
 @cache.command("replay")
-@click.option("--policy", type=ComponentName("cache", CACHE_POLICIES), required=True,
+@click.option("--policy", type=ComponentName("cache", CACHE_POLICIES, cache_class), required=True,
               help="Replacement policy: fifo, regdeg (regeneration/degradation), lfu (rate-LFU), lru (DEF-CACHE-2 … 5); "
                    "or a plug-in cache, named as module:attribute or by a subsum.caches entry point (spec/11-plugins.md).")
 @click.option("--capacity", type=click.IntRange(1), required=True, help="Cache slots K (messages).")

@@ -12,7 +12,7 @@ import click
 
 from subsum.cli.console import deprecated, emit, line, write_json
 from subsum.cli.fuzz import finish, fuzz_progress, print_result, shrink_progress
-from subsum.cli.options import (MAX_COUNT, FiniteFloat, deprecated_json_option, format_option, replay_dir_option, schedule_options, seed_option,
+from subsum.cli.options import (MAX_COUNT, ComponentName, FiniteFloat, deprecated_json_option, format_option, replay_dir_option, schedule_options, seed_option,
                                 writable_dir)
 from subsum.cli.progress import progress, quiet_option
 from subsum.cli.replay import ENGINE_HELP, show_outcome
@@ -22,6 +22,7 @@ from subsum.conformance.kit.broker import EXTERNAL, close_processes, proxy_class
 from subsum.conformance.replays import documents
 from subsum.conformance.replays.running import RunOptions, run
 from subsum.core.errors import CheckFailed, SubsumError
+from subsum.impl.matching import ENGINES, engine_class
 
 ENGINE_CMD_HELP = ("The engine under test as a command, split like a shell would (no shell runs it). It is run as "
                    "`CMD SUBSCRIPTIONS EVENTS` and prints one result line per event (spec/formats.md); with --persistent it "
@@ -37,7 +38,7 @@ def conform() -> None:
 
 @conform.command("matching")
 @click.option("--engine-cmd", "command", metavar="CMD", help=ENGINE_CMD_HELP)
-@click.option("--engine", "plugin", metavar="NAME", help=ENGINE_HELP)
+@click.option("--engine", "plugin", type=ComponentName("engine", tuple(ENGINES), engine_class), help=ENGINE_HELP)
 @click.option("--persistent", is_flag=True, help="Start CMD once and send it one request line per workload (DEF-PLUG-3).")
 @click.option("--workloads", type=click.IntRange(1, MAX_COUNT), default=1000, show_default=True,
               help="Generated workloads to run, after the five pinned ones (one per string operator, with each hostile character); "

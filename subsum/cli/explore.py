@@ -8,32 +8,32 @@ from pathlib import Path
 import click
 
 from subsum.cli.console import emit, line, show_unsaved
-from subsum.cli.options import FiniteFloat, format_option, replay_dir_option
+from subsum.cli.options import MAX_COUNT, FiniteFloat, format_option, replay_dir_option
 from subsum.cli.progress import progress, quiet_option
 from subsum.cli.network_options import protocol_option, timeout_options
 from subsum.conformance.explore.scope import Scope
 from subsum.conformance.explore.search import BUDGET, MAX_STATES, Exploration, explore as run_search
 from subsum.conformance.replays import documents
-from subsum.conformance.families import schedule_protocols
+from subsum.conformance.families import family_of, schedule_protocols
 from subsum.core.errors import CheckFailed, Interrupted
 from subsum.core.plugins import looks_like_path
 from subsum.impl.network import TOPOLOGIES
 
 
 @click.command("explore")
-@protocol_option("The protocol whose every interleaving is explored.", choices=schedule_protocols())
+@protocol_option("The protocol whose every interleaving is explored.", choices=schedule_protocols(), load=family_of)
 @click.option("--brokers", type=click.IntRange(1, 8), default=3, show_default=True, help="Brokers of the scope, one client on each.")
-@click.option("--subscriptions", type=click.IntRange(0), default=2, show_default=True,
+@click.option("--subscriptions", type=click.IntRange(0, MAX_COUNT), default=2, show_default=True,
               help="Subscriptions S: subscription i by the client of broker i mod N (spec/12 DEF-EXP-1).")
-@click.option("--events", type=click.IntRange(0), default=0, show_default=True, help="Publications E, from the last broker's client.")
-@click.option("--swaps", type=click.IntRange(0), default=0, show_default=True, help="Link swaps K: any link for any other joining its halves.")
+@click.option("--events", type=click.IntRange(0, MAX_COUNT), default=0, show_default=True, help="Publications E, from the last broker's client.")
+@click.option("--swaps", type=click.IntRange(0, MAX_COUNT), default=0, show_default=True, help="Link swaps K: any link for any other joining its halves.")
 @click.option("--topology", type=click.Choice(TOPOLOGIES), default="path", show_default=True, help="The brokers' tree.")
 @click.option("--unsubscribe/--no-unsubscribe", default=True, show_default=True, help="Each subscription may later be unsubscribed.")
-@click.option("--overruns", type=click.IntRange(0), default=None,
+@click.option("--overruns", type=click.IntRange(0, MAX_COUNT), default=None,
               help="How many times along one path a timer may fire while messages are in flight "
                    "[default: unbounded; 1 for summaries, whose round timer re-arms every period].")
 @timeout_options
-@click.option("--max-states", type=click.IntRange(1), default=MAX_STATES, show_default=True,
+@click.option("--max-states", type=click.IntRange(1, MAX_COUNT), default=MAX_STATES, show_default=True,
               help="Stop after this many distinct states (the report says complete: false).")
 @click.option("--budget", type=FiniteFloat(0.001, 86_400.0), default=BUDGET, show_default=True,
               help="Stop after this many seconds (the report says complete: false).")

@@ -24,7 +24,7 @@ from subsum.bench import verdict as rule
 from subsum.bench.fidelity_load import FOLDER, StatementError
 from subsum.cli.console import emit, out
 from subsum.cli.options import BENCH_SCRATCH, format_option
-from subsum.core.errors import SubsumError
+from subsum.core.errors import InputError, SubsumError
 
 
 class StatementFileError(SubsumError):
@@ -53,6 +53,10 @@ def fidelity(results_dir, output, statements_dir, allow_missing, fmt) -> None:
     statement reads, or holds nan or an infinity where a number is read,
     is refused (exit 2, naming file:line and field) and nothing is written;
     --allow-missing accepts absent files only."""
+    try:
+        fid.check_outputs(output, None, results_dir, statements_dir)
+    except InputError as error:  # before any work, naming the option
+        raise SubsumError(f"--output {output}: {error}") from None
     try:
         document = fid.run(results_dir, output, statements_dir=statements_dir, allow_missing=allow_missing)
     except StatementError as error:

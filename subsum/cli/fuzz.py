@@ -13,7 +13,7 @@ from subsum.cli.progress import Ticker, progress, quiet_option
 from subsum.cli.network_options import protocol_option, timeout_options, topology_option
 from subsum.conformance import fuzz as fz
 from subsum.conformance.replays import documents
-from subsum.conformance.schedules import PROTOCOLS
+from subsum.conformance.schedules import PROTOCOLS, fuzzable
 from subsum.core.errors import CheckFailed, EngineError, Interrupted
 from subsum.core.plugins import looks_like_path
 
@@ -24,7 +24,7 @@ def fuzz() -> None:
 
 
 @fuzz.command("reconfig")
-@protocol_option("Reconfiguration protocol (spec/05 Strawman, spec/06 the optimized ones).", choices=PROTOCOLS)
+@protocol_option("Reconfiguration protocol (spec/05 Strawman, spec/06 the optimized ones).", choices=PROTOCOLS, load=fuzzable)
 @timeout_options
 @topology_option
 @schedule_options("Brokers per schedule (ignored for a FILE).", max_violations=10, out_dir=documents.FUZZ_FOLDER,

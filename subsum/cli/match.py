@@ -8,7 +8,7 @@ import click
 from rich.markup import escape
 
 from subsum.app.match import ENGINE_NAMES, match_files
-from subsum.impl.matching import compiled  # numba itself is imported at the first match
+from subsum.impl.matching import compiled, engine_class  # numba itself is imported at the first match
 from subsum.cli.console import counter_table, err, write_json
 from subsum.cli.options import ComponentName, distinct_files, json_option, output_option, spark_options
 from subsum.cli.progress import heartbeat, quiet_option
@@ -21,7 +21,7 @@ from subsum.core.filters import FilterError, format_filter, parse_filter
               help="Subscriptions: JSONL (.parquet with --engine spark).")
 @click.option("--events", "events_path", required=True, type=click.Path(),
               help="Events: JSONL (.parquet with --engine spark).")
-@click.option("--engine", type=ComponentName("engine", ENGINE_NAMES), default="vectorized", show_default=True,
+@click.option("--engine", type=ComponentName("engine", ENGINE_NAMES, engine_class), default="vectorized", show_default=True,
               help="Matching engine (spec/03-matching.md, spec/07-pipeline.md). All give the same lines; "
                    "'model' is the slow reference; 'spark' runs on PySpark. Or a plug-in engine, named as module:attribute "
                    "or by a subsum.engines entry point (spec/11-plugins.md).")

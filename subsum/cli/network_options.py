@@ -14,11 +14,14 @@ import click
 from subsum.cli.options import ComponentName, FiniteFloat
 from subsum.core.errors import SubsumError
 from subsum.impl.network import PROTOCOLS, TOPOLOGIES
+from subsum.impl.network.protocol import broker_class_for
 from subsum.impl.network.sim import DEFER_TIMEOUT, SUB_TIMEOUT
 
 
-def protocol_option(help_text: str, choices=tuple(PROTOCOLS)) -> Callable:
-    return click.option("--protocol", type=ComponentName("protocol", tuple(choices)), default="strawman", show_default=True,
+def protocol_option(help_text: str, choices=tuple(PROTOCOLS), load: Callable[[str], object] = broker_class_for) -> Callable:
+    """`--protocol`: a built-in protocol from `choices`, or a plug-in that `load` accepts (a Broker subclass, or one of a
+    family the command checks)."""
+    return click.option("--protocol", type=ComponentName("protocol", tuple(choices), load), default="strawman", show_default=True,
                         help=help_text + " Or a plug-in: a Broker subclass named as module:attribute or by a subsum.protocols "
                                          "entry point (spec/11-plugins.md).")
 

@@ -35,13 +35,21 @@ BENCH_SCRATCH = "bench-out"
 FORMATS = ("text", "json")
 
 
-def writable_path(_ctx, _param, value: str | None) -> str | None:
-    """An output file is checked before the work starts (exit 2, nothing done).
-    A URI (hdfs://, s3a://) is Spark's to check; a .parquet output is a
-    folder Spark writes (and replaces)."""
+def writable_path(_ctx, param, value: str | None) -> str | None:
+    """An output file is checked before the work starts (exit 2, nothing done);
+    the error names the option. A URI (hdfs://, s3a://) is Spark's to check; a
+    .parquet output is a folder Spark writes (and replaces)."""
     if value is not None and "://" not in value:
-        check_output_path(value, folder_ok=value.rstrip("/").endswith(".parquet"))
+        try:
+            check_output_path(value, folder_ok=value.rstrip("/").endswith(".parquet"))
+        except InputError as exc:
+            raise SubsumError(f"{option_name(param)} {value}: {exc.message}") from None
     return value
+
+
+def option_name(param) -> str:
+    """How an option is spelled on the command line (`--out-dir`), for an error that names it."""
+    return param.opts[0] if getattr(param, "opts", None) else f"--{param.name.replace('_', '-')}"
 
 
 def writable_dir(_ctx, param, value: str | None) -> str | None:
@@ -53,7 +61,7 @@ def writable_dir(_ctx, param, value: str | None) -> str | None:
     try:
         check_output_folder(value)
     except InputError as exc:
-        raise SubsumError(f"--{param.name.replace('_', '-')} {value}: {exc.message}") from None
+        raise SubsumError(f"{option_name(param)} {value}: {exc.message}") from None
     return value
 
 
@@ -125,23 +133,31 @@ def spark_options(fn: Callable) -> Callable:
 
 class ComponentName(click.ParamType):
     """A built-in name from `choices`, or a plug-in (spec/11-plugins.md): an
-    installed entry point of `kind` or module:attribute. Only the name is
-    checked here; the command loads the plug-in and reports what is wrong
-    with it (exit 2)."""
+    installed entry point of `kind` or module:attribute. A plug-in is loaded
+    here with `load` (the kind's loader: it imports the class and checks its
+    shape), so that what is wrong with it is a usage error naming the option
+    (exit 2), before any work."""
 
     name = "component"
 
-    def __init__(self, kind: str, choices: tuple[str, ...]) -> None:
-        self.kind, self.choices = kind, tuple(choices)
+    def __init__(self, kind: str, choices: tuple[str, ...], load: Callable[[str], object] | None = None) -> None:
+        self.kind, self.choices, self.load = kind, tuple(choices), load
 
     def get_metavar(self, param, *args, **kwargs) -> str:  # click >= 8.2 passes ctx
         return "[" + "|".join(self.choices) + "|MODULE:ATTRIBUTE]"
 
     def convert(self, value, param, ctx):
-        if value in self.choices or plugins.looks_like_path(value) or value in plugins.entry_points(self.kind):
+        if value in self.choices:
             return value
-        self.fail(f"{value!r} is not one of {', '.join(self.choices)}, an installed {plugins.GROUPS[self.kind]} entry point, "
-                  "or a plug-in named as module:attribute", param, ctx)
+        if not (plugins.looks_like_path(value) or value in plugins.entry_points(self.kind)):
+            self.fail(f"{value!r} is not one of {', '.join(self.choices)}, an installed {plugins.GROUPS[self.kind]} entry point, "
+                      "or a plug-in named as module:attribute", param, ctx)
+        if self.load is not None:
+            try:
+                self.load(value)
+            except SubsumError as exc:
+                self.fail(str(exc), param, ctx)
+        return value
 
 
 class FiniteFloat(click.FloatRange):
@@ -195,7 +211,8 @@ def schedule_options(brokers_help: str, max_violations: int, shrink_help: str, s
         click.option("--churn", type=FiniteFloat(0.0, 1.0), default=0.1, show_default=True, help="Share of operations that change the overlay."),
         click.option("--steps", type=click.IntRange(1, MAX_COUNT), default=60, show_default=True,
                      help="Operations per schedule (then a final quiesce)."),
-        seed_option(0, "Schedule i uses seed + i."),
+        click.option("--seed", type=click.IntRange(-(2**63), 2**63 - 1 - MAX_COUNT), default=0, show_default=True,
+                     help="Schedule i uses seed + i (a replay file holds a 64-bit seed)."),
         click.option("--budget", type=FiniteFloat(0.1), default=30.0, show_default=True, help="Seconds to fuzz."),
         click.option("--schedules", type=click.IntRange(1, MAX_COUNT), default=None, help="Stop after this many schedules."),
         click.option("--max-violations", type=click.IntRange(1, MAX_COUNT), default=max_violations, show_default=True,

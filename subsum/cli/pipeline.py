@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import math
+import os
+import stat
 import time
 from pathlib import Path
 
@@ -13,7 +15,7 @@ from rich.table import Table
 from subsum.cli.console import emit, err, out, write_json
 from subsum.cli.options import format_option, spark_options, writable_dir
 from subsum.cli.progress import heartbeat, is_quiet, quiet_option
-from subsum.core.errors import CheckFailed, SubsumError
+from subsum.core.errors import CheckFailed, InputError, SubsumError
 from subsum.impl.spark.session import job_frame, session_for
 
 
@@ -26,6 +28,22 @@ def _seconds(low: float):
         return value
 
     return check
+
+
+def check_trace_path(path: str) -> None:
+    """What can be told of a local trace before Spark starts (seconds): that it exists, is not a folder or a FIFO,
+    and is not empty (its first byte is read: a device such as /dev/zero goes on to the line limit)."""
+    if "://" in path:
+        return
+    if not os.path.lexists(path):
+        raise InputError(path, None, None, "no such file")
+    if os.path.isdir(path):
+        raise InputError(path, None, None, "is a directory; expected a trace file (JSON lines, spec/05-network.md DEF-NET-9)")
+    if stat.S_ISFIFO(os.stat(path).st_mode):
+        raise InputError(path, None, None, "is a FIFO; expected a trace file that Spark can read")
+    with open(path, "rb") as handle:
+        if not handle.read(1):
+            raise InputError(path, None, None, "the file is empty; a trace has one JSON object per line")
 
 
 @click.command("trace-check")
@@ -45,6 +63,7 @@ def trace_check(trace_path, grace, window, out_dir, fmt, master, spark_conf, spa
 
     Exits 0 when the trace has no violation, 1 when it has any, 2 on bad
     input, 3 when a Spark job fails."""
+    check_trace_path(trace_path)
     from subsum.impl.spark import trace as strace  # pyspark: loaded only here
 
     started = time.perf_counter()

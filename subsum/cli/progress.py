@@ -79,8 +79,9 @@ def progress(title: str, total: float | None = None) -> Iterator[Ticker]:
 
 @contextmanager
 def heartbeat(doing: str, after: float = 2.0, spinner: bool = True) -> Iterator[None]:
-    """While the block runs: once it has taken `after` seconds, say `doing` (a spinner on a terminal, a line in a
-    log), then in a log a line every LOG_EVERY seconds until it ends. Nothing when quiet, or when it ends sooner;
+    """While the block runs: once it has taken `after` seconds, say `doing` on a terminal (a spinner); in a log,
+    once it has taken LOG_EVERY seconds (or `after`, if longer), a line, then a line every LOG_EVERY seconds until
+    it ends. Nothing when quiet, or when it ends sooner;
     `spinner` False: nothing on a terminal either (where the work draws its own progress, as Spark does)."""
     if is_quiet() or (err.is_terminal and not spinner):
         yield
@@ -94,6 +95,8 @@ def heartbeat(doing: str, after: float = 2.0, spinner: bool = True) -> Iterator[
         if err.is_terminal:
             with err.status(doing):
                 done.wait()
+            return
+        if done.wait(max(0.0, LOG_EVERY - after)):  # in a log, the first line comes after LOG_EVERY seconds, as the others
             return
         say(f"{doing} ...")
         while not done.wait(LOG_EVERY):

@@ -78,6 +78,11 @@ def routing_options(swaps: bool, forest: bool) -> Callable:
     return apply_options(options)
 
 
+def refuse_overwriting(topology: str, json_path: str | None) -> None:
+    """Before the work: the report must not replace the topology file it was made from."""
+    distinct_files({"topology": topology}, {"json": json_path})
+
+
 def show(title: str, report: dict, fmt: str, json_path: str | None) -> None:
     """Print a simulation's report (and, spelled the old way, write it to a file)."""
     if json_path:
@@ -182,6 +187,7 @@ def simulate_caching(placement, cache_policy, capacity, leaf_reading, single_rea
     churning-subscriber workload: visitors subscribe to a topic, request
     its past publications, stay and leave. Reports answered share,
     survivability, delay, hops and duplicates (DEF-CACHE-8)."""
+    refuse_overwriting(topology, json_path)
     started = time.perf_counter()
     _, report = caching.run_caching(brokers=brokers, placement=placement, policy=cache_policy, capacity=capacity or caching.default_capacity(events),
                                     alpha=zipf, messages=events, stay=stay, leaf_reading=leaf_reading,
@@ -212,6 +218,7 @@ def simulate_client_server(request_policy, cache_policy, slots, lam, request_pro
     """Seed 003's client-server simulation (spec/10): servers advertise
     messages, clients request them under the request policy; reports
     delay, overhead and hit per request (DEF-CS-3)."""
+    refuse_overwriting(topology, json_path)
     started = time.perf_counter()
     with Progress(TextColumn("steps"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=err, transient=True,
                   disable=not err.is_terminal) as bar:  # about 3×10^5 requests at the defaults: tens of seconds

@@ -1,0 +1,96 @@
+"""Issue 51's acceptance: every case of the hostile corpus of the newer
+commands (tests/hostile/commands.py: explore, fuzz reconfig, conform, fidelity,
+replay, trace-check, simulate, bench) passes. The cases run in-process
+(click's runner), in two worker processes that each have a memory limit; each
+case has a time limit of its own (bad input is refused before any work). A
+worker that dies fails the case it was running."""
+
+from __future__ import annotations
+
+import collections
+import functools
+import importlib.util
+import json
+import os
+import resource
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+COMMANDS = Path(__file__).parent / "hostile" / "commands.py"
+#: Address space per worker, as tests/test_hostile.py gives its workers.
+MEMORY_LIMIT = 6 * 2**30
+#: Worker processes (pytest-xdist runs them side by side): about 15 s each when every case passes.
+SHARDS = 2
+
+
+def _limit_memory() -> None:
+    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
+
+
+@functools.cache
+def load_commands():
+    """tests/hostile/commands.py as a module (it is a script, not a package)."""
+    spec = importlib.util.spec_from_file_location("hostile_commands", COMMANDS)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@functools.cache
+def all_cases() -> tuple:
+    return tuple(load_commands().cases())
+
+
+def shard_ids(shard: int) -> list[str]:
+    return [case.id for case in load_commands().chosen_cases(list(all_cases()), ["--shard", f"{shard}/{SHARDS}"])]
+
+
+def run_shard(shard: int) -> tuple[list[dict], list[str]]:
+    """(the verdict of every case of the shard, the case whose worker died running it)."""
+    env = {**os.environ, "PYTHONHASHSEED": "0", "COLUMNS": "100", "NO_COLOR": "1"}
+    worker = subprocess.Popen([sys.executable, str(COMMANDS), "run", "--shard", f"{shard}/{SHARDS}"], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True, env=env, preexec_fn=_limit_memory)
+    stdout, stderr = worker.communicate(timeout=600)
+    verdicts, died, started = [], [], None
+    for line in stdout.splitlines():
+        record = json.loads(line)
+        if "start" in record:
+            started = record["start"]
+        else:
+            verdicts.append(record)
+            started = None
+    if started is not None or worker.returncode != 0:
+        died.append(f"{started}: worker exit {worker.returncode}: {stderr[-400:]}")
+    return verdicts, died
+
+
+@pytest.mark.parametrize("shard", range(SHARDS))
+def test_every_hostile_command_case_is_refused_clearly_and_at_once(shard):
+    verdicts, died = run_shard(shard)
+    failed = [f"{v['id']}: {'; '.join(v['problems'])}" for v in verdicts if not v["ok"]]
+    assert not died, died
+    assert not failed, f"{len(failed)} of {len(verdicts)} cases failed:\n" + "\n".join(failed[:60])
+    assert sorted(v["id"] for v in verdicts) == sorted(shard_ids(shard))  # every case of the shard ran, once
+
+
+def test_the_corpus_is_large_and_attacks_every_command_family():
+    commands = load_commands()
+    cases = all_cases()
+    assert len(cases) >= 150
+    bad = collections.Counter(case.family for case in cases if case.exit == 2)
+    assert {family: bad[family] for family in commands.FAMILIES if bad[family] < 5} == {}
+    assert {case.family for case in cases} == set(commands.FAMILIES)
+    for bench in commands.BENCHES:  # every benchmark's options, never a run
+        assert sum(case.argv[:2] == ("bench", bench) for case in cases) >= 3, bench
+        assert all("--out-dir" in case.argv for case in cases if case.argv[:2] == ("bench", bench))
+    shards = [shard_ids(shard) for shard in range(SHARDS)]
+    assert sorted(i for ids in shards for i in ids) == sorted(case.id for case in cases)
+
+
+def test_the_script_lists_every_case():
+    printed = subprocess.run([sys.executable, str(COMMANDS), "list"], capture_output=True, text=True, check=True).stdout.splitlines()
+    assert printed == [case.id for case in all_cases()]
