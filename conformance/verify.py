@@ -117,8 +117,9 @@ class Run:
             ran = verify_workers.run_parallel(settings, distinct, jobs, progress, stuck_after)
         else:
             ran = self._serially(distinct, progress, stuck)
-        by_first = dict(zip(sorted(set(first)), ran))
-        self.results = [shared_result(by_first[first[i]], claim, units[first[i]][0]) for i, (claim, _) in enumerate(units)]
+        by_first = dict(zip(sorted(set(first)), ran))  # a run a stuck check ended holds fewer results than runs
+        self.results = [shared_result(by_first[first[i]], claim, units[first[i]][0])
+                        for i, (claim, _) in enumerate(units) if first[i] in by_first]
         return self.results
 
     def _serially(self, work: list[tuple[Claim, Check]], progress: Callable[[int, Claim, Check], None],

@@ -110,7 +110,10 @@ def test_every_in_process_engine_writes_the_same_bytes(tmp_path, work):
         assert data == reference, engine
 
 
-@settings(max_examples=3, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+# One drawn workload besides LIMITS (it was three; each costs a Spark job of about 4 s): LIMITS holds every escape the
+# output lines need (the ids' control characters, bidi marks, tabs), and CLM-PIPE-1 (`make verify`) checks Spark's
+# matching against the model on generated workloads in every run.
+@settings(max_examples=1, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(workload())
 @example(LIMITS)
 def test_spark_writes_the_same_bytes(tmp_path, work):

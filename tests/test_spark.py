@@ -161,6 +161,7 @@ def test_streamed_jsonl_equals_the_written_one(tmp_path):
     from subsum.impl.spark import io as sio
     from subsum.impl.spark.match import match
 
+    sess.get_session(None, quick_start=True)  # if this test starts the process's JVM: tuned for small inputs, as the CLI's are
     spark = session()
     subs = write_lines(tmp_path, "s.jsonl", SEED000_SUBSCRIPTIONS)
     events = write_lines(tmp_path, "e.jsonl", SEED000_EVENTS)
@@ -172,21 +173,54 @@ def test_streamed_jsonl_equals_the_written_one(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.jsonl", "b.jsonl", "e.jsonl", "s.jsonl"]
 
 
-def test_a_fresh_process_logs_nothing_but_the_jvms_own_notice():
+#: Two commands, one after the other, in one fresh process (one JVM start-up, not two: issue 51), each
+#: command's standard output and error closed by a marker line; then the exit codes, as JSON.
+TWO_COMMANDS = """
+import json, os, sys
+from subsum.cli import main
+codes = []
+for args in json.loads(sys.argv[1]):
+    try:
+        main(args, prog_name="subsum")
+    except SystemExit as exit:
+        codes.append(exit.code)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os.write(1, b"--- command done ---\\n")
+    os.write(2, b"--- command done ---\\n")
+print(json.dumps(codes))
+"""
+
+
+def test_a_fresh_process_logs_nothing_but_the_jvms_own_notice_and_a_failed_read_one_line(tmp_path):
     """Quiet logs: a real `subsum match --engine spark` process writes its result to stdout
     and nothing to stderr except the JVM launcher's notice about incubator modules, which log4j
     does not control. Before the gateway logger was configured, Spark printed
-    'Setting default log level to "WARN"' and lowered the console threshold to WARN."""
+    'Setting default log level to "WARN"' and lowered the console threshold to WARN.
+
+    Issue 22: then a failed Spark read is one line with its root cause, no executor or
+    task-scheduler stack trace reaching the terminal (they are printed by the JVM itself, so
+    this runs in a process of its own; the same JVM runs both commands)."""
     import subprocess
     import sys
 
-    done = subprocess.run([sys.executable, "-m", "subsum", "match", "--engine", "spark", "--master", "local[1]",
-                           "--subscriptions", str(EX / "subscriptions.jsonl"), "--events", str(EX / "events.jsonl")],
-                          capture_output=True, text=True, timeout=300)
+    (tmp_path / "corrupt.parquet").write_bytes(b"PAR1" + b"\x00garbage" * 100 + b"PAR1")
+    commands = [["match", "--engine", "spark", "--master", "local[1]",
+                 "--subscriptions", str(EX / "subscriptions.jsonl"), "--events", str(EX / "events.jsonl")],
+                ["match", "--engine", "spark", "--subscriptions", str(EX / "subscriptions.jsonl"),
+                 "--events", str(tmp_path / "corrupt.parquet")]]
+    done = subprocess.run([sys.executable, "-c", TWO_COMMANDS, json.dumps(commands)], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.splitlines() == ['{"event": "fig-2-2", "subscriptions": ["S1"]}']
-    noise = [line for line in done.stderr.splitlines() if line.strip() and "incubator modules" not in line]
+    *outs, codes = done.stdout.split("--- command done ---\n")
+    errs = done.stderr.split("--- command done ---\n")
+    assert len(outs) == 2 and len(errs) == 3 and errs[2] == "", (done.stdout, done.stderr)
+    assert json.loads(codes) == [0, 2], done.stderr
+    assert outs[0].splitlines() == ['{"event": "fig-2-2", "subscriptions": ["S1"]}']
+    noise = [line for line in errs[0].splitlines() if line.strip() and "incubator modules" not in line]
     assert noise == []
+    lines = [line for line in errs[1].splitlines() if line.strip() and not line.startswith("WARNING: Using incubator")]
+    assert outs[1] == ""
+    assert len(lines) == 1 and lines[0].startswith("error: ") and "corrupted file" in lines[0], errs[1]
 
 
 def test_bench_crossover_is_per_engine_and_needs_spark_to_stay_ahead():
@@ -204,21 +238,6 @@ def test_bench_crossover_is_per_engine_and_needs_spark_to_stay_ahead():
                                "Spark overtakes duckdb from E = 100 (1.50x)")
     rows[-1]["events_per_s"] = 10  # falls behind again: no crossover to report
     assert crossover(rows).endswith("Spark does not overtake duckdb (closest at E = 100: 1.50x)")
-
-
-def test_a_failed_spark_read_is_one_line_with_its_root_cause(tmp_path):
-    """Issue 22: no executor or task-scheduler stack trace reaches the terminal
-    (they are printed by the JVM itself, so this runs in a fresh process)."""
-    import subprocess
-    import sys
-
-    (tmp_path / "corrupt.parquet").write_bytes(b"PAR1" + b"\x00garbage" * 100 + b"PAR1")
-    done = subprocess.run([sys.executable, "-c", "from subsum.cli import main; main()", "match", "--engine", "spark",
-                           "--subscriptions", str(EX / "subscriptions.jsonl"), "--events", str(tmp_path / "corrupt.parquet")],
-                          capture_output=True, text=True, timeout=300)
-    lines = [line for line in done.stderr.splitlines() if line.strip() and not line.startswith("WARNING: Using incubator")]
-    assert done.returncode == 2, done.stderr
-    assert len(lines) == 1 and lines[0].startswith("error: ") and "corrupted file" in lines[0], done.stderr
 
 
 @pytest.mark.parametrize("value", ["nan", "0", "inf", "-1", "abc"])

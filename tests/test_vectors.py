@@ -9,15 +9,29 @@ import os
 import re
 import subprocess
 import sys
+import traceback
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
+from subsum.cli import main
 from subsum.conformance.kit import vector_cases, vectors
 from subsum.impl.caching import policies
 from subsum.impl.network import StrawmanBroker
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
+def cli(*args) -> subprocess.CompletedProcess:
+    """`subsum ARGS` in this process (click's runner), as a CompletedProcess: the commands below read and write files,
+    which a process of their own would not change (issue 51: its start-up cost a second a test). An exception
+    that escapes is shown as its traceback on standard error, as a process would print it."""
+    result = CliRunner().invoke(main, [str(a) for a in args], prog_name="subsum")
+    stderr = result.stderr
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        stderr += "".join(traceback.format_exception(result.exception))
+    return subprocess.CompletedProcess(list(args), result.exit_code, result.stdout, stderr)
 
 
 @pytest.fixture(scope="module")
@@ -52,12 +66,12 @@ def test_vectors_are_the_same_bytes_in_another_process(folder, tmp_path):
 
 def test_our_implementation_passes_the_vectors(folder):
     assert list(vectors.check_vectors(folder)) == []
-    result = subprocess.run([sys.executable, "-m", "subsum", "conform", "vectors", "check", folder], capture_output=True, text=True, timeout=300)
+    result = cli("conform", "vectors", "check", folder)
     assert result.returncode == 0 and "subsum passes all" in result.stdout, result.stdout + result.stderr
 
 
 def test_the_old_spelling_still_works_for_one_release(folder):
-    result = subprocess.run([sys.executable, "-m", "subsum", "vectors", "--check", folder], capture_output=True, text=True, timeout=300)
+    result = cli("vectors", "--check", folder)
     assert result.returncode == 0 and "subsum passes all" in result.stdout, result.stdout + result.stderr
     assert "`subsum vectors --check DIR` is deprecated" in result.stderr and "subsum conform vectors check DIR" in result.stderr
 
@@ -102,20 +116,16 @@ def test_a_wrong_expected_value_is_reported_and_exits_1(folder, tmp_path):
     doc["cases"][0]["expected"]["order"].reverse()
     doc["cases"][0]["expected"]["order"].append("m99")
     (tmp_path / "caches.json").write_text(json.dumps(doc))
-    result = subprocess.run([sys.executable, "-m", "subsum", "conform", "vectors", "check", tmp_path], capture_output=True, text=True, timeout=300)
+    result = cli("conform", "vectors", "check", tmp_path)
     assert result.returncode == 1 and "caches-0000" in result.stdout, result.stdout + result.stderr
     doc["spec_version"] = 99
     (tmp_path / "caches.json").write_text(json.dumps(doc))
-    result = subprocess.run([sys.executable, "-m", "subsum", "conform", "vectors", "check", tmp_path], capture_output=True, text=True, timeout=300)
+    result = cli("conform", "vectors", "check", tmp_path)
     assert result.returncode == 2 and "spec version 99" in result.stderr
 
 
 def test_one_wrong_matching_case_is_one_case_with_its_difference(folder, tmp_path):
     """Issue 51: a wrong expected matching line was counted once per engine ("6 of 929") and shown without a diff."""
-    from click.testing import CliRunner
-
-    from subsum.cli import main
-
     for kind in vector_cases.KINDS:
         (tmp_path / f"{kind}.json").write_bytes((folder / f"{kind}.json").read_bytes())
     doc = json.loads((tmp_path / "matching.json").read_text())
@@ -146,12 +156,12 @@ def test_malformed_vectors_are_bad_input(folder, tmp_path, kind, damage, message
     doc = json.loads((tmp_path / f"{kind}.json").read_text())
     damage(doc)
     (tmp_path / f"{kind}.json").write_text(json.dumps(doc))
-    result = subprocess.run([sys.executable, "-m", "subsum", "conform", "vectors", "check", tmp_path], capture_output=True, text=True, timeout=300)
+    result = cli("conform", "vectors", "check", tmp_path)
     assert result.returncode == 2 and message in result.stderr and "Traceback" not in result.stderr, result.stderr
 
 
 def test_vectors_are_written_whole_or_not_at_all(tmp_path):
     (tmp_path / "caches.json").mkdir()
-    result = subprocess.run([sys.executable, "-m", "subsum", "conform", "vectors", "write", "--out-dir", tmp_path], capture_output=True, text=True, timeout=300)
+    result = cli("conform", "vectors", "write", "--out-dir", tmp_path)
     assert result.returncode == 2 and "caches.json: is a directory" in result.stderr, result.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["caches.json"]  # no partial output
