@@ -18,32 +18,16 @@ from __future__ import annotations
 
 import functools
 from collections import Counter
-from contextlib import contextmanager
 
 from subsum.conformance import census
 from subsum.conformance.violations import listed, require, shown
 from subsum.core.types import Subscription
-from subsum.impl.network import CLIENT_BASE, Network, NetworkError, StrawmanBroker, broker_class_for, is_forwarding
+from subsum.impl.network import CLIENT_BASE, NetworkError, StrawmanBroker, broker_class_for, is_forwarding
+from subsum.impl.network.actor import Out
 from subsum.impl.network.protocols.deferred import TimedBroker
 from subsum.impl.network.protocols.informed import InformedBroker
 from subsum.model import reconfiguration as ref_reconfiguration
 from subsum.model import strawman as ref_strawman
-
-
-@contextmanager
-def patched(obj, name: str, value):
-    """Set an instance attribute for the block, then put back what was
-    there (so patches nest: a check inside a check)."""
-    had = name in obj.__dict__
-    previous = obj.__dict__.get(name)
-    setattr(obj, name, value)
-    try:
-        yield
-    finally:
-        if had:
-            setattr(obj, name, previous)
-        else:
-            delattr(obj, name)
 
 
 def model_view(broker: StrawmanBroker) -> ref_strawman.BrokerState:
@@ -83,34 +67,14 @@ def check_no_control_message_to_a_client(sender: int, sent: list) -> None:
     require(not to_clients, "CLM-NET-4", lambda: f"broker {sender} addressed {to_clients} to clients")
 
 
-class captured_sends:
-    """`with captured_sends(net, sender) as sent:` collects (dst, kind,
-    payload) of every tree message sent inside the block; with `sender`, it
-    then checks that none went to a client (CLM-NET-4). A class rather than
-    a generator: the checked brokers enter one at every step."""
-
-    def __init__(self, net: Network, sender: int | None = None) -> None:
-        self.net, self.sender, self.sent = net, sender, []
-        self.had = "send" in net.__dict__
-        self.previous = net.__dict__.get("send")
-
-    def __enter__(self) -> list:
-        original, sent = self.net.send, self.sent
-
-        def send(src, dst, kind, payload):
-            sent.append((dst, kind, payload))
-            original(src, dst, kind, payload)
-
-        self.net.send = send  # type: ignore[method-assign]
-        return sent
-
-    def __exit__(self, kind, value, traceback) -> None:
-        if self.had:
-            self.net.send = self.previous  # type: ignore[method-assign]
-        else:
-            del self.net.send
-        if kind is None and self.sender is not None:
-            check_no_control_message_to_a_client(self.sender, self.sent)
+def sent_by(out: Out, sender: int, run) -> list:
+    """Run `run()` and return the tree messages it wrote to `out`, as (dst, kind, payload), after checking that none
+    went to a client (CLM-NET-4: read off the buffer a broker hands the network, not off the network's counter)."""
+    mark = len(out.effects)
+    run()
+    sent = out.messages(mark)
+    check_no_control_message_to_a_client(sender, sent)
+    return sent
 
 
 def same_messages(got: list, want: list) -> bool:
@@ -130,18 +94,17 @@ def same_messages(got: list, want: list) -> bool:
 
 class CheckedBroker(StrawmanBroker):
     """A broker that runs the model's handler beside each of its own, from
-    the same state, and compares the new table and the messages sent (as a
-    multiset: the handlers iterate sets). It also checks that nothing but
-    EVENTs goes to a client (CLM-NET-4), and records which rule fired
-    (conformance/census.py). Its own handlers are the next class's in the
-    MRO: Strawman's here, a plug-in's in `checked_class(X)`, whose MRO puts
-    this class before X (below)."""
+    the same state, and compares the new table and the messages it wrote to
+    its out-buffer (as a multiset: the handlers iterate sets). It also checks
+    that nothing but EVENTs goes to a client (CLM-NET-4), and records which
+    rule fired (conformance/census.py). Its own handlers are the next class's
+    in the MRO: Strawman's here, a plug-in's in `checked_class(X)`, whose MRO
+    puts this class before X (below)."""
 
-    def _compare(self, what: str, model_step, run, before: ref_strawman.BrokerState | None = None) -> None:
+    def _compare(self, what: str, model_step, run, out: Out, before: ref_strawman.BrokerState | None = None) -> None:
         """`before`: the broker's model view now, if the caller has it (it is taken once per step)."""
         want_state, want_messages = model_step(model_view(self) if before is None else before)
-        with captured_sends(self.net, self.id) as sent:
-            run()
+        sent = sent_by(out, self.id, run)
         got = model_view(self)
         require(got.table == want_state.table, "CLM-NET-6",
                 lambda: f"broker {self.id} {what}: table {listed(got.table ^ want_state.table, 4)} differs from the model")
@@ -149,32 +112,34 @@ class CheckedBroker(StrawmanBroker):
         require(same_messages(sent, want_messages), "CLM-NET-6",
                 lambda: f"broker {self.id} {what}: sent {listed(sent)}, the model sends {listed(want_messages)}")
 
-    def sub_received(self, n, f):
+    def sub_received(self, n, f, out):
         before = model_view(self)
         census.record(sub_rule(before, n, f))
-        self._compare(f"SUB from {n}", lambda s: ref_strawman.on_sub(s, n, f), lambda: super(CheckedBroker, self).sub_received(n, f), before)
+        self._compare(f"SUB from {n}", lambda s: ref_strawman.on_sub(s, n, f), lambda: super(CheckedBroker, self).sub_received(n, f, out),
+                      out, before)
 
-    def unsub_received(self, n, f):
+    def unsub_received(self, n, f, out):
         before = model_view(self)
         census.record(unsub_rule(before, n, f))
-        self._compare(f"UNSUB from {n}", lambda s: ref_strawman.on_unsub(s, n, f), lambda: super(CheckedBroker, self).unsub_received(n, f),
-                      before)
+        self._compare(f"UNSUB from {n}", lambda s: ref_strawman.on_unsub(s, n, f),
+                      lambda: super(CheckedBroker, self).unsub_received(n, f, out), out, before)
 
-    def remove_link_to(self, n):
+    def remove_link_to(self, n, out):
         census.record("REMOVE-LINK:with-entries" if any(m == n for m, _ in self.entries()) else "REMOVE-LINK:no-entries")
-        self._compare(f"removeLinkTo({n})", lambda s: ref_strawman.on_remove_link(s, n), lambda: super(CheckedBroker, self).remove_link_to(n))
+        self._compare(f"removeLinkTo({n})", lambda s: ref_strawman.on_remove_link(s, n),
+                      lambda: super(CheckedBroker, self).remove_link_to(n, out), out)
 
-    def add_link_to(self, n):
+    def add_link_to(self, n, out):
         census.record("ADD-LINK:client" if n >= CLIENT_BASE else "ADD-LINK:broker")
-        self._compare(f"addLinkTo({n})", lambda s: ref_strawman.on_add_link(s, n, n >= CLIENT_BASE), lambda: super(CheckedBroker, self).add_link_to(n))
+        self._compare(f"addLinkTo({n})", lambda s: ref_strawman.on_add_link(s, n, n >= CLIENT_BASE),
+                      lambda: super(CheckedBroker, self).add_link_to(n, out), out)
 
-    def event_received(self, n, publication):
+    def event_received(self, n, publication, out):
         want = ref_strawman.event_targets(model_view(self), n, publication.event)
         census.record("EVENT:forwarded" if want else "EVENT:dropped")
-        net, targets = self.net, set()
-        original = net.route_event
-        with patched(net, "route_event", lambda src, dsts, p: (targets.update(dsts), original(src, dsts, p))):
-            super().event_received(n, publication)
+        mark = len(out.effects)
+        super().event_received(n, publication, out)
+        targets = out.routed(mark)
         require(targets == want, "CLM-NET-6", lambda: f"broker {self.id} EVENT from {n}: forwarded to {sorted(targets)}, the model to {sorted(want)}")
 
 
@@ -184,18 +149,17 @@ class ProtocolChecks:
     """Mixin over a protocol broker class (with `CheckedBroker` in between):
     every protocol step is compared with the model's (CLM-RCF-7)."""
 
-    def manage_removed_link(self, n, rid):
-        if self.net.defer_timeout <= 0:
+    def manage_removed_link(self, n, rid, out):
+        if out.setting("defer_timeout") <= 0:
             census.record("TIMED:timeout-zero")
-            super().manage_removed_link(n, rid)  # Strawman's removeLinkTo, checked by CheckedBroker
+            super().manage_removed_link(n, rid, out)  # Strawman's removeLinkTo, checked by CheckedBroker
             return
         state = model_view(self)
         census.record("TIMED:leaf-no-timer" if ref_reconfiguration.is_leaf_without(state, n) else "TIMED:deferred")
         want_state, want_deferred = ref_reconfiguration.deferred_removal(state, n)
         waiting_before = set(self.waiting.get(rid, ()))
-        timers_before = self.net.ledger.timers_started[self.id]
-        with captured_sends(self.net, self.id) as sent:
-            super().manage_removed_link(n, rid)
+        mark = len(out.effects)
+        sent = sent_by(out, self.id, lambda: super(ProtocolChecks, self).manage_removed_link(n, rid, out))
         got = model_view(self)
         require(not sent, "CLM-RCF-7", lambda: f"broker {self.id} sent {sent} while deferring the link to {n}")
         require(got.table == want_state.table and got.neighbors == want_state.neighbors, "CLM-RCF-7",
@@ -204,34 +168,29 @@ class ProtocolChecks:
         require(deferred == set(want_deferred), "CLM-RCF-7",
                 lambda: f"broker {self.id} deferred {listed(deferred)}, the model {listed(want_deferred)}")
         if ref_reconfiguration.is_leaf_without(state, n):
-            require(self.net.ledger.timers_started[self.id] == timers_before, "CLM-RCF-4",
-                    lambda: f"leaf broker {self.id} started a timer when its link to {n} broke")
+            started = [t for t in out.timers_set(mark) if t[3]]
+            require(not started, "CLM-RCF-4", lambda: f"leaf broker {self.id} started a timer when its link to {n} broke")
 
-    def unsub_timer_expired(self, rid):
-        if self.net.brokers.get(self.id) is not self:
-            super().unsub_timer_expired(rid)
-            return
+    def unsub_timer_expired(self, rid, out):
         census.record("TIMED:timer-expired")
         state, want = model_view(self), []
         for n, p in self.waiting.get(rid, ()):
             state, sent = ref_reconfiguration.deferred_unsubscribe(state, n, p)
             want += sent
-        with captured_sends(self.net, self.id) as sent:
-            super().unsub_timer_expired(rid)
+        sent = sent_by(out, self.id, lambda: super(ProtocolChecks, self).unsub_timer_expired(rid, out))
         got = model_view(self)
         require(got.table == state.table, "CLM-RCF-7", lambda: f"broker {self.id} deferred UNSUBs of {rid}: table differs from the model")
         require(same_messages(sent, want), "CLM-RCF-7",
                 lambda: f"broker {self.id} deferred UNSUBs of {rid}: sent {listed(sent)}, the model sends {listed(want)}")
 
-    def flush_received(self, m, rid):
+    def flush_received(self, m, rid, out):
         if rid in self.unsub_timers:
             census.record("FLUSH:acted-on")
-            super().flush_received(m, rid)  # acted on: the deferred UNSUBs, checked above
+            super().flush_received(m, rid, out)  # acted on: the deferred UNSUBs, checked above
             return
         census.record("FLUSH:passed-on")
         state = model_view(self)
-        with captured_sends(self.net, self.id) as sent:
-            super().flush_received(m, rid)
+        sent = sent_by(out, self.id, lambda: super(ProtocolChecks, self).flush_received(m, rid, out))
         require(model_view(self).table == state.table, "CLM-RCF-5",
                 lambda: f"broker {self.id} changed its table on FLUSH({rid}) it holds no task for")
         want = [(k, "FLUSH", rid) for k in ref_reconfiguration.flush_forward(state, m)]
@@ -241,41 +200,36 @@ class ProtocolChecks:
 class InformedChecks(ProtocolChecks):
     """The informed steps against the model: P, the activation, the release."""
 
-    def link_removed(self, o, rid=None, replacement=None):
+    def link_removed(self, o, rid, replacement, out):
         if rid is not None and replacement is not None:
             state = model_view(self)
             self._expect = (ref_reconfiguration.only_subscribed_by(state, o), ref_reconfiguration.announced_to(state, o))
-        super().link_removed(o, rid, replacement)
+        super().link_removed(o, rid, replacement, out)
 
-    def activate_received(self, m, activation):
+    def activate_received(self, m, activation, out):
         held = activation.held
         census.record("ACTIVATE:received")
         expected = getattr(self, "_expect", None)
         if m == self.id and expected is not None:
             require(held == expected[0], "CLM-RCF-7",
                     lambda: f"broker {self.id} computed P = {listed(held)}, the model {listed(expected[0])}")
-        super().activate_received(m, activation)
+        super().activate_received(m, activation, out)
 
-    def activate(self, rid, held, n):
+    def activate(self, rid, held, n, out):
         want, want_held = ref_reconfiguration.activation(model_view(self), n, held)
         census.record("ACTIVATE:holds-back" if want_held else "ACTIVATE:holds-nothing")
-        with captured_sends(self.net, self.id) as sent:
-            super().activate(rid, held, n)
+        sent = sent_by(out, self.id, lambda: super(InformedChecks, self).activate(rid, held, n, out))
         require(same_messages(sent, want + [(n, "FLUSH", rid)]), "CLM-RCF-7",
                 lambda: f"broker {self.id} activating the link to {n}: sent {listed(sent)}, the model {listed(want)} and FLUSH")
         got_held = frozenset(self.tagged[rid][1]) if rid in self.tagged else frozenset()
         require(got_held == want_held, "CLM-RCF-7",
                 lambda: f"broker {self.id} held back {listed(got_held)}, the model {listed(want_held)}")
 
-    def sub_timer_expired(self, rid):
-        if self.net.brokers.get(self.id) is not self:
-            super().sub_timer_expired(rid)
-            return
+    def sub_timer_expired(self, rid, out):
         n, tagged = self.tagged[rid]
         census.record("INFORMED:sub-timer-expired")
         want = ref_reconfiguration.released(model_view(self), n, frozenset(tagged))
-        with captured_sends(self.net, self.id) as sent:
-            super().sub_timer_expired(rid)
+        sent = sent_by(out, self.id, lambda: super(InformedChecks, self).sub_timer_expired(rid, out))
         require(same_messages(sent, want), "CLM-RCF-7",
                 lambda: f"broker {self.id} released {listed(sent)} to {n}, the model {listed(want)}")
 

@@ -20,7 +20,6 @@ network and what it checks after a step, at quiescence and on a publication.
 from __future__ import annotations
 
 import functools
-from collections import defaultdict
 
 from subsum.conformance import network as forwarding_checks
 from subsum.conformance import routing_machine as summary_checks
@@ -80,10 +79,6 @@ class Summaries(Forwarding):
     def broker_class(self, protocol: str) -> type:
         base: type = broker_class_for(protocol)
         return _checked_summary_class(base)
-
-    def prepare(self, net: Network) -> None:
-        # CheckedSummaryBroker's BROCLI trail per event
-        setattr(net, "routes_seen", defaultdict(list))
 
     def check_step(self, net: Network) -> None:
         for eid, messages in rounds_of(net).journeys.items():

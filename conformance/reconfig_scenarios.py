@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, find, settings
 from hypothesis import strategies as st
 
 from subsum.conformance import strategies as gen
-from subsum.conformance.checked_brokers import checked_class, model_view, patched
+from subsum.conformance.checked_brokers import checked_class, model_view
 from subsum.conformance.schedules import Run, draw_schedule
 from subsum.conformance.network import FILTERS, check_tables, model_state
 from subsum.conformance.properties import property_check
@@ -25,6 +25,7 @@ from subsum.model import network as ref
 from subsum.model import reconfiguration as ref_reconfiguration
 
 # --- isolated swaps: CLM-RCF-2, 3 (schedules), 5, 6, 8 -------------------------------------------
+
 
 
 @st.composite
@@ -162,12 +163,10 @@ def unknown_flush_floods_once_and_dies(protocol, sc, pick):
     links = net.broker_links()
     m, u = links[pick % len(links)][::1 if pick % 2 else -1]
     before = net.tables()
-    handled = Counter()
-    original = net.transport.deliver
-    count = lambda src, dst, kind, payload: (handled.update([dst] if kind == "FLUSH" else []), original(src, dst, kind, payload))  # noqa: E731
-    with patched(net.transport, "deliver", count):
-        net.send(m, u, "FLUSH", 10**9)
-        net.run()
+    journal = net.keep_journal()
+    net.send(m, u, "FLUSH", 10**9)
+    net.run()
+    handled = Counter(entry[2] for entry in journal if entry[0] == "handled" and entry[3] == "FLUSH")
     side = net.overlay.side(u, m)
     require(set(handled) == side and set(handled.values()) == {1}, "CLM-RCF-5",
             lambda: f"FLUSH from {m} to {u} handled {dict(handled)}, expected once at each of {sorted(side)}")
@@ -185,17 +184,14 @@ def held_back_subscriptions_wait_for_the_timer(sc):
     (a, b), (c, d) = scenario_swap(net, sc)
     held = {(c, d): ref_reconfiguration.only_subscribed_by(model_view(net.brokers[a]), b),
             (d, c): ref_reconfiguration.only_subscribed_by(model_view(net.brokers[b]), a)}
-    early = []
-    original = net.send
-    watch = lambda src, dst, kind, payload: (  # noqa: E731
-        early.append((src, dst, payload)) if kind == "SUB" and payload in held.get((src, dst), ()) else None,
-        original(src, dst, kind, payload))
-    with patched(net, "send", watch):
-        net.swap((a, b), (c, d), gap=0.0)
-        choices = iter(sc["choices"])
-        while net.transport.pending_links():  # every message, no timer
-            pending = net.transport.pending_links()
-            net.transport.deliver_from(pending[next(choices, 0) % len(pending)])
+    journal = net.keep_journal()
+    net.swap((a, b), (c, d), gap=0.0)
+    choices = iter(sc["choices"])
+    while net.transport.pending_links():  # every message, no timer
+        pending = net.transport.pending_links()
+        net.transport.deliver_from(pending[next(choices, 0) % len(pending)])
+    early = [(src, effect[1], effect[3]) for what, src, effect in (e for e in journal if e[0] == "wrote")
+             if effect[0] == "send" and effect[2] == "SUB" and effect[3] in held.get((src, effect[1]), ())]
     require(not early, "CLM-RCF-6", lambda: f"held-back SUBs crossed the new link before subTimer: {early[:2]}")
     net.run()
     check_tables(net)
@@ -203,13 +199,11 @@ def held_back_subscriptions_wait_for_the_timer(sc):
 
 def _run_schedule(protocol: str, defer: float, topo: dict, seed: int, schedule: list[dict]):
     run = Run(topo, seed, protocol=protocol, defer_timeout=defer, checked=False)
-    sent: list = []
-    original = run.net.send
-    record = lambda src, dst, kind, payload: (sent.append((src, dst, kind, repr(payload))), original(src, dst, kind, payload))  # noqa: E731
-    with patched(run.net, "send", record):
-        for op in schedule + [{"op": "quiesce"}]:
-            run.apply(op)
+    journal = run.net.keep_journal()
+    for op in schedule + [{"op": "quiesce"}]:
+        run.apply(op)
     net = run.net
+    sent = [(src, effect[1], effect[2], repr(effect[3])) for what, src, effect in (e for e in journal if e[0] == "wrote") if effect[0] == "send"]
     return net.tables(), dict(net.ledger.sent), dict(net.ledger.handled), {e: dict(c) for e, c in net.ledger.deliveries.items()}, sent
 
 

@@ -196,7 +196,7 @@ def seed000_example_4_4_messages() -> None:
             return label
 
         history = summary_brokers(net)[3].propagation.history
-        assert rounds_of(net).current_plan().target == {1: 3, 2: 3, 3: None}
+        assert rounds_of(net).current_plan(net.overlay).target == {1: 3, 2: 3, 3: None}
         t1 = as_sets(impl_rows(history, names()))
         net.subscribe(c1, s3)
         net.run()

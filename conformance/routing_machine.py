@@ -6,7 +6,6 @@ and every event's journey are the model's (subsum.model.routing)."""
 
 from __future__ import annotations
 
-from collections import defaultdict
 
 import networkx as nx
 from hypothesis import Phase, settings
@@ -31,18 +30,31 @@ SCHEMA = (("b", "bool"), ("s", "string"), ("t", "string"), ("x", "int"), ("y", "
 
 
 class CheckedSummaryBroker(SummaryBroker):
-    """Records, per event, the BROCLI each ROUTE carries, so the machine can
-    check that it grows and that no ROUTE goes to a checked broker."""
+    """Checks each event's BROCLI where a broker hands it on (CLM-SR-6), off the
+    broker's out-buffer: a ROUTE never reaches a broker already in its BROCLI,
+    and each ROUTE a broker writes carries a BROCLI strictly larger than the
+    one it came with (the empty one, at the publisher's broker)."""
 
     __slots__ = ()
 
-    def routed(self, src, message):
+    def published(self, client, publication, out):
+        mark = len(out.effects)
+        super().published(client, publication, out)
+        self._check_routes_written(publication.eid, frozenset(), out, mark)
+
+    def routed(self, src, message, out):
         eid, brocli = message.eid, message.brocli
-        trail = self.net.routes_seen[eid]
         require(self.id not in brocli, "CLM-SR-6", lambda: f"ROUTE of event {eid} reached broker {self.id}, already in its BROCLI {sorted(brocli)}")
-        require(not trail or trail[-1] < brocli, "CLM-SR-6", lambda: f"BROCLI of event {eid} did not grow: {sorted(trail[-1])} then {sorted(brocli)}")
-        trail.append(brocli)
-        super().routed(src, message)
+        mark = len(out.effects)
+        super().routed(src, message, out)
+        self._check_routes_written(eid, brocli, out, mark)
+
+    def _check_routes_written(self, eid: int, came_with: frozenset, out, mark: int) -> None:
+        for _, dst, kind, route in (e for e in out.effects[mark:] if e[0] == "direct" and e[2] == "ROUTE"):
+            require(came_with < route.brocli, "CLM-SR-6",
+                    lambda: f"BROCLI of event {eid} did not grow at broker {self.id}: {sorted(came_with)} then {sorted(route.brocli)}")
+            require(dst not in route.brocli, "CLM-SR-6",
+                    lambda: f"broker {self.id} sent the ROUTE of event {eid} to broker {dst}, already in its BROCLI {sorted(route.brocli)}")
 
 
 class SummaryRoutingUnderChurn(NetworkMachine):
@@ -59,7 +71,6 @@ class SummaryRoutingUnderChurn(NetworkMachine):
         self.net = build([(p, i) for i, p in enumerate(parents, start=1)], n, seed=seed, protocol="summaries",
                          broker_class=self.broker_class,
                          options={"schema": SCHEMA, "brokers": 8, "max_subscriptions": 64, "option": option, "period": 50.0})
-        self.net.routes_seen = defaultdict(list)
         self.option = option
         for b in range(n):
             for _ in range(data.draw(st.integers(0, 2))):

@@ -49,12 +49,12 @@ def test_a_response_that_skips_a_hop_is_caught(monkeypatch):
     """CLM-CACHE-6 and 10: a broker sending a response straight (out of band) to the id after next."""
     real = CachingBroker.pass_response
 
-    def skipping(self, rid, m, stack, index):
+    def skipping(self, rid, m, stack, index, out):
         if len(stack) > 3 and stack[2] < CLIENT_BASE:
-            self.shared.requests[rid].response_hops += 1
-            self.net.send_direct(self.id, stack[2], "RESPONSE", CacheResponse(rid, m, stack[2:], index))
+            out.shared.requests[rid].response_hops += 1
+            out.send_direct(stack[2], "RESPONSE", CacheResponse(rid, m, stack[2:], index))
             return
-        real(self, rid, m, stack, index)
+        real(self, rid, m, stack, index, out)
 
     monkeypatch.setattr(CachingBroker, "pass_response", skipping)
     with pytest.raises(AssertionError, match=r"\[\(2, 0, \[2, 0\]\)\]"):
@@ -67,13 +67,13 @@ def test_a_response_taking_a_wrong_link_is_caught(monkeypatch):
     """CLM-CACHE-6: a response sent to some other neighbour than the next id."""
     real = CachingBroker.pass_response
 
-    def astray(self, rid, m, stack, index):
+    def astray(self, rid, m, stack, index, out):
         others = sorted(b for b in self.neighbors if b < CLIENT_BASE and b not in stack)
         if others and stack[1] < CLIENT_BASE:
-            self.shared.requests[rid].response_hops += 1
-            self.net.send(self.id, others[0], "RESPONSE", CacheResponse(rid, m, (others[0], *stack[1:]), index))
+            out.shared.requests[rid].response_hops += 1
+            out.send(others[0], "RESPONSE", CacheResponse(rid, m, (others[0], *stack[1:]), index))
             return
-        real(self, rid, m, stack, index)
+        real(self, rid, m, stack, index, out)
 
     monkeypatch.setattr(CachingBroker, "pass_response", astray)
     with pytest.raises(AssertionError, match="CLM-CACHE-(6|9)"):
@@ -92,19 +92,19 @@ def test_a_request_stopping_at_the_first_hit_is_caught(monkeypatch):
     (the client-server Server-Cache request does; this one does not)."""
     real = CachingBroker.request_received
 
-    def stopping(self, x, payload):
+    def stopping(self, x, payload, out):
         rid, f, path = payload.rid, payload.filter, payload.path
-        hits = [int(m) for m in self.cache.order() if self.shared.event_matches(f, int(m))]
+        hits = [int(m) for m in self.cache.order() if out.shared.event_matches(f, int(m))]
         if not hits:
-            return real(self, x, payload)
-        record = self.shared.requests[rid]
+            return real(self, x, payload, out)
+        record = out.shared.requests[rid]
         stack = (self.id, *path)
         record.reached.append(self.id)
         record.paths[self.id] = stack
         record.dropped_at.append(self.id)
         for m in hits:
             record.responses.append((self.id, m, [self.id]))
-            self.pass_response(rid, m, stack, len(record.responses) - 1)
+            self.pass_response(rid, m, stack, len(record.responses) - 1, out)
 
     monkeypatch.setattr(CachingBroker, "request_received", stopping)
     with pytest.raises(AssertionError, match="CLM-CACHE-7"):
@@ -115,10 +115,10 @@ def test_leaf_caching_at_intermediate_brokers_is_caught(monkeypatch):
     """CLM-CACHE-5: reading (ii) storing where a downstream broker is interested."""
     real = CachingBroker.is_holder
 
-    def reading_i(self, matched, came_from):
-        if self.shared.placement == "leaf":
+    def reading_i(self, matched, came_from, shared):
+        if shared.placement == "leaf":
             return any(s >= CLIENT_BASE for f in self.table if f in matched for s in self.table[f])
-        return real(self, matched, came_from)
+        return real(self, matched, came_from, shared)
 
     monkeypatch.setattr(CachingBroker, "is_holder", reading_i)
     with pytest.raises(AssertionError, match="CLM-CACHE-5"):

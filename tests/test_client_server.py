@@ -59,7 +59,7 @@ from subsum.impl.network.protocols import client_server as impl  # noqa: E402
 def test_simulator_relays_that_forget_to_cache_are_caught(monkeypatch, first_failure):
     """SC's en-route caching left out of the simulator's protocol."""
     monkeypatch.setattr(impl.ClientServerBroker, "response_received",
-                        lambda self, src, r: self.pass_response(self.shared.requests[r.rid], r.stack, r.answer, r.hops))
+                        lambda self, src, r, out: self.pass_response(out.shared.requests[r.rid], r.stack, r.answer, r.hops, out))
     with pytest.raises(AssertionError, match="CLM-CS-5"):
         run_property(checks.simulator_equals_reference)
 
@@ -68,12 +68,12 @@ def test_soha_neighbours_forwarding_further_in_the_simulator_are_caught(monkeypa
     """A SOHA active neighbour that misses passes the probe on instead of dropping it."""
     real = impl.ClientServerBroker.request_received
 
-    def forwarding(self, src, request):
+    def forwarding(self, src, request, out):
         if request.mode == "probe" and str(request.message) not in self.cache and len(request.stack) < 4:
             for q in self.brokers_around():
                 if q != src:
-                    self.net.send(self.id, q, "REQUEST", attrs.evolve(request, stack=(self.id, *request.stack)))
-        real(self, src, request)
+                    out.send(q, "REQUEST", attrs.evolve(request, stack=(self.id, *request.stack)))
+        real(self, src, request, out)
 
     monkeypatch.setattr(impl.ClientServerBroker, "request_received", forwarding)
     with pytest.raises(AssertionError, match="CLM-CS-5"):
@@ -147,10 +147,10 @@ def test_a_failure_of_the_simulator_check_replays_in_another_process(monkeypatch
     bug = textwrap.dedent("""
         from subsum.impl.network.protocols import client_server as impl
         impl.ClientServerBroker.response_received = (
-            lambda self, src, r: self.pass_response(self.shared.requests[r.rid], r.stack, r.answer, r.hops))
+            lambda self, src, r, out: self.pass_response(out.shared.requests[r.rid], r.stack, r.answer, r.hops, out))
     """)
     monkeypatch.setattr(impl.ClientServerBroker, "response_received",
-                        lambda self, src, r: self.pass_response(self.shared.requests[r.rid], r.stack, r.answer, r.hops))
+                        lambda self, src, r, out: self.pass_response(out.shared.requests[r.rid], r.stack, r.answer, r.hops, out))
     with pytest.raises(AssertionError, match="Replay: subsum replay") as failure:
         run_property(checks.simulator_equals_reference)
     path = next(p for p in tmp_path.glob("client-server-*.json") if str(p) in str(failure.value))

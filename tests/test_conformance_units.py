@@ -8,7 +8,7 @@ from __future__ import annotations
 import queue
 import random
 import re
-from collections import Counter, defaultdict
+from collections import Counter
 from types import SimpleNamespace
 
 import pytest
@@ -30,6 +30,9 @@ from subsum.conformance.trace_boundaries import count_boundaries
 from subsum.conformance.violations import ClaimViolation
 from subsum.impl.caching import make_cache
 from subsum.impl.network import build
+from subsum.impl.network.actor import Out
+from subsum.impl.network.messages import RouteEvent
+from subsum.impl.network.protocols.summaries.routing import Routing
 from subsum.impl.summary.history import History
 from subsum.impl.summary.summary import Summary
 from subsum.model import smt
@@ -150,14 +153,29 @@ def test_a_recorded_cache_records_an_advance():
     assert recorded.ops == [{"op": "advance", "time": 3.0}]
 
 
-def test_a_route_whose_brocli_did_not_grow_is_a_violation():
-    net = build([(0, 1)], 2, seed=0, protocol="summaries", broker_class=CheckedSummaryBroker,
+class PlantedRouting(Routing):
+    """A routing role that hands every event on to broker 0 with a BROCLI it chose badly (`grow`)."""
+
+    grow: frozenset = frozenset()
+
+    def route(self, eid, event, brocli, publisher, out):
+        out.send_direct(0, "ROUTE", RouteEvent(eid, event, brocli | self.grow, publisher))
+        return set()
+
+
+@pytest.mark.parametrize("grow, message", [
+    (frozenset(), "BROCLI of event 7 did not grow at broker 1: [5] then [5]"),
+    (frozenset({0, 1}), "broker 1 sent the ROUTE of event 7 to broker 0, already in its BROCLI [0, 1, 5]")])
+def test_a_route_that_does_not_grow_its_brocli_or_goes_to_a_checked_broker_is_a_violation(grow, message):
+    """Read off the broker's out-buffer, where it hands the event on (planted: a routing role that keeps or over-fills
+    the BROCLI)."""
+    routing = type("Planted", (PlantedRouting,), {"grow": grow, "__slots__": ()})
+    broker_class = type("PlantedSummaryBroker", (CheckedSummaryBroker,), {"routing_role": routing, "__slots__": ()})
+    net = build([(0, 1)], 2, seed=0, protocol="summaries", broker_class=broker_class,
                 options={"schema": SCHEMA, "brokers": 8, "max_subscriptions": 64, "option": "a", "period": 50.0})
-    net.routes_seen = defaultdict(list)
-    net.routes_seen[7].append(frozenset({0}))
     with pytest.raises(ClaimViolation) as caught:
-        net.brokers[1].routed(0, SimpleNamespace(eid=7, brocli=frozenset({0})))
-    assert (caught.value.claim, caught.value.message) == ("CLM-SR-6", "BROCLI of event 7 did not grow: [0] then [0]")
+        net.brokers[1].routed(0, RouteEvent(7, None, frozenset({5}), 1_000_000), Out(1, net))
+    assert (caught.value.claim, caught.value.message) == ("CLM-SR-6", message)
 
 
 def test_a_schedule_runs_under_strawman_unless_told_otherwise():

@@ -109,13 +109,13 @@ def test_the_fingerprint_ignores_the_order_of_independent_deliveries_but_not_a_t
     assert fingerprint(one_then_other) != before
 
 
-def forget_the_last_remaining_subscriber(self, n, f):
+def forget_the_last_remaining_subscriber(self, n, f, out):
     """A planted Strawman bug: when one subscriber of f remains, it is not sent the UNSUB (DEF-NET-6's last rule)."""
-    subscribers = self.drop_entry(n, f)
+    subscribers = self.drop_entry(n, f, out)
     if not subscribers:
         for m in self.neighbors:
             if m != n and m < CLIENT_BASE:
-                self.net.send(self.id, m, "UNSUB", f)
+                out.send(m, "UNSUB", f)
 
 
 def test_a_planted_strawman_bug_is_found_with_a_shortest_counterexample(monkeypatch, tmp_path):
@@ -207,16 +207,16 @@ def test_each_protocol_of_the_family_has_an_exhaustive_claim_with_a_larger_scope
         assert (large.brokers, large.subscriptions, large.events, large.swaps) != (small.brokers, small.subscriptions, small.events, small.swaps)
 
 
-def withdraw_without_covering_first(self, m, gone):
+def withdraw_without_covering_first(self, m, gone, out):
     """A Siena bug: filters leave F(m) without the filters they alone covered going to m first."""
     sent = self.forwarded[m]
     withdrawn = [f for f in gone if f in sent]
     for f in withdrawn:
         del sent[f]
-        self.net.send(self.id, m, "UNSUB", f)
+        out.send(m, "UNSUB", f)
 
 
-def unsubscribe_without_waking_the_rounds(self, client, f):
+def unsubscribe_without_waking_the_rounds(self, client, f, out):
     """A summaries bug: an unsubscription changes the owner's summary but starts no round to propagate it."""
     self.ownership.unsubscribe(client, f)
 

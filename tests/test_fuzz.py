@@ -12,24 +12,24 @@ from subsum.impl.network import StrawmanBroker
 ORIGINAL_SUB, ORIGINAL_UNSUB = StrawmanBroker.sub_received, StrawmanBroker.unsub_received
 
 
-def no_second_subscriber_rule(self, n, f):
+def no_second_subscriber_rule(self, n, f, out):
     """Mutant: the second subscriber of a filter is not announced to the first."""
     if n not in self.neighbors:
         return
     subscribers = self.table.get(f)
     if subscribers is None:
-        ORIGINAL_SUB(self, n, f)
+        ORIGINAL_SUB(self, n, f, out)
     else:
         subscribers.add(n)
 
 
-def unknown_unsub_not_ignored(self, n, f):
+def unknown_unsub_not_ignored(self, n, f, out):
     """Mutant: an UNSUB for an unknown (n, p) is acted on."""
     subscribers = self.table.get(f)
     if subscribers is not None:
         subscribers.add(n)
         self.by_node.setdefault(n, set()).add(f)
-        self.process_unsub_from(n, f)
+        self.process_unsub_from(n, f, out)
 
 
 def run(*args):
@@ -93,38 +93,34 @@ from subsum.impl.network.protocols.deferred import NotifiedBroker, TimedBroker  
 from subsum.impl.network.protocols.informed import InformedBroker  # noqa: E402
 
 
-def timed_forgets_the_resubscribe_rule(self, rid):
+def timed_forgets_the_resubscribe_rule(self, rid, out):
     """Mutant: a waiting (n', p) is unsubscribed even if n' re-subscribed meanwhile."""
-    if self.net.brokers.get(self.id) is not self:
-        return
-    timer = self.unsub_timers.pop(rid, None)
-    if timer is not None:
-        self.net.cancel(timer)
+    if rid in self.unsub_timers:
+        self.unsub_timers.discard(rid)
+        out.cancel("unsub_timer_expired", rid)
     for n, f in self.waiting.pop(rid, []):
-        self.insert_entry(n, f)
-        self.process_unsub_from(n, f)
+        self.insert_entry(n, f, out)
+        self.process_unsub_from(n, f, out)
 
 
-def notified_flush_drops_the_waiting_unsubs(self, m, rid):
+def notified_flush_drops_the_waiting_unsubs(self, m, rid, out):
     """Mutant: FLUSH cancels the timer but never runs the waiting UNSUBs."""
     if rid in self.unsub_timers:
-        self.net.cancel(self.unsub_timers.pop(rid))
+        self.unsub_timers.discard(rid)
+        out.cancel("unsub_timer_expired", rid)
         self.waiting.pop(rid, None)
     else:
         for k in self.neighbors:
             if k != m and k < 1_000_000:
-                self.net.send(self.id, k, "FLUSH", rid)
+                out.send(k, "FLUSH", rid)
 
 
-def informed_releases_everything(self, rid):
+def informed_releases_everything(self, rid, out):
     """Mutant: when subTimer fires, every held-back filter is sent, wanted or not."""
-    if self.net.brokers.get(self.id) is not self:
-        return
-    self.sub_timers.pop(rid, None)
     n, tagged = self.tagged.pop(rid)
     if n in self.neighbors:
         for f in tagged:
-            self.net.send(self.id, n, "SUB", f)
+            out.send(n, "SUB", f)
 
 
 @pytest.mark.parametrize("protocol,cls,attribute,mutant", [

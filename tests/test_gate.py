@@ -107,12 +107,12 @@ def test_net4_is_caught_where_the_message_is_sent_even_with_the_counter_silenced
     subscriber, and the simulator drops that SUB without counting it."""
     original = StrawmanBroker.sub_received
 
-    def tells_clients_too(self, n, f):
+    def tells_clients_too(self, n, f, out):
         subscribers = self.table.get(f)
         first = next(iter(subscribers)) if subscribers and len(subscribers) == 1 and n not in subscribers else None
-        original(self, n, f)
+        original(self, n, f, out)
         if first is not None and first >= CLIENT_BASE and n in self.neighbors:
-            self.net.send(self.id, first, "SUB", f)
+            out.send(first, "SUB", f)
 
     monkeypatch.setattr(StrawmanBroker, "sub_received", tells_clients_too)
     monkeypatch.setattr(Network, "to_client", lambda self, src, client, kind, payload: None)

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import networkx as nx
 import pytest
+
+from subsum.impl.network.actor import Out
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -66,7 +68,7 @@ def test_each_planted_overlay_fault_fails_clm_net_1(plant, says):
 
 def test_a_planted_table_entry_fails_clm_net_2():
     net, _, _ = quiet_path()
-    net.brokers[1].insert_entry(0, parse_filter("x < 5"))  # 1 would forward x < 5 towards 0: nobody asked
+    net.brokers[1].insert_entry(0, parse_filter("x < 5"), Out(1, net))  # 1 would forward x < 5 towards 0: nobody asked
     with pytest.raises(ClaimViolation) as caught:
         checks.check_tables(net)
     assert caught.value.claim == "CLM-NET-2" and "broker 1" in str(caught.value)

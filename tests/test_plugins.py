@@ -184,11 +184,19 @@ def test_entry_points_name_installed_plugins(tmp_path):
     (["verify", "--cache", "myplugins.engines:ScanEngine"], "it has no insert, hit, unsubscribed, advance, order, metadata methods"),
     (["verify", "--engine", "myplugins.engines:ScanEngine", "--claim", "CLM-ENG-7"], "not CLM-ENG-7"),
     (["match", "--engine", "exploding:Engine"], "importing exploding failed: ZeroDivisionError: division by zero"),
+    # a broker written for the interface before brokers were actors (issue 52): what changed, named
+    (["fuzz", "reconfig", "--protocol", "helpers:OldBroker"],
+     "(helpers.OldBroker): OldBroker.sub_received(self, n, f) overrides StrawmanBroker.sub_received(self, n, f, out): "
+     "a handler now takes `out`, its broker's out-buffer, as its last argument, and sends with out.send(dst, kind, payload) "
+     "rather than self.net.send(self.id, dst, kind, payload)"),
+    (["simulate", "forwarding", "--protocol", "helpers:OldBroker"], "OldBroker.sub_received(self, n, f) overrides"),
 ])
 def test_a_plugin_that_cannot_be_used_is_one_error_line(args, message, tmp_path):
     (tmp_path / "exploding.py").write_text("1 / 0\n")
     (tmp_path / "helpers.py").write_text("from myplugins.caches import ListLRU\nclass MisnamedLRU(ListLRU):\n    name = 'mru'\n"
-                                         "def not_an_engine(op, v, w):\n    return False\n")
+                                         "def not_an_engine(op, v, w):\n    return False\n"
+                                         "from subsum.impl.network import StrawmanBroker\nclass OldBroker(StrawmanBroker):\n"
+                                         "    def sub_received(self, n, f):\n        self.net.send(self.id, n, 'SUB', f)\n")
     if args[0] == "match":
         args = args + ["--subscriptions", str(SEED000 / "subscriptions.jsonl"), "--events", str(SEED000 / "events.jsonl")]
     result = subsum(*args, cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(PLUGINS)})

@@ -10,6 +10,7 @@ import pytest
 
 from subsum.core.filters import parse_filter
 from subsum.impl.network import CLIENT_BASE, build
+from subsum.impl.network.actor import Out
 from subsum.impl.network.messages import DeleteAnswer, DeleteQuery, SummaryDelta
 from subsum.impl.network.overlay import NetworkError
 from subsum.impl.network.protocols.summaries import rounds
@@ -27,9 +28,9 @@ def round_starts(monkeypatch):
     broker_class = type(path_of_three(1.0)[0].brokers[0])
     original = broker_class.begin_round
 
-    def recording(self, r):
-        seen.append((self.net.now, self.id, r))
-        original(self, r)
+    def recording(self, r, out):
+        seen.append((out.now, self.id, r))
+        original(self, r, out)
 
     monkeypatch.setattr(broker_class, "begin_round", recording)
     return seen
@@ -105,10 +106,11 @@ def test_settings_are_checked_by_name():
 
 def test_distance_counts_links_and_every_broker_when_unreachable():
     net = build([(0, 1), (1, 2)], 3, protocol="summaries")
-    assert [net.shared.distance(0, b) for b in range(3)] == [0, 1, 2]
+    out = Out(0, net)
+    assert [net.shared.distance(0, b, out) for b in range(3)] == [0, 1, 2]
     net.disconnect(1, 2)
     net.shared.forget_distances()
-    assert net.shared.distance(0, 2) == 3  # unreachable: the number of brokers
+    assert net.shared.distance(0, 2, out) == 3  # unreachable: the number of brokers
 
 
 def test_messages_out_of_round_are_counted_as_violations_and_not_applied():
@@ -121,16 +123,16 @@ def test_messages_out_of_round_are_counted_as_violations_and_not_applied():
     centre = net.brokers[1]
     assert centre.propagation.round == 0 and not net.ledger.violations
     merged = set(centre.merged)
-    centre.receive(0, "DELTA", SummaryDelta(5, None, frozenset()))  # another round
-    centre.receive(2, "DELTA", SummaryDelta(6, None, frozenset()))
-    centre.receive(0, "SUMMARY", SummaryDelta(0, None, frozenset()))  # this round, but 0's summary is already in
-    centre.receive(2, "DELETE-ANSWER", DeleteAnswer(0, {}))  # nobody was asked
-    centre.receive(0, "DELETE-ANSWER", DeleteAnswer(3, {}))
+    net.deliver(0, 1, "DELTA", SummaryDelta(5, None, frozenset()))  # another round
+    net.deliver(2, 1, "DELTA", SummaryDelta(6, None, frozenset()))
+    net.deliver(0, 1, "SUMMARY", SummaryDelta(0, None, frozenset()))  # this round, but 0's summary is already in
+    net.deliver(2, 1, "DELETE-ANSWER", DeleteAnswer(0, {}))  # nobody was asked
+    net.deliver(0, 1, "DELETE-ANSWER", DeleteAnswer(3, {}))
     assert dict(net.ledger.violations) == {"DELTA out of round": 2, "SUMMARY out of round": 1, "DELETE-ANSWER out of round": 2}
     assert centre.merged == merged and not centre.propagation.waiting_for  # nothing applied
     sent = net.ledger.sent["DELETE-ANSWER"]
-    centre.receive(0, "DELETE-QUERY", DeleteQuery(4, {}))  # counted, and answered all the same
-    centre.receive(2, "DELETE-QUERY", DeleteQuery(4, {}))
+    net.deliver(0, 1, "DELETE-QUERY", DeleteQuery(4, {}))  # counted, and answered all the same
+    net.deliver(2, 1, "DELETE-QUERY", DeleteQuery(4, {}))
     assert net.ledger.violations["DELETE-QUERY out of round"] == 2 and net.ledger.sent["DELETE-ANSWER"] == sent + 2
     net.run()  # 0 and 2 get those answers, for round 4: out of their round too
     assert net.ledger.violations["DELETE-ANSWER out of round"] == 4
@@ -145,7 +147,7 @@ def test_brokers_must_fit_the_id_layout():
 
 def test_the_overlay_is_fixed_once_the_plan_is_but_clients_may_come():
     net = build([(0, 1), (1, 2)], 3, protocol="summaries")
-    net.shared.current_plan()  # fixed from here on
+    net.shared.current_plan(net.overlay)  # fixed from here on
     assert net.add_client(0) == CLIENT_BASE  # the first client's link is not an overlay link
     with pytest.raises(NetworkError) as caught:
         net.disconnect(1, 2)

@@ -37,11 +37,11 @@ class SkipsOneChild(routing_machine.CheckedSummaryBroker):
 
     __slots__ = ()
 
-    def delta_received(self, src, update):
-        if src == max(self.net.shared.plan.children[self.id]):
+    def delta_received(self, src, update, out):
+        if src == max(self.rounds.plan.children[self.id]):
             delta = update.delta
             update = attrs.evolve(update, delta=type(delta)(delta.broker, type(delta.insertions)(delta.insertions.layout, delta.insertions.schema)))
-        SummaryBroker.delta_received(self, src, update)
+        SummaryBroker.delta_received(self, src, update, out)
 
 
 def machine_with(broker, compare_histories=True):

@@ -92,11 +92,11 @@ def test_a_planted_engine_bug_fails_the_vectors(folder):
 def test_a_planted_broker_bug_fails_the_vectors(folder, monkeypatch):
     original = StrawmanBroker.sub_received
 
-    def no_second_subscriber_rule(self, n, f):
+    def no_second_subscriber_rule(self, n, f, out):
         if f in self.table and len(self.table[f]) == 1 and n not in self.table[f] and n in self.neighbors:
-            self.insert_entry(n, f)  # the SUB to the first subscriber is forgotten
+            self.insert_entry(n, f, out)  # the SUB to the first subscriber is forgotten
             return
-        original(self, n, f)
+        original(self, n, f, out)
 
     monkeypatch.setattr(StrawmanBroker, "sub_received", no_second_subscriber_rule)
     wrong = list(vectors.check_vectors(folder, engines=("brute",)))

@@ -181,9 +181,7 @@ def fingerprint(state: State) -> int:
     timers = tuple((tid, transport.timer(tid)[0] - net.now, canonical(transport.timer(tid)[1])) for tid in transport.pending_timers())
     brokers = tuple((b, canonical_fields(broker)) for b, broker in sorted(net.brokers.items()))
     filters = tuple((c, frozenset(fs)) for c, fs in sorted(net.client_filters.items()))
-    checks = canonical(getattr(net, "routes_seen", None))  # what the summaries family's ROUTE check remembers per event
-    return hash((state.progress, net.now, run.static, brokers, filters, flight, timers, tuple(net.broker_links()), canonical(net.shared),
-                 checks))
+    return hash((state.progress, net.now, run.static, brokers, filters, flight, timers, tuple(net.broker_links()), canonical(net.shared)))
 
 
 def canonical(value: Any) -> Any:
@@ -216,7 +214,11 @@ def canonical(value: Any) -> Any:
     return (type(value).__qualname__, canonical_fields(value))
 
 
+#: Fields that point at what all brokers share (`Network.shared`, in the fingerprint once), not at a broker's own state.
+SHARED_FIELDS = frozenset({"rounds"})
+
+
 def canonical_fields(obj: Any) -> tuple:
-    """An object's fields but its network (`net`), canonical, in name order."""
+    """An object's fields but those pointing at the shared state, canonical, in name order."""
     names = sorted({name for cls in type(obj).__mro__ for name in getattr(cls, "__slots__", ())} | set(getattr(obj, "__dict__", {})))
-    return tuple((name, canonical(getattr(obj, name))) for name in names if name != "net" and hasattr(obj, name))
+    return tuple((name, canonical(getattr(obj, name))) for name in names if name not in SHARED_FIELDS and hasattr(obj, name))

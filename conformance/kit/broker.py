@@ -29,6 +29,7 @@ from subsum.core.jsonio import RecordError, event_to_json, filter_from_json, fil
 from subsum.core.types import Subscription
 from subsum.impl.network import CLIENT_BASE, Broker, handles
 from subsum.impl.network.messages import Publication
+from subsum.impl.network.actor import Out
 from subsum.model import strawman as ref
 
 
@@ -68,11 +69,11 @@ class ExternalBroker(Broker):
     timeout = 10.0
     _running: list[PersistentEngine] = []
 
-    def __init__(self, bid: int, net) -> None:
-        super().__init__(bid, net)
+    def __init__(self, bid: int, shared) -> None:
+        super().__init__(bid, shared)
         self.state = ref.BrokerState(bid, frozenset(), frozenset(), frozenset())
         # a broker starts empty; a joining broker may reuse the id of one that crashed or left
-        if self.ask({"kind": "START"}):
+        if self.ask({"kind": "START"}, shared):
             raise ExternalBrokerFailure(f"broker {bid}: answered START with messages")
 
     @classmethod
@@ -85,36 +86,36 @@ class ExternalBroker(Broker):
     def entries(self) -> set[tuple[int, Subscription]]:
         return set(self.state.table)
 
-    def ask(self, request: dict) -> list[tuple[int, str, object]]:
-        process: PersistentEngine = self.net.shared  # type: ignore[assignment]
+    def ask(self, request: dict, process: PersistentEngine) -> list[tuple[int, str, object]]:
         received = process.exchange(json.dumps({"broker": self.id, **request}))
         if received.failure is not None:
             raise ExternalBrokerFailure(f"broker {self.id}, {request['kind']}: {received.failure}", received.failure.kind)
         return [_message(line, self.id) for line in received.stdout.split(b"\n") if line]
 
-    def _step(self, what: str, request: dict, model_step) -> None:
+    def _step(self, what: str, request: dict, model_step, out: Out) -> None:
         want_state, want = model_step(self.state)
-        got = self.ask(request)
+        got = self.ask(request, out.shared)
         if any(kind == "EVENT" for _, kind, _ in got):
             raise ExternalBrokerFailure(f"broker {self.id} {what}: answered with an EVENT")
         require(Counter(map(shown, got)) == Counter(map(shown, want)), "CLM-NET-6",
                 lambda: f"broker {self.id} {what}: sent {listed(got)}, the model sends {listed(want)}")
         self.state = want_state
         for dst, kind, f in got:
-            self.net.send(self.id, dst, kind, f)
+            out.send(dst, kind, f)
 
     @handles("SUB")
-    def sub_received(self, n: int, f: Subscription) -> None:
-        self._step(f"SUB from {n}", {"kind": "SUB", "from": n, "filter": filter_to_json(f)}, lambda s: ref.on_sub(s, n, f))
+    def sub_received(self, n: int, f: Subscription, out: Out) -> None:
+        self._step(f"SUB from {n}", {"kind": "SUB", "from": n, "filter": filter_to_json(f)}, lambda s: ref.on_sub(s, n, f), out)
 
     @handles("UNSUB")
-    def unsub_received(self, n: int, f: Subscription) -> None:
-        self._step(f"UNSUB from {n}", {"kind": "UNSUB", "from": n, "filter": filter_to_json(f)}, lambda s: ref.on_unsub(s, n, f))
+    def unsub_received(self, n: int, f: Subscription, out: Out) -> None:
+        self._step(f"UNSUB from {n}", {"kind": "UNSUB", "from": n, "filter": filter_to_json(f)}, lambda s: ref.on_unsub(s, n, f),
+                   out)
 
     @handles("EVENT")
-    def event_received(self, n: int, publication: Publication) -> None:
+    def event_received(self, n: int, publication: Publication, out: Out) -> None:
         eid, event = publication.eid, publication.event
-        got = self.ask({"kind": "EVENT", "from": n, "id": eid, "event": event_to_json(str(eid), event)["attributes"]})
+        got = self.ask({"kind": "EVENT", "from": n, "id": eid, "event": event_to_json(str(eid), event)["attributes"]}, out.shared)
         if any(kind != "EVENT" or ref_id != eid for _, kind, ref_id in got):
             raise ExternalBrokerFailure(f"broker {self.id} EVENT {eid} from {n}: answered with {got}")
         targets = [dst for dst, _, _ in got]
@@ -122,18 +123,18 @@ class ExternalBroker(Broker):
         require(Counter(targets) == Counter(want), "CLM-NET-6",
                 lambda: f"broker {self.id} EVENT from {n}: forwarded to {sorted(targets)}, the model to {sorted(want)}")
         if targets:
-            self.net.route_event(self.id, targets, publication)
+            out.route_event(targets, publication)
 
-    def link_added(self, n: int, rid: int | None = None) -> None:
+    def link_added(self, n: int, rid: int | None, out: Out) -> None:
         client = n >= CLIENT_BASE
         self.neighbors.add(n)
         self._step(f"addLinkTo({n})", {"kind": "LINK-ADDED", "neighbor": n, "client": client, "reconfiguration": rid},
-                   lambda s: ref.on_add_link(s, n, client))
+                   lambda s: ref.on_add_link(s, n, client), out)
 
-    def link_removed(self, n: int, rid: int | None = None, replacement: tuple | None = None) -> None:
+    def link_removed(self, n: int, rid: int | None, replacement: tuple | None, out: Out) -> None:
         self.neighbors.discard(n)
         self._step(f"removeLinkTo({n})", {"kind": "LINK-REMOVED", "neighbor": n, "reconfiguration": rid},
-                   lambda s: ref.on_remove_link(s, n))
+                   lambda s: ref.on_remove_link(s, n), out)
 
 
 #: every proxy class made, so that their processes can be closed (`close_processes`)

@@ -11,7 +11,6 @@ import json
 from collections import Counter
 from pathlib import Path
 from typing import Callable, Iterator, cast
-from unittest import mock
 
 from subsum.conformance.kit.vector_cases import FORMAT, KINDS, SPEC_VERSION, VectorError, messages_json, state_json
 from subsum.conformance.summaries.views import build_owner
@@ -24,6 +23,7 @@ from subsum.impl.caching import make_cache
 from subsum.impl.caching.replay import apply
 from subsum.impl.matching import ENGINES, make_engine
 from subsum.impl.network import CLIENT_BASE, Network, StrawmanBroker
+from subsum.impl.network.actor import Out
 from subsum.impl.network.messages import Publication
 from subsum.impl.network.protocols.covering import filter_covers
 from subsum.model import strawman as model_strawman
@@ -98,31 +98,29 @@ def impl_summary(case: dict) -> dict:
 
 
 def impl_strawman(case: dict) -> dict:
+    """The implementation's Strawman broker on one vector: a handler run on the vector's state, its out-buffer read."""
     state, message = case["input"]["state"], case["input"]["message"]
-    net = Network(seed=0, protocol="strawman")
-    broker = StrawmanBroker(state["id"], net)
+    net = Network(seed=0, protocol="strawman")  # the brokers' shared filter index, and the handler's context
+    broker = StrawmanBroker(state["id"], net.shared)
     broker.neighbors = set(state["neighbors"])
     for n, f in state["table"]:
-        broker.insert_entry(n, filter_from_json(f))
-    sent: list = []
-    targets: set = set()
-    with mock.patch.object(net, "send", lambda src, dst, kind, payload: sent.append((dst, kind, payload))), \
-            mock.patch.object(net, "route_event", lambda src, dsts, publication: targets.update(dsts)):
-        kind = message["kind"]
-        if kind == "SUB":
-            broker.sub_received(message["from"], filter_from_json(message["filter"]))
-        elif kind == "UNSUB":
-            broker.unsub_received(message["from"], filter_from_json(message["filter"]))
-        elif kind == "REMOVE-LINK":
-            broker.remove_link_to(message["neighbor"])
-        elif kind == "ADD-LINK":
-            broker.add_link_to(message["neighbor"])
-        else:
-            broker.event_received(message["from"], Publication(0, read_event(message["event"])))
-            return {"targets": sorted(targets)}
+        broker.insert_entry(n, filter_from_json(f), Out(broker.id, net))
+    out = Out(broker.id, net)
+    kind = message["kind"]
+    if kind == "SUB":
+        broker.sub_received(message["from"], filter_from_json(message["filter"]), out)
+    elif kind == "UNSUB":
+        broker.unsub_received(message["from"], filter_from_json(message["filter"]), out)
+    elif kind == "REMOVE-LINK":
+        broker.remove_link_to(message["neighbor"], out)
+    elif kind == "ADD-LINK":
+        broker.add_link_to(message["neighbor"], out)
+    else:
+        broker.event_received(message["from"], Publication(0, read_event(message["event"])), out)
+        return {"targets": sorted(out.routed())}
     after = model_strawman.BrokerState(state["id"], frozenset(broker.neighbors), frozenset(n for n in broker.neighbors if n >= CLIENT_BASE),
                                       frozenset(broker.entries()))
-    return {"state": state_json(after), "messages": messages_json(sent)}
+    return {"state": state_json(after), "messages": messages_json(out.messages())}
 
 
 def impl_cache(case: dict) -> dict:

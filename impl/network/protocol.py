@@ -6,18 +6,20 @@ The simulator creates one instance per broker and talks to it in two ways:
 
 - **messages**: a message of kind K from node `src` (a neighbour broker, a
   client, or over the out-of-band channel) runs the method marked
-  `@handles("K")` as `method(src, payload)`. A kind the class has no
+  `@handles("K")` as `method(src, payload, out)`. A kind the class has no
   handler for is an error (`NetworkError`), never silently ignored.
-- **overlay notifications**: `link_added(n, rid)` when a link to n comes up
-  and `link_removed(n, rid, replacement)` when it goes, where `rid` names
-  the reconfiguration (None for an isolated change) and `replacement` is
-  the link that replaces the lost one, `(n1, n2, asymmetric)`.
+- **overlay notifications**: `link_added(n, rid, out)` when a link to n
+  comes up and `link_removed(n, rid, replacement, out)` when it goes, where
+  `rid` names the reconfiguration (None for an isolated change) and
+  `replacement` is the link that replaces the lost one, `(n1, n2,
+  asymmetric)`.
 
-A broker sends with `self.net.send(self.id, dst, kind, payload)` (tree
-links), `self.net.send_direct(...)` (out of band) and
-`self.net.route_event(self.id, targets, publication)` (publications, a
-`messages.Publication`: a client target is a delivery), and sets timers
-with `self.net.at(t, fn)`.
+A handler changes its broker's own state and writes everything else it does
+to `out` (`actor.Out`): `out.send(dst, kind, payload)` (tree links),
+`out.send_direct(...)` (out of band), `out.route_event(targets,
+publication)` (a `messages.Publication`: a client target is a delivery),
+`out.timer(at, method, *args)` and `out.count(...)`; the network applies the
+buffer when the handler returns.
 
 A payload of one part is the value itself (SUB and UNSUB carry a filter);
 every other payload is a frozen record of `messages`, one per kind, which
@@ -43,9 +45,11 @@ change to the overlay, the transport or the accounting.
 
 from __future__ import annotations
 
+import inspect
 from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from subsum.core import plugins
+from subsum.impl.network.actor import Out
 from subsum.impl.network.overlay import NetworkError
 
 if TYPE_CHECKING:
@@ -87,10 +91,12 @@ def handles(*kinds: str) -> Callable:
 
 
 class Broker:
-    """The base of every protocol's broker: its id, the network, its
-    neighbours (brokers and clients), and dispatch by message kind."""
+    """The base of every protocol's broker: its id, its neighbours (brokers
+    and clients), its protocol's own state (in subclasses), and dispatch by
+    message kind. A broker holds no reference to its network: what it does
+    goes to the out-buffer its handler is given (`actor.Out`)."""
 
-    __slots__ = ("id", "net", "neighbors")
+    __slots__ = ("id", "neighbors")
 
     #: message kind -> the name of its handler method (names, so that an
     #: override in a subclass, or a test's patch of the method, is what runs)
@@ -104,23 +110,26 @@ class Broker:
         table.update((kind, name) for name, fn in vars(cls).items() if hasattr(fn, "handles") for kind in fn.handles)
         cls.handlers = table
 
-    def __init__(self, bid: int, net: Network) -> None:
+    def __init__(self, bid: int, shared: Any) -> None:
+        """`shared`: what the network's brokers share (`shared_state`), for a broker that sizes itself by it."""
         self.id = bid
-        self.net = net
         self.neighbors: set[int] = set()
 
-    def receive(self, src: int, kind: str, payload) -> None:
+    def started(self, out: Out) -> None:
+        """The broker has joined the network (before any link): a protocol that must act at once does so here."""
+
+    def receive(self, src: int, kind: str, payload, out: Out) -> None:
         """Run the handler of `kind` for a message from `src`."""
         name = self.handlers.get(kind)
         if name is None:
             raise NetworkError(f"broker {self.id} runs {type(self).__name__}, which has no handler for {kind} (from {src})")
-        getattr(self, name)(src, payload)
+        getattr(self, name)(src, payload, out)
 
-    def link_added(self, n: int, rid: int | None = None) -> None:
+    def link_added(self, n: int, rid: int | None, out: Out) -> None:
         """A link to n is up; `rid` names the reconfiguration it belongs to (None: an isolated add)."""
         raise NotImplementedError
 
-    def link_removed(self, n: int, rid: int | None = None, replacement: tuple | None = None) -> None:
+    def link_removed(self, n: int, rid: int | None, replacement: tuple | None, out: Out) -> None:
         """The link to n is gone. `replacement` = (n1, n2, asymmetric) is the
         new link that replaces it, n1 on this broker's side, `asymmetric`
         True when n is dead (a crash: n tells nobody)."""
@@ -129,14 +138,9 @@ class Broker:
     @classmethod
     def shared_state(cls, net: Network) -> object:
         """State all brokers of one network share (e.g. a filter index),
-        made once per network, before any broker; `net.shared`. Protocol
-        settings are in `net.options`."""
+        made once per network, before any broker; handlers read it as
+        `out.shared`. Protocol settings are in `net.options`."""
         return None
-
-    @property
-    def shared(self) -> Any:
-        """What the network's brokers share (`shared_state`)."""
-        return self.net.shared
 
 
 def protocol_settings(protocol: str, options: Mapping, defaults: Mapping, choices: Mapping[str, tuple] | None = None) -> dict:
@@ -179,9 +183,43 @@ def broker_class_for(protocol: str) -> type[Broker]:
     (subsum.core.plugins; spec/11-plugins.md DEF-PLUG-1). A plug-in is a
     `Broker` subclass."""
     def not_a_broker(cls: type) -> str | None:
-        return None if issubclass(cls, Broker) else "a protocol is a subclass of subsum.impl.network.Broker"
+        if not issubclass(cls, Broker):
+            return "a protocol is a subclass of subsum.impl.network.Broker"
+        return outdated_override(cls)
 
     try:
         return plugins.resolve("protocol", protocol, PROTOCOLS, not_a_broker)
     except plugins.PluginError as exc:
         raise NetworkError(str(exc)) from None
+
+
+def _positional(fn: Callable) -> list[str]:
+    return [p.name for p in inspect.signature(fn).parameters.values() if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+
+
+def outdated_override(cls: type[Broker]) -> str | None:
+    """What is wrong with a plug-in class written for the interface before brokers became actors (issue 52): a
+    method overriding one of subsum's broker methods whose last parameter is `out` but does not take it itself.
+
+    >>> class Old(Broker):
+    ...     def link_added(self, n, rid=None): pass
+    >>> Old.__module__ = "myplugin"  # a user's module
+    >>> print(outdated_override(Old))  # doctest: +ELLIPSIS
+    Old.link_added(self, n, rid) overrides Broker.link_added(self, n, rid, out): a handler now takes `out`, ...
+    """
+    for klass in cls.__mro__:
+        if klass.__module__.startswith("subsum."):
+            continue
+        for name, fn in vars(klass).items():
+            if name.startswith("__") or not inspect.isfunction(fn):
+                continue
+            base = next((b for b in cls.__mro__ if b.__module__.startswith("subsum.") and name in vars(b)), None)
+            if base is None or not inspect.isfunction(vars(base)[name]):
+                continue
+            want, got = _positional(vars(base)[name]), _positional(fn)
+            if want and want[-1] == "out" and (not got or got[-1] != "out") and len(got) < len(want):
+                return (f"{klass.__qualname__}.{name}({', '.join(got)}) overrides {base.__qualname__}.{name}({', '.join(want)}): "
+                        "a handler now takes `out`, its broker's out-buffer, as its last argument, and sends with "
+                        "out.send(dst, kind, payload) rather than self.net.send(self.id, dst, kind, payload) (spec/05 DEF-NET-2, "
+                        "spec/11-plugins.md)")
+    return None

@@ -19,10 +19,11 @@ against the model's ideal routing state.
 from __future__ import annotations
 
 import random
-from typing import Callable, Iterable, Mapping
+from typing import Iterable, Mapping
 
 from subsum.core.types import Event, Subscription
 from subsum.impl.network.accounting import Ledger
+from subsum.impl.network.host import BrokerHost
 from subsum.impl.network.messages import Publication
 from subsum.impl.network.overlay import NetworkError, Overlay
 from subsum.impl.network.protocol import Broker, Call, broker_class_for
@@ -35,7 +36,7 @@ DEFER_TIMEOUT = 3000.0
 SUB_TIMEOUT = 5000.0
 
 
-class Network:
+class Network(BrokerHost):
     """The overlay, the brokers and their protocol, the clients, the transport and the ledger."""
 
     def __init__(self, seed: int = 0, delay: tuple[float, float] = (1.0, 10.0), trace: bool = False,
@@ -49,7 +50,7 @@ class Network:
         self.broker_class = broker_class_for(protocol) if broker_class is None else broker_class
         self.defer_timeout = float(defer_timeout)  # deferred unsubscriptions (timed, notified, informed)
         self.sub_timeout = float(sub_timeout)  # held-back subscriptions (informed)
-        self.brokers: dict[int, Broker] = {}
+        super().__init__()
         self.clients: dict[int, int] = {}  # client -> access broker
         self.client_filters: dict[int, set[Subscription]] = {}
         self.ledger = Ledger(trace, record_crossings)
@@ -59,70 +60,18 @@ class Network:
         self.options = dict(options or {})  # the protocol's own settings (e.g. the summaries' period)
         self.shared = self.broker_class.shared_state(self)  # what the protocol's brokers share
         self.refused = 0  # delayed swap links that churn made impossible
-        self._rids = 0
         self._next_client = CLIENT_BASE
         self._next_event = 0
         self._canonical: dict[Subscription, Subscription] = {}  # filter -> the one object used for it
-
-    @property
-    def now(self) -> float:
-        return self.transport.now
-
-    # --- messages --------------------------------------------------------------------------
-    def deliver(self, src: int, dst: int, kind: str, payload) -> None:
-        """A message arrives at broker dst: count it and run dst's handler."""
-        self.ledger.handled[kind] += 1
-        self.brokers[dst].receive(src, kind, payload)
-
-    def is_broker(self, node: int) -> bool:
-        return node in self.brokers
-
-    def to_client(self, src: int, client: int, kind: str, payload) -> None:
-        """A message other than EVENT from broker src to a client: a violation
-        (the transport delivers EVENTs itself)."""
-        self.ledger.violations[f"{kind} to a client"] += 1
-
-    def send(self, src: int, dst: int, kind: str, payload) -> None:
-        """A message over the tree link (src, dst)."""
-        self.transport.send_many(src, (dst,), kind, payload)
-
-    def send_direct(self, src: int, dst: int, kind: str, payload) -> None:
-        """An out-of-band message (ACTIVATE: REDS sends it over UDP, not over the tree)."""
-        self.transport.send_many(src, (dst,), kind, payload, channel="oob")
-
-    def route_event(self, src: int, targets: list[int], publication: Publication) -> None:
-        """Broker src forwards a publication to each target: a client gets it
-        (a delivery), a broker an EVENT. The record is the one made at
-        `publish`, passed on unchanged."""
-        self.transport.send_many(src, targets, "EVENT", publication)
-
-    def at(self, t: float, callback: Callable[[], None], owner: int | None = None) -> int:
-        """Run `callback` at simulated time t; returns the timer's id. `owner`,
-        a broker starting a deferred-unsubscription timer, is counted in
-        `ledger.timers_started`."""
-        if owner is not None:
-            self.ledger.timers_started[owner] += 1
-        return self.transport.at(t, callback)
-
-    def cancel(self, timer: int) -> None:
-        self.transport.cancel(timer)
-
-    def run(self, max_steps: int | None = None) -> int:
-        """Run the transport's event loop (see `Transport.run`)."""
-        return self.transport.run(max_steps)
-
-    def new_rid(self) -> int:
-        """A fresh reconfiguration id."""
-        self._rids += 1
-        return self._rids
 
     # --- overlay changes -------------------------------------------------------------------
     def add_broker(self, bid: int | None = None) -> int:
         bid = max(self.brokers, default=-1) + 1 if bid is None else bid
         if bid in self.brokers or not 0 <= bid < CLIENT_BASE:
             raise NetworkError(f"broker {bid} exists already or is out of range")
-        self.brokers[bid] = self.broker_class(bid, self)
+        self.host(bid, self.broker_class(bid, self.shared))
         self.overlay.add_broker(bid)
+        self.notify(bid, "started")
         return bid
 
     def connect(self, a: int, b: int, rid: int | None = None) -> None:
@@ -131,8 +80,8 @@ class Network:
         self.overlay.link(a, b)
         self.transport.open(a, b)
         self.ledger.record(self.now, "link", a=a, b=b, up=True)
-        self.brokers[a].link_added(b, rid)
-        self.brokers[b].link_added(a, rid)
+        self.notify(a, "link_added", b, rid)
+        self.notify(b, "link_added", a, rid)
 
     def disconnect(self, a: int, b: int, lose_in_flight: bool = True, rid: int | None = None,
                    replacement: dict[int, tuple] | None = None) -> None:
@@ -149,7 +98,7 @@ class Network:
         replacement = replacement or {}
         for x, y in ((a, b), (b, a)):
             if x in self.brokers:
-                self.brokers[x].link_removed(y, rid, replacement.get(x))
+                self.notify(x, "link_removed", y, rid, replacement.get(x))
 
     def swap(self, old: tuple[int, int], new: tuple[int, int], gap: float = 0.0, lose_in_flight: bool = True) -> int:
         """Break `old`, then add `new` after `gap` (a link swap reconnecting
@@ -193,7 +142,7 @@ class Network:
         an isolated break). Returns the former broker neighbours."""
         if b not in self.brokers:
             raise NetworkError(f"no broker {b}")
-        broker = self.brokers.pop(b)
+        broker = self.unhost(b)
         neighbours = sorted(self.overlay.adjacent[b])
         notices = notices or {}
         for m in neighbours:
@@ -239,26 +188,26 @@ class Network:
         self._next_client += 1
         self.clients[cid] = broker
         self.client_filters[cid] = set()
-        self.brokers[broker].link_added(cid)
+        self.notify(broker, "link_added", cid, None)
         return cid
 
     def subscribe(self, client: int, f: Subscription) -> None:
         f = self._canonical.setdefault(f, f)  # one object per distinct filter: set lookups compare by identity
         self.client_filters[client].add(f)
         self.ledger.record(self.now, "subscribe", client=client, broker=self.clients[client], filter=f)
-        self.brokers[self.clients[client]].receive(client, "SUB", f)
+        self.deliver_from_client(client, "SUB", f)
 
     def unsubscribe(self, client: int, f: Subscription) -> None:
         self.client_filters[client].discard(f)
         self.ledger.record(self.now, "unsubscribe", client=client, broker=self.clients[client], filter=f)
-        self.brokers[self.clients[client]].receive(client, "UNSUB", f)
+        self.deliver_from_client(client, "UNSUB", f)
 
     def publish(self, client: int, event: Event) -> int:
         eid = self._next_event
         self._next_event += 1
         self.ledger.published(eid)
         self.ledger.record(self.now, "publish", client=client, broker=self.clients[client], event=eid, attributes=event)
-        self.brokers[self.clients[client]].receive(client, "EVENT", Publication(eid, event))
+        self.deliver_from_client(client, "EVENT", Publication(eid, event))
         return eid
 
     # --- views -----------------------------------------------------------------------------
@@ -278,3 +227,4 @@ def build(edges: Iterable[tuple[int, int]], brokers: int, seed: int = 0, **optio
     for a, b in edges:
         net.connect(a, b)
     return net
+

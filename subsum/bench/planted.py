@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from subsum.core.types import Subscription
 from subsum.impl.network import CLIENT_BASE, StrawmanBroker
+from subsum.impl.network.actor import Out
 from subsum.impl.network.protocols.informed import InformedBroker
 
 
@@ -18,11 +19,11 @@ class ForgetfulStrawman(StrawmanBroker):
 
     __slots__ = ()
 
-    def process_unsub_from(self, n: int, f: Subscription) -> None:
-        if not self.drop_entry(n, f):
+    def process_unsub_from(self, n: int, f: Subscription, out: Out) -> None:
+        if not self.drop_entry(n, f, out):
             for m in self.neighbors:
                 if m != n and m < CLIENT_BASE:
-                    self.net.send(self.id, m, "UNSUB", f)
+                    out.send(m, "UNSUB", f)
 
 
 class HastyInformed(InformedBroker):
@@ -32,16 +33,13 @@ class HastyInformed(InformedBroker):
 
     __slots__ = ()
 
-    def sub_timer_expired(self, rid: int) -> None:
-        if self.net.brokers.get(self.id) is not self:
-            return
-        self.sub_timers.pop(rid, None)
+    def sub_timer_expired(self, rid: int, out: Out) -> None:
         n, tagged = self.tagged.pop(rid)
         if n not in self.neighbors:
             return
         for f in tagged:
             if self.table.get(f):
-                self.net.send(self.id, n, "SUB", f)
+                out.send(n, "SUB", f)
 
 
 #: The planted bugs `subsum bench explore` runs: name -> (the protocol it plugs into, what it breaks).

@@ -12,6 +12,11 @@ Both subclass `StrawmanBroker`, so they keep its `table` (filter ->
 subscribers) and its events and reconfiguration, and `subsum fuzz reconfig
 --protocol myplugins.brokers:TidyBroker` checks every handler step against
 the model's.
+
+A handler takes the message's sender, its payload and `out`, the broker's
+out-buffer (spec/05 DEF-NET-2): it changes the broker's own table and writes
+every message it sends as `out.send(dst, kind, payload)`; the simulator
+delivers them when the handler returns.
 """
 
 from subsum.impl.network import CLIENT_BASE, StrawmanBroker
@@ -24,38 +29,38 @@ def is_broker(node: int) -> bool:
 class TidyBroker(StrawmanBroker):
     """Subscription forwarding, each rule of DEF-NET-6 a line of its own."""
 
-    def sub_received(self, n, f):
+    def sub_received(self, n, f, out):
         if n not in self.neighbors:
             return  # a stale SUB from a former neighbour
         subscribers = self.table.get(f, set())
         if n in subscribers:
             return  # a repeat changes nothing
         before = set(subscribers)
-        self.insert_entry(n, f)
+        self.insert_entry(n, f, out)
         if not before:  # the first subscriber: tell every other broker neighbour
             for m in self.neighbors:
                 if m != n and is_broker(m):
-                    self.net.send(self.id, m, "SUB", f)
+                    out.send(m, "SUB", f)
         elif len(before) == 1:  # the second subscriber: tell the first one
             (first,) = before
             if is_broker(first):
-                self.net.send(self.id, first, "SUB", f)
+                out.send(first, "SUB", f)
 
-    def unsub_received(self, n, f):
+    def unsub_received(self, n, f, out):
         if n in self.table.get(f, ()):
-            self.process_unsub_from(n, f)
+            self.process_unsub_from(n, f, out)
 
 
 class ForgetfulBroker(TidyBroker):
     """TidyBroker with a planted bug: no SUB to the first subscriber when a second one arrives."""
 
-    def sub_received(self, n, f):
+    def sub_received(self, n, f, out):
         if n not in self.neighbors or n in self.table.get(f, ()):
             return
         first_time = f not in self.table
-        self.insert_entry(n, f)
+        self.insert_entry(n, f, out)
         if first_time:
             for m in self.neighbors:
                 if m != n and is_broker(m):
-                    self.net.send(self.id, m, "SUB", f)
+                    out.send(m, "SUB", f)
         # BUG: the second-subscriber rule is missing here

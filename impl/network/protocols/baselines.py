@@ -20,6 +20,7 @@ from collections import defaultdict
 from typing import cast
 
 from subsum.core.types import Subscription
+from subsum.impl.network.actor import Out
 from subsum.impl.network.messages import Publication
 from subsum.impl.network.protocol import Broker, handles, register
 from subsum.impl.network.protocols.summaries.plan import distances
@@ -32,27 +33,27 @@ class LocalClients(Broker):
 
     __slots__ = ("filters",)
 
-    def __init__(self, bid: int, net) -> None:
-        super().__init__(bid, net)
+    def __init__(self, bid: int, shared) -> None:
+        super().__init__(bid, shared)
         self.filters: dict[tuple[int, Subscription], Subscription] = {}  # (client, filter) -> filter
 
     @handles("SUB")
-    def subscribed(self, client: int, f: Subscription) -> None:
+    def subscribed(self, client: int, f: Subscription, out: Out) -> None:
         self.filters[(client, f)] = f
 
     @handles("UNSUB")
-    def unsubscribed(self, client: int, f: Subscription) -> None:
+    def unsubscribed(self, client: int, f: Subscription, out: Out) -> None:
         self.filters.pop((client, f), None)
 
-    def hand_to_clients(self, publication: Publication, publisher: int | None) -> None:
+    def hand_to_clients(self, publication: Publication, publisher: int | None, out: Out) -> None:
         clients = {client for client, _ in recheck(self.filters, publication.event, self.filters)} - {publisher}
         if clients:
-            self.net.route_event(self.id, sorted(clients), publication)
+            out.route_event(sorted(clients), publication)
 
-    def link_added(self, n: int, rid: int | None = None) -> None:
+    def link_added(self, n: int, rid: int | None, out: Out) -> None:
         self.neighbors.add(n)
 
-    def link_removed(self, n: int, rid: int | None = None, replacement: tuple | None = None) -> None:
+    def link_removed(self, n: int, rid: int | None, replacement: tuple | None, out: Out) -> None:
         self.neighbors.discard(n)
 
 
@@ -63,11 +64,11 @@ class FloodingBroker(LocalClients):
     __slots__ = ()
 
     @handles("EVENT")
-    def event_received(self, src: int, publication: Publication) -> None:
-        self.hand_to_clients(publication, src if src >= CLIENT_BASE else None)
+    def event_received(self, src: int, publication: Publication, out: Out) -> None:
+        self.hand_to_clients(publication, src if src >= CLIENT_BASE else None, out)
         targets = [m for m in sorted(self.neighbors) if m < CLIENT_BASE and m != src]
         if targets:
-            self.net.route_event(self.id, targets, publication)
+            out.route_event(targets, publication)
 
 
 @register("broadcast")
@@ -76,68 +77,64 @@ class BroadcastBroker(LocalClients):
 
     __slots__ = ("remote",)
 
-    def __init__(self, bid: int, net) -> None:
-        super().__init__(bid, net)
+    def __init__(self, bid: int, shared) -> None:
+        super().__init__(bid, shared)
         self.remote: dict[int, dict[Subscription, int]] = defaultdict(dict)  # broker -> filter -> its clients holding it
 
     @classmethod
     def shared_state(cls, net) -> dict[int, dict[int, int]]:
         return {}  # broker -> overlay links to each broker, dropped when a link changes
 
-    def send_to(self, b: int, kind: str, payload) -> None:
+    def send_to(self, b: int, kind: str, payload, out: Out) -> None:
         """Out of band, counting the overlay links the message would cross."""
-        cache = self.distance_cache
+        cache = cast(dict, out.shared)  # broker -> overlay links to each broker
         if self.id not in cache:
-            cache[self.id] = distances(self.net.overlay.adjacent, self.id)
-        self.net.ledger.overlay_hops[kind] += cache[self.id].get(b, len(self.net.brokers))
-        self.net.send_direct(self.id, b, kind, payload)
+            cache[self.id] = distances(out.overlay.adjacent, self.id)
+        out.count("overlay_hops", kind, cache[self.id].get(b, len(out.brokers())))
+        out.send_direct(b, kind, payload)
 
-    @property
-    def distance_cache(self) -> dict[int, dict[int, int]]:
-        return cast(dict, self.net.shared)
-
-    def to_every_broker(self, kind: str, payload) -> None:
-        for b in sorted(self.net.brokers):
+    def to_every_broker(self, kind: str, payload, out: Out) -> None:
+        for b in out.brokers():
             if b != self.id:
-                self.send_to(b, kind, payload)
+                self.send_to(b, kind, payload, out)
 
-    def link_added(self, n: int, rid: int | None = None) -> None:
-        self.distance_cache.clear()
-        super().link_added(n, rid)
+    def link_added(self, n: int, rid: int | None, out: Out) -> None:
+        out.shared.clear()  # the distances change with the overlay
+        super().link_added(n, rid, out)
 
-    def link_removed(self, n: int, rid: int | None = None, replacement: tuple | None = None) -> None:
-        self.distance_cache.clear()
-        super().link_removed(n, rid, replacement)
+    def link_removed(self, n: int, rid: int | None, replacement: tuple | None, out: Out) -> None:
+        out.shared.clear()
+        super().link_removed(n, rid, replacement, out)
 
     @handles("SUB")
-    def subscribed(self, client: int, f: Subscription) -> None:
+    def subscribed(self, client: int, f: Subscription, out: Out) -> None:
         if (client, f) not in self.filters:
-            super().subscribed(client, f)
-            self.to_every_broker("SUBSCRIPTION", f)
+            super().subscribed(client, f, out)
+            self.to_every_broker("SUBSCRIPTION", f, out)
 
     @handles("UNSUB")
-    def unsubscribed(self, client: int, f: Subscription) -> None:
+    def unsubscribed(self, client: int, f: Subscription, out: Out) -> None:
         if (client, f) in self.filters:
-            super().unsubscribed(client, f)
-            self.to_every_broker("UNSUBSCRIPTION", f)
+            super().unsubscribed(client, f, out)
+            self.to_every_broker("UNSUBSCRIPTION", f, out)
 
     @handles("SUBSCRIPTION")
-    def subscription_received(self, src: int, f: Subscription) -> None:
+    def subscription_received(self, src: int, f: Subscription, out: Out) -> None:
         self.remote[src][f] = self.remote[src].get(f, 0) + 1
 
     @handles("UNSUBSCRIPTION")
-    def unsubscription_received(self, src: int, f: Subscription) -> None:
+    def unsubscription_received(self, src: int, f: Subscription, out: Out) -> None:
         held = self.remote[src]
         held[f] -= 1
         if not held[f]:
             del held[f]
 
     @handles("EVENT")
-    def event_received(self, src: int, publication: Publication) -> None:
-        self.hand_to_clients(publication, src if src >= CLIENT_BASE else None)
+    def event_received(self, src: int, publication: Publication, out: Out) -> None:
+        self.hand_to_clients(publication, src if src >= CLIENT_BASE else None, out)
         if src < CLIENT_BASE:
             return  # sent here by the publisher's broker: delivered, done
         for b in sorted(self.remote):
             held = self.remote[b]
             if held and recheck({f: f for f in held}, publication.event, held):
-                self.send_to(b, "EVENT", publication)
+                self.send_to(b, "EVENT", publication, out)

@@ -48,6 +48,7 @@ from subsum.core.types import Constraint, Event, Subscription
 from subsum.impl.caching import make_cache
 from subsum.impl.caching.policies import POLICIES
 from subsum.impl.matching.ops import HOLDS
+from subsum.impl.network.actor import Out
 from subsum.impl.network.messages import CacheRequest, CacheResponse, Publication
 from subsum.impl.network.protocols.covering import DOMAIN, bool_values, numeric_bounds
 from subsum.impl.network.protocols.forwarding import FilterIndex, StrawmanBroker
@@ -138,7 +139,6 @@ class CacheNetwork(FilterIndex):
         capacity = self.options["capacity"]
         if capacity is not None and (type(capacity) is not int or capacity < 1):
             raise NetworkError(f"the cache capacity must be an int >= 1 or None (unbounded), got {capacity!r}")
-        self.net = net
         self.placement: str = self.options["placement"]
         self.events: dict[int, Event] = {}  # every publication, by event id
         self.values: dict[int, dict[tuple[str, str], object]] = {}  # event id -> (name, type) -> value
@@ -148,12 +148,11 @@ class CacheNetwork(FilterIndex):
         self.counters: Counter = Counter()
         self.next_rid = 0
 
-    def published(self, eid: int, event: Event, broker: int) -> None:
+    def published(self, eid: int, event: Event, broker: int, overlay) -> None:
         self.events[eid] = event
         self.values[eid] = {(a.name, a.type): a.value for a in event.attributes}
         self.publisher_broker[eid] = broker
         if self.placement == "single":
-            overlay = self.net.overlay
             self.single_holder[eid] = broker if self.options["single_reading"] == "publisher" else centre(overlay.component(broker), overlay.links())
 
     def event_matches(self, f: Subscription, m: int) -> bool:
@@ -172,9 +171,9 @@ class CachingBroker(StrawmanBroker):
 
     __slots__ = ("cache",)
 
-    def __init__(self, bid: int, net) -> None:
-        super().__init__(bid, net)
-        options = self.shared.options
+    def __init__(self, bid: int, shared) -> None:
+        super().__init__(bid, shared)
+        options = shared.options
         self.cache = make_cache(options["policy"], options["capacity"])
 
     @classmethod
@@ -185,76 +184,77 @@ class CachingBroker(StrawmanBroker):
     def holds(self, m: int) -> bool:
         return str(m) in self.cache
 
-    def is_holder(self, matched: frozenset, came_from: int) -> bool:
+    def is_holder(self, matched: frozenset, came_from: int, shared: CacheNetwork) -> bool:
         """This broker stores a publication whose matched filters are `matched`,
         arriving from `came_from`, under candidate or leaf placement."""
-        if self.shared.placement == "candidate":
+        if shared.placement == "candidate":
             return any(f in matched for f in self.table)
         local = any(s >= CLIENT_BASE for f in self.table if f in matched for s in self.table[f])
-        if not local or self.shared.options["leaf_reading"] == "i":
+        if not local or shared.options["leaf_reading"] == "i":
             return local
         return not any(m != came_from and m < CLIENT_BASE and not matched.isdisjoint(filters) for m, filters in self.by_node.items())
 
-    def store(self, m: int, why: str) -> None:
-        if self.cache.insert(str(m), self.net.now) is not None:
-            self.shared.counters["evictions"] += 1
-        self.shared.counters[f"stored at {why}"] += 1
+    def store(self, m: int, why: str, out: Out) -> None:
+        counters = out.shared.counters
+        if self.cache.insert(str(m), out.now) is not None:
+            counters["evictions"] += 1
+        counters[f"stored at {why}"] += 1
 
     @handles("EVENT")
-    def event_received(self, n: int, publication: Publication) -> None:
+    def event_received(self, n: int, publication: Publication, out: Out) -> None:
         eid, event = publication.eid, publication.event
-        shared = self.shared
+        shared = out.shared
         if n >= CLIENT_BASE and eid not in shared.events:  # published here
-            shared.published(eid, event, self.id)
+            shared.published(eid, event, self.id, out.overlay)
         matched = shared.matching(eid, event)
         placement = shared.placement
         if placement == "all" or (placement == "single" and shared.single_holder[eid] == self.id):
-            self.store(eid, "publish")
-        elif placement in ("candidate", "leaf") and matched and self.is_holder(matched, n):
-            self.store(eid, "publish")
+            self.store(eid, "publish", out)
+        elif placement in ("candidate", "leaf") and matched and self.is_holder(matched, n, shared):
+            self.store(eid, "publish", out)
         targets = [m for m, filters in self.by_node.items() if m != n and not matched.isdisjoint(filters)] if matched else []
         if targets:
-            self.net.route_event(self.id, targets, publication)
+            out.route_event(targets, publication)
         if placement == "all":
             rest = [m for m in sorted(self.neighbors) if m < CLIENT_BASE and m != n and m not in targets]
             for m in rest:
-                self.net.send(self.id, m, "STORE", eid)
+                out.send(m, "STORE", eid)
         if placement == "single" and n >= CLIENT_BASE and shared.single_holder[eid] != self.id:
-            self.place_received(self.id, (eid, tuple(self.net.overlay.path(self.id, shared.single_holder[eid])[1:])))
+            self.place_received(self.id, (eid, tuple(out.overlay.path(self.id, shared.single_holder[eid])[1:])), out)
 
     @handles("PLACE")
-    def place_received(self, n: int, placing: tuple[int, tuple[int, ...]]) -> None:
+    def place_received(self, n: int, placing: tuple[int, tuple[int, ...]], out: Out) -> None:
         """Single placement, centre reading: a copy on its way along the tree path to the one broker that stores it."""
         eid, route = placing
         if not route:
-            self.store(eid, "publish")
+            self.store(eid, "publish", out)
         else:
-            self.net.send(self.id, route[0], "PLACE", (eid, route[1:]))
+            out.send(route[0], "PLACE", (eid, route[1:]))
 
     @handles("STORE")
-    def store_received(self, n: int, eid: int) -> None:
+    def store_received(self, n: int, eid: int, out: Out) -> None:
         """Placement `all`: a copy for a broker off the delivery tree, flooded on."""
-        self.store(eid, "publish")
+        self.store(eid, "publish", out)
         for m in sorted(self.neighbors):
             if m < CLIENT_BASE and m != n:
-                self.net.send(self.id, m, "STORE", eid)
+                out.send(m, "STORE", eid)
 
     # --- requests and responses (DEF-CACHE-7) ----------------------------------------------
     @handles("REQUEST")
-    def request_received(self, x: int, request: CacheRequest) -> None:
+    def request_received(self, x: int, request: CacheRequest, out: Out) -> None:
         rid, f = request.rid, request.filter
-        shared = self.shared
+        shared = out.shared
         record = shared.requests[rid]
         stack = (self.id, *request.path)
         record.reached.append(self.id)
         record.paths[self.id] = stack
         hits = [int(m) for m in self.cache.order() if shared.event_matches(f, int(m))]
         if hits:
-            self.cache.hit([str(m) for m in hits], self.net.now)
+            self.cache.hit([str(m) for m in hits], out.now)
             for m in hits:
                 record.hits.append((self.id, m))
                 record.responses.append((self.id, m, [self.id]))
-                self.pass_response(rid, m, stack, len(record.responses) - 1)
+                self.pass_response(rid, m, stack, len(record.responses) - 1, out)
         targets = [b for b, filters in self.by_node.items()
                    if b != x and b < CLIENT_BASE and any(filters_overlap(f, g) for g in self.table_filters(filters))]
         if not targets:
@@ -262,33 +262,33 @@ class CachingBroker(StrawmanBroker):
             shared.counters["requests dropped"] += 1
         for b in targets:
             record.request_hops += 1
-            self.net.send(self.id, b, "REQUEST", CacheRequest(rid, f, stack))
+            out.send(b, "REQUEST", CacheRequest(rid, f, stack))
 
     def table_filters(self, filters: set[Subscription]) -> list[Subscription]:
         """A neighbour's filters in table order (deterministic)."""
         return [f for f in self.table if f in filters]
 
-    def pass_response(self, rid: int, m: int, stack: tuple[int, ...], index: int) -> None:
+    def pass_response(self, rid: int, m: int, stack: tuple[int, ...], index: int, out: Out) -> None:
         """Pop this broker's id and pass the response to the next id."""
         assert stack[0] == self.id, f"broker {self.id} got a response addressed to {stack[0]}"
         rest = stack[1:]
         nxt = rest[0]
-        record = self.shared.requests[rid]
+        record = out.shared.requests[rid]
         if nxt >= CLIENT_BASE:
             if nxt == record.client:
                 record.recovered[m] += 1
                 record.delay.setdefault(m, len(record.responses[index][2]) - 1)
             return
         if nxt not in self.neighbors:
-            self.shared.counters["responses lost"] += 1
+            out.shared.counters["responses lost"] += 1
             return
         record.response_hops += 1
-        self.net.send(self.id, nxt, "RESPONSE", CacheResponse(rid, m, rest, index))
+        out.send(nxt, "RESPONSE", CacheResponse(rid, m, rest, index))
 
     @handles("RESPONSE")
-    def response_received(self, src: int, response: CacheResponse) -> None:
+    def response_received(self, src: int, response: CacheResponse, out: Out) -> None:
         rid, m = response.rid, response.message
-        shared = self.shared
+        shared = out.shared
         record = shared.requests[rid]
         record.responses[response.index][2].append(self.id)
         if self.holds(m) and shared.options["suppress_duplicates"]:
@@ -297,21 +297,21 @@ class CachingBroker(StrawmanBroker):
         placement = shared.placement
         if not self.holds(m):
             if placement == "all":
-                self.store(m, "response")
+                self.store(m, "response", out)
             elif placement in ("candidate", "leaf"):
                 matched = shared.matching(m, shared.events[m])
-                if matched and self.is_holder(matched, src):
-                    self.store(m, "response")
-        self.pass_response(rid, m, response.stack, response.index)
+                if matched and self.is_holder(matched, src, shared):
+                    self.store(m, "response", out)
+        self.pass_response(rid, m, response.stack, response.index, out)
 
     # --- the last local client of a filter leaves ------------------------------------------
     @handles("UNSUB")
-    def unsub_received(self, n: int, f: Subscription) -> None:
-        super().unsub_received(n, f)
+    def unsub_received(self, n: int, f: Subscription, out: Out) -> None:
+        super().unsub_received(n, f, out)
         if n >= CLIENT_BASE and not any(s >= CLIENT_BASE for s in self.table.get(f, ())):
-            shared = self.shared
+            shared = out.shared
             gone = [m for m in self.cache.order() if shared.event_matches(f, int(m))]
-            self.cache.unsubscribed(gone, self.net.now)
+            self.cache.unsubscribed(gone, out.now)
 
 
 def request(net, client: int, f: Subscription) -> int:
@@ -324,5 +324,5 @@ def request(net, client: int, f: Subscription) -> int:
     broker = net.clients[client]
     shared.requests[rid] = RequestRecord(rid, client, broker, f, net.now, past)
     shared.counters["requests"] += 1
-    net.brokers[broker].receive(client, "REQUEST", CacheRequest(rid, f, (client,)))
+    net.deliver_from_client(client, "REQUEST", CacheRequest(rid, f, (client,)))
     return rid

@@ -32,6 +32,7 @@ import attrs
 from subsum.core.names import REQUEST_POLICIES
 from subsum.impl.caching import make_cache
 from subsum.impl.caching.policies import POLICIES as CACHE_POLICIES
+from subsum.impl.network.actor import Out
 from subsum.impl.network.messages import ServerAnswer, ServerRequest, ServerResponse
 from subsum.impl.network.overlay import NetworkError
 from subsum.impl.network.protocol import Broker, handles, protocol_settings, register
@@ -110,7 +111,6 @@ class ClientServerNetwork:
     def __init__(self, net) -> None:
         self.options = protocol_settings("client-server", net.options, DEFAULTS,
                                          {"policy": REQUEST_POLICIES, "cache_policy": tuple(CACHE_POLICIES)})
-        self.net = net
         self.policy: str = self.options["policy"]
         self.server_of: dict[str, int] = {}
         try:
@@ -127,9 +127,9 @@ class ClientServerBroker(Broker):
 
     __slots__ = ("cache", "at")
 
-    def __init__(self, bid: int, net) -> None:
-        super().__init__(bid, net)
-        options = self.shared.options
+    def __init__(self, bid: int, shared) -> None:
+        super().__init__(bid, shared)
+        options = shared.options
         self.cache = make_cache(options["cache_policy"], options["capacity"])
         self.at: dict[str, int] = {}  # message -> next hop toward its server (own id: served here)
 
@@ -142,32 +142,33 @@ class ClientServerBroker(Broker):
 
     # --- advertisements (DEF-CS-1) -----------------------------------------------------------
     @handles("ADVERTISE")
-    def advertise_received(self, n: int, m: str) -> None:
+    def advertise_received(self, n: int, m: str, out: Out) -> None:
         self.at[m] = self.id if n >= CLIENT_BASE else n
         for b in self.brokers_around():
             if b != n:
-                self.net.send(self.id, b, "ADVERTISE", m)
+                out.send(b, "ADVERTISE", m)
 
     # --- requests (DEF-CS-2) -----------------------------------------------------------------
     @handles("REQUEST")
-    def request_received(self, src: int, request: ServerRequest) -> None:
+    def request_received(self, src: int, request: ServerRequest, out: Out) -> None:
         rid, m, mode, position = request.rid, request.message, request.mode, request.position
-        record = self.shared.requests[rid]
+        shared = out.shared
+        record = shared.requests[rid]
         stack = (self.id, *request.stack)
-        policy = self.shared.policy
+        policy = shared.policy
         if mode == "transit":
             nxt, rest = request.route[0], request.route[1:]
-            self.net.send(self.id, nxt, "REQUEST", ServerRequest(rid, m, stack, "interest" if not rest else "transit", position, rest))
+            out.send(nxt, "REQUEST", ServerRequest(rid, m, stack, "interest" if not rest else "transit", position, rest))
             return
         if src < CLIENT_BASE:
             record.asked.append(self.id)
         serving = self.at.get(m) == self.id
         if mode == "path" and serving:
-            self.respond(record, stack, True, position)
+            self.respond(record, stack, True, position, out)
             return
         if policy != "server" and str(m) in self.cache:
             self.cache.hit((m,), record.now)
-            self.respond(record, stack, mode == "path", position)
+            self.respond(record, stack, mode == "path", position, out)
             return
         if mode != "path":
             return  # a probe or an interested broker that misses drops the request
@@ -175,15 +176,15 @@ class ClientServerBroker(Broker):
             previous = stack[1] if len(stack) > 1 else None
             for q in self.brokers_around():
                 if q != previous and q != self.at.get(m):
-                    self.net.send(self.id, q, "REQUEST", ServerRequest(rid, m, stack, "probe", position))
+                    out.send(q, "REQUEST", ServerRequest(rid, m, stack, "probe", position))
         if policy == "ss" and position == 0:
-            self.ask_interested(record, stack)
-        self.net.send(self.id, self.at[m], "REQUEST", ServerRequest(rid, m, stack, "path", position + 1))
+            self.ask_interested(record, stack, out)
+        out.send(self.at[m], "REQUEST", ServerRequest(rid, m, stack, "path", position + 1))
 
-    def ask_interested(self, record: Request, stack: tuple[int, ...]) -> None:
+    def ask_interested(self, record: Request, stack: tuple[int, ...], out: Out) -> None:
         """SS: the client's broker asks every interested broker off the AT path
         (each request source-routed along the tree path there)."""
-        toward_me = self.net.overlay.walk(self.id)  # broker -> its neighbour toward this one
+        toward_me = out.overlay.walk(self.id)  # broker -> its neighbour toward this one
 
         def route_from_me(q: int) -> list[int]:
             back = [q]
@@ -192,36 +193,37 @@ class ClientServerBroker(Broker):
             return back[::-1]
 
         path = route_from_me(record.server_broker)
-        table = self.shared.interested.get(record.message, {})
-        for q in sorted(interested_brokers(table, record.now, self.shared.ss_memory) - set(path)):
+        shared = out.shared
+        table = shared.interested.get(record.message, {})
+        for q in sorted(interested_brokers(table, record.now, shared.ss_memory) - set(path)):
             route = route_from_me(q)[1:]
             mode = "interest" if len(route) == 1 else "transit"
-            self.net.send(self.id, route[0], "REQUEST", ServerRequest(record.rid, record.message, stack, mode, len(path), tuple(route[1:])))
+            out.send(route[0], "REQUEST", ServerRequest(record.rid, record.message, stack, mode, len(path), tuple(route[1:])))
 
-    def respond(self, record: Request, stack: tuple[int, ...], from_path: bool, position: int) -> None:
-        self.pass_response(record, stack, ServerAnswer(self.id, from_path, position), 0)
+    def respond(self, record: Request, stack: tuple[int, ...], from_path: bool, position: int, out: Out) -> None:
+        self.pass_response(record, stack, ServerAnswer(self.id, from_path, position), 0, out)
 
     # --- responses ---------------------------------------------------------------------------
-    def pass_response(self, record: Request, stack: tuple[int, ...], answer: ServerAnswer, hops: int) -> None:
+    def pass_response(self, record: Request, stack: tuple[int, ...], answer: ServerAnswer, hops: int, out: Out) -> None:
         rest = stack[1:]
         nxt = rest[0]
         if nxt >= CLIENT_BASE:
             record.answers.append(Answer(answer.responder, hops, answer.from_path, answer.position))
             return
-        self.net.send(self.id, nxt, "RESPONSE", ServerResponse(record.rid, rest, answer, hops + 1))
+        out.send(nxt, "RESPONSE", ServerResponse(record.rid, rest, answer, hops + 1))
 
     @handles("RESPONSE")
-    def response_received(self, src: int, response: ServerResponse) -> None:
-        record = self.shared.requests[response.rid]
+    def response_received(self, src: int, response: ServerResponse, out: Out) -> None:
+        record = out.shared.requests[response.rid]
         m = record.message
-        if self.shared.policy != "server" and self.at.get(m) != self.id:
+        if out.shared.policy != "server" and self.at.get(m) != self.id:
             self.cache.insert(m, record.now)  # en-route caching; a held m is left alone
-        self.pass_response(record, response.stack, response.answer, response.hops)
+        self.pass_response(record, response.stack, response.answer, response.hops, out)
 
-    def link_added(self, n: int, rid: int | None = None) -> None:
+    def link_added(self, n: int, rid: int | None, out: Out) -> None:
         self.neighbors.add(n)
 
-    def link_removed(self, n: int, rid: int | None = None, replacement: tuple | None = None) -> None:
+    def link_removed(self, n: int, rid: int | None, replacement: tuple | None, out: Out) -> None:
         raise NetworkError("the client-server system runs on a fixed overlay")
 
 
@@ -232,7 +234,7 @@ def add_server(net, broker: int, m: str) -> None:
         raise NetworkError(f"message {m!r} has a server already, at broker {shared.server_of[m]}")
     shared.server_of[m] = broker
     server = net.add_client(broker)
-    net.brokers[broker].receive(server, "ADVERTISE", m)
+    net.deliver_from_client(server, "ADVERTISE", m)
 
 
 def request(net, client: int, m: str, now: float) -> Request:
@@ -242,6 +244,6 @@ def request(net, client: int, m: str, now: float) -> Request:
     rid = len(shared.requests)
     record = Request(rid, client, broker, m, now, shared.server_of[m])
     shared.requests[rid] = record
-    net.brokers[broker].receive(client, "REQUEST", ServerRequest(rid, m, (client,), "path", 0))
+    net.deliver_from_client(client, "REQUEST", ServerRequest(rid, m, (client,), "path", 0))
     shared.interested.setdefault(m, {})[broker] = now
     return record

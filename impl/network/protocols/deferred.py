@@ -18,8 +18,9 @@ ordered), never a set of filters (see DEF-NET-2).
 from __future__ import annotations
 
 from subsum.core.types import Subscription
+from subsum.impl.network.actor import Out
 from subsum.impl.network.protocols.forwarding import StrawmanBroker
-from subsum.impl.network.protocol import Call, handles, register
+from subsum.impl.network.protocol import handles, register
 from subsum.impl.network.transport import CLIENT_BASE
 
 
@@ -29,13 +30,13 @@ class TimedBroker(StrawmanBroker):
 
     __slots__ = ("waiting", "unsub_timers")
 
-    def __init__(self, bid, net) -> None:
-        super().__init__(bid, net)
+    def __init__(self, bid, shared) -> None:
+        super().__init__(bid, shared)
         self.waiting: dict[int, list[tuple[int, Subscription]]] = {}  # rid -> deferred (n', p)
-        self.unsub_timers: dict[int, int] = {}  # rid -> timer id
+        self.unsub_timers: set[int] = set()  # the rids whose unsubTimer runs
 
-    def link_removed(self, n, rid=None, replacement=None) -> None:
-        self.manage_removed_link(n, self.net.new_rid() if rid is None else rid)
+    def link_removed(self, n, rid, replacement, out: Out) -> None:
+        self.manage_removed_link(n, out.new_rid() if rid is None else rid, out)
 
     def has_other_broker_neighbour(self, n: int) -> bool:
         return any(m != n and m < CLIENT_BASE for m in self.neighbors)
@@ -44,41 +45,40 @@ class TimedBroker(StrawmanBroker):
         """Whether a deferral task is kept for this removal (timed: only if there is something to defer)."""
         return bool(self.waiting.get(rid))
 
-    def manage_removed_link(self, n: int, rid: int) -> None:
+    def manage_removed_link(self, n: int, rid: int, out: Out) -> None:
         """manageRemovedLink(n, rid): n's entries leave the table silently;
         a non-leaf keeps them in waiting[rid] and starts the timer."""
-        if self.net.defer_timeout <= 0:
-            self.remove_link_to(n)  # REDS: timeout 0 is Strawman
+        defer_timeout = out.setting("defer_timeout")
+        if defer_timeout <= 0:
+            self.remove_link_to(n, out)  # REDS: timeout 0 is Strawman
             return
         pairs = [(n, f) for f, subscribers in self.table.items() if n in subscribers]
         for _, f in pairs:
-            self.drop_entry(n, f)
+            self.drop_entry(n, f, out)
         leaf = not self.has_other_broker_neighbour(n)
         self.neighbors.discard(n)
         if leaf:
             return  # nobody to tell: purely local, no waiting table, no timer
         self.waiting.setdefault(rid, []).extend(pairs)
         if rid not in self.unsub_timers and self.register_task(n, rid):
-            self.unsub_timers[rid] = self.net.at(self.net.now + self.net.defer_timeout,
-                                                 Call(self, "unsub_timer_expired", (rid,)), owner=self.id)
+            self.unsub_timers.add(rid)
+            out.timer(out.now + defer_timeout, "unsub_timer_expired", rid, defers=True)
         elif not self.waiting[rid]:
             del self.waiting[rid]
 
-    def unsub_timer_expired(self, rid: int) -> None:
+    def unsub_timer_expired(self, rid: int, out: Out) -> None:
         """unsubTimerExpired(rid) (REDS semantics): each waiting (n', p) is
         re-inserted and then unsubscribed, so the normal rules decide the
         UNSUBs; skipped if (n', p) is back in the table."""
-        if self.net.brokers.get(self.id) is not self:
-            return  # crashed meanwhile
-        timer = self.unsub_timers.pop(rid, None)
-        if timer is not None:
-            self.net.cancel(timer)
+        if rid in self.unsub_timers:
+            self.unsub_timers.discard(rid)
+            out.cancel("unsub_timer_expired", rid)  # run early (a FLUSH): the timer is not needed any more
         for n, f in self.waiting.pop(rid, []):
             subscribers = self.table.get(f)
             if subscribers is not None and n in subscribers:
                 continue  # n re-subscribed meanwhile
-            self.insert_entry(n, f)
-            self.process_unsub_from(n, f)
+            self.insert_entry(n, f, out)
+            self.process_unsub_from(n, f, out)
 
 
 @register("notified")
@@ -90,16 +90,16 @@ class NotifiedBroker(TimedBroker):
     def register_task(self, n: int, rid: int) -> bool:
         return True  # REDS: registered even with nothing to defer, so that FLUSH(rid) is recognised
 
-    def link_added(self, n, rid=None) -> None:
-        self.add_link_to(n)
+    def link_added(self, n, rid, out: Out) -> None:
+        self.add_link_to(n, out)
         if rid is not None and n < CLIENT_BASE:
-            self.net.send(self.id, n, "FLUSH", rid)  # after the SUBs: FIFO
+            out.send(n, "FLUSH", rid)  # after the SUBs: FIFO
 
     @handles("FLUSH")
-    def flush_received(self, m: int, rid: int) -> None:
+    def flush_received(self, m: int, rid: int, out: Out) -> None:
         if rid in self.unsub_timers:
-            self.unsub_timer_expired(rid)  # an old-link endpoint: cancel the timer, run the UNSUBs now
+            self.unsub_timer_expired(rid, out)  # an old-link endpoint: cancel the timer, run the UNSUBs now
         else:
             for k in self.neighbors:
                 if k != m and k < CLIENT_BASE:
-                    self.net.send(self.id, k, "FLUSH", rid)
+                    out.send(k, "FLUSH", rid)

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from subsum.core.types import Event, Subscription
 from subsum.impl.matching.indexed import IndexedEngine
+from subsum.impl.network.actor import Out
 from subsum.impl.network.messages import Publication
 from subsum.impl.network.protocol import Broker, handles, register
 from subsum.impl.network.transport import CLIENT_BASE
@@ -75,12 +76,13 @@ class FilterIndex:
 @register("strawman")
 class StrawmanBroker(Broker):
     """One broker running subscription forwarding (seed 002 §2.3) and
-    Strawman's removeLinkTo/addLinkTo on overlay changes (§3.3)."""
+    Strawman's removeLinkTo/addLinkTo on overlay changes (§3.3). Each
+    handler changes the table and writes what it sends to `out`."""
 
     __slots__ = ("table", "by_node")
 
-    def __init__(self, bid: int, net) -> None:
-        super().__init__(bid, net)
+    def __init__(self, bid: int, shared) -> None:
+        super().__init__(bid, shared)
         self.table: dict[Subscription, set[int]] = {}  # filter -> subscribers (insertion-ordered)
         self.by_node: dict[int, set[Subscription]] = {}  # subscriber -> filters; never iterate where order matters
 
@@ -90,33 +92,32 @@ class StrawmanBroker(Broker):
 
     # --- subscription forwarding (seed 002 §2.3) --------------------------------------------
     @handles("SUB")
-    def sub_received(self, n: int, f: Subscription) -> None:
+    def sub_received(self, n: int, f: Subscription, out: Out) -> None:
         if n not in self.neighbors:
             return  # a SUB from a node that is no longer a neighbour is ignored
         subscribers = self.table.get(f)
         if subscribers is None:
             self.table[f] = {n}
             self.by_node.setdefault(n, set()).add(f)
-            self.net.shared.added(f)
-            send = self.net.send
+            out.shared.added(f)
             for m in self.neighbors:
                 if m != n and m < CLIENT_BASE:
-                    send(self.id, m, "SUB", f)
+                    out.send(m, "SUB", f)
         elif n not in subscribers:
             if len(subscribers) == 1:
                 (first,) = subscribers
                 if first < CLIENT_BASE:
-                    self.net.send(self.id, first, "SUB", f)
+                    out.send(first, "SUB", f)
             subscribers.add(n)
             self.by_node.setdefault(n, set()).add(f)
 
     @handles("UNSUB")
-    def unsub_received(self, n: int, f: Subscription) -> None:
+    def unsub_received(self, n: int, f: Subscription, out: Out) -> None:
         subscribers = self.table.get(f)
         if subscribers is not None and n in subscribers:
-            self.process_unsub_from(n, f)  # an unknown (n, p) is ignored
+            self.process_unsub_from(n, f, out)  # an unknown (n, p) is ignored
 
-    def drop_entry(self, n: int, f: Subscription) -> set[int]:
+    def drop_entry(self, n: int, f: Subscription, out: Out) -> set[int]:
         """Remove (n, f) from the table, sending nothing; returns f's remaining subscribers."""
         subscribers = self.table[f]
         subscribers.discard(n)
@@ -126,60 +127,59 @@ class StrawmanBroker(Broker):
             del self.by_node[n]
         if not subscribers:
             del self.table[f]
-            self.net.shared.removed(f)
+            out.shared.removed(f)
         return subscribers
 
-    def insert_entry(self, n: int, f: Subscription) -> None:
+    def insert_entry(self, n: int, f: Subscription, out: Out) -> None:
         """Put (n, f) into the table, sending nothing."""
         subscribers = self.table.get(f)
         if subscribers is None:
             self.table[f] = {n}
-            self.net.shared.added(f)
+            out.shared.added(f)
         else:
             subscribers.add(n)
         self.by_node.setdefault(n, set()).add(f)
 
-    def process_unsub_from(self, n: int, f: Subscription) -> None:
-        subscribers = self.drop_entry(n, f)
+    def process_unsub_from(self, n: int, f: Subscription, out: Out) -> None:
+        subscribers = self.drop_entry(n, f, out)
         if not subscribers:
-            send = self.net.send
             for m in self.neighbors:
                 if m != n and m < CLIENT_BASE:
-                    send(self.id, m, "UNSUB", f)
+                    out.send(m, "UNSUB", f)
         elif len(subscribers) == 1:
             (last,) = subscribers
             if last < CLIENT_BASE:
-                self.net.send(self.id, last, "UNSUB", f)
+                out.send(last, "UNSUB", f)
 
     @handles("EVENT")
-    def event_received(self, n: int, publication: Publication) -> None:
-        matched = self.net.shared.matching(publication.eid, publication.event)
+    def event_received(self, n: int, publication: Publication, out: Out) -> None:
+        matched = out.shared.matching(publication.eid, publication.event)
         if not matched:
             return
         targets = [m for m, filters in self.by_node.items() if m != n and not matched.isdisjoint(filters)]
         if targets:
-            self.net.route_event(self.id, targets, publication)
+            out.route_event(targets, publication)
 
     # --- Strawman reconfiguration (seed 002 §3.3) -------------------------------------------
-    def remove_link_to(self, n: int) -> None:
+    def remove_link_to(self, n: int, out: Out) -> None:
         if n in self.by_node:
             for f in [f for f, subscribers in self.table.items() if n in subscribers]:  # table order: deterministic
-                self.process_unsub_from(n, f)
+                self.process_unsub_from(n, f, out)
         self.neighbors.discard(n)
 
-    def add_link_to(self, n: int) -> None:
+    def add_link_to(self, n: int, out: Out) -> None:
         self.neighbors.add(n)
         if n < CLIENT_BASE:
             for f, subs in self.table.items():
                 if subs != {n}:
-                    self.net.send(self.id, n, "SUB", f)
+                    out.send(n, "SUB", f)
 
     # --- the overlay's notifications; Strawman ignores rid and replacement ------------------
-    def link_removed(self, n: int, rid: int | None = None, replacement: tuple | None = None) -> None:
-        self.remove_link_to(n)
+    def link_removed(self, n: int, rid: int | None, replacement: tuple | None, out: Out) -> None:
+        self.remove_link_to(n, out)
 
-    def link_added(self, n: int, rid: int | None = None) -> None:
-        self.add_link_to(n)
+    def link_added(self, n: int, rid: int | None, out: Out) -> None:
+        self.add_link_to(n, out)
 
     def entries(self) -> set[tuple[int, Subscription]]:
         """subTab as a set of (neighbour, filter) pairs."""

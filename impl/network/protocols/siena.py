@@ -22,6 +22,7 @@ Iteration that decides message order walks the table or `forwarded`
 from __future__ import annotations
 
 from subsum.core.types import Subscription
+from subsum.impl.network.actor import Out
 from subsum.impl.network.protocols.covering import filter_covers
 from subsum.impl.network.protocols.forwarding import StrawmanBroker
 from subsum.impl.network.protocol import handles, register
@@ -37,8 +38,8 @@ class SienaBroker(StrawmanBroker):
     #: whether a filter covered by one already forwarded is held back
     covering = True
 
-    def __init__(self, bid: int, net) -> None:
-        super().__init__(bid, net)
+    def __init__(self, bid: int, shared) -> None:
+        super().__init__(bid, shared)
         self.forwarded: dict[int, dict[Subscription, None]] = {}  # broker neighbour m -> F(m), insertion-ordered
 
     def covered(self, f: Subscription, filters) -> bool:
@@ -66,15 +67,15 @@ class SienaBroker(StrawmanBroker):
             return [m for m in remaining if m < CLIENT_BASE]
         return []
 
-    def cover(self, m: int) -> None:
+    def cover(self, m: int, out: Out) -> None:
         """SUB to m for each filter of W(m), in table order, that F(m) does not cover yet."""
         sent = self.forwarded[m]
         for f, subscribers in self.table.items():
             if f not in sent and (m not in subscribers or len(subscribers) > 1) and not self.covered(f, sent):
-                self.net.send(self.id, m, "SUB", f)
+                out.send(m, "SUB", f)
                 sent[f] = None
 
-    def withdraw(self, m: int, gone: list[Subscription]) -> None:
+    def withdraw(self, m: int, gone: list[Subscription], out: Out) -> None:
         """Filters have left W(m): those in F(m) leave it too. First the
         filters of W(m) they alone covered go to m, then their UNSUBs (FIFO
         links: m is never without a cover)."""
@@ -84,32 +85,32 @@ class SienaBroker(StrawmanBroker):
             return
         for f in withdrawn:
             del sent[f]
-        self.cover(m)
+        self.cover(m, out)
         for f in withdrawn:
-            self.net.send(self.id, m, "UNSUB", f)
+            out.send(m, "UNSUB", f)
 
     # --- covering forwarding (DEF-SR-6) -----------------------------------------------------
     @handles("SUB")
-    def sub_received(self, n: int, f: Subscription) -> None:
+    def sub_received(self, n: int, f: Subscription, out: Out) -> None:
         if n not in self.neighbors:
             return  # a SUB from a node that is no longer a neighbour is ignored
         subscribers = self.table.get(f)
         if subscribers is not None and n in subscribers:
             return
         wanting = self.now_wanting(subscribers, n)
-        self.insert_entry(n, f)
+        self.insert_entry(n, f, out)
         for m in wanting:
             sent = self.forwarded[m]
             if not self.covered(f, sent):
-                self.net.send(self.id, m, "SUB", f)
+                out.send(m, "SUB", f)
                 sent[f] = None
 
-    def process_unsub_from(self, n: int, f: Subscription) -> None:
-        for m in self.no_longer_wanting(self.drop_entry(n, f)):
-            self.withdraw(m, [f])
+    def process_unsub_from(self, n: int, f: Subscription, out: Out) -> None:
+        for m in self.no_longer_wanting(self.drop_entry(n, f, out)):
+            self.withdraw(m, [f], out)
 
     # --- Strawman reconfiguration with the same rules --------------------------------------
-    def remove_link_to(self, n: int) -> None:
+    def remove_link_to(self, n: int, out: Out) -> None:
         """All of n's entries leave at once, then each broker neighbour's
         withdrawals run together (so no filter is re-sent only to be
         unsubscribed by the next of n's entries)."""
@@ -117,16 +118,16 @@ class SienaBroker(StrawmanBroker):
         self.forwarded.pop(n, None)
         gone: dict[int, list[Subscription]] = {}
         for f in [f for f, subscribers in self.table.items() if n in subscribers]:  # table order: deterministic
-            for m in self.no_longer_wanting(self.drop_entry(n, f)):
+            for m in self.no_longer_wanting(self.drop_entry(n, f, out)):
                 gone.setdefault(m, []).append(f)
         for m, filters in gone.items():
-            self.withdraw(m, filters)
+            self.withdraw(m, filters, out)
 
-    def add_link_to(self, n: int) -> None:
+    def add_link_to(self, n: int, out: Out) -> None:
         self.neighbors.add(n)
         if n < CLIENT_BASE:
             self.forwarded[n] = {}
-            self.cover(n)
+            self.cover(n, out)
 
 
 @register("siena-nocover")

@@ -23,9 +23,8 @@ Protocol settings (`Network(options=...)`): `period` (ms between rounds),
 
 from __future__ import annotations
 
-from typing import cast
-
 from subsum.core.types import Event, Subscription
+from subsum.impl.network.actor import Out
 from subsum.impl.network.messages import DeleteAnswer, DeleteQuery, DeliverEvent, Publication, RouteEvent, SummaryDelta
 from subsum.impl.network.overlay import NetworkError
 from subsum.impl.network.protocol import Broker, handles, register
@@ -42,31 +41,29 @@ class SummaryBroker(Broker):
     """One broker of summary-based routing (DEF-SR-4): its handlers hand
     each message to the role it concerns."""
 
-    __slots__ = ("ownership", "propagation", "routing")
+    __slots__ = ("rounds", "ownership", "propagation", "routing")
 
     #: the classes of the three roles (a subclass may swap one, e.g. a check's planted bug)
     ownership_role: type[Ownership] = Ownership
     propagation_role: type[Propagation] = Propagation
     routing_role: type[Routing] = Routing
 
-    def __init__(self, bid: int, net) -> None:
-        super().__init__(bid, net)
-        rounds = cast(Rounds, net.shared)
+    def __init__(self, bid: int, rounds: Rounds) -> None:
+        super().__init__(bid, rounds)
         if not 0 <= bid < rounds.layout.brokers:
             raise NetworkError(f"broker {bid} does not fit the summaries' ID layout, which numbers brokers 0 .. "
                                f"{rounds.layout.brokers - 1} (the 'brokers' option)")
+        self.rounds = rounds  # shared by every broker of the network: the settings, the layout, the plan, the clock
         self.ownership = self.ownership_role(OwnerSummary(bid, rounds.layout, rounds.schema, rounds.options["virtual"]))
-        self.propagation = self.propagation_role(bid, net, rounds, self.ownership, self.send_out_of_band)
-        self.routing = self.routing_role(bid, net, rounds, self.propagation, self.send_out_of_band)
-        rounds.wake()
+        self.propagation = self.propagation_role(bid, rounds, self.ownership)
+        self.routing = self.routing_role(bid, rounds, self.propagation)
 
     @classmethod
     def shared_state(cls, net) -> Rounds:
-        return Rounds(net)
+        return Rounds(net.options)
 
-    @property
-    def rounds(self) -> Rounds:
-        return cast(Rounds, self.net.shared)
+    def started(self, out: Out) -> None:
+        self.rounds.wake(out)
 
     @property
     def merged(self) -> set[int]:
@@ -76,72 +73,66 @@ class SummaryBroker(Broker):
     def owner_changed(self) -> bool:
         return self.ownership.has_pending()
 
-    def send_out_of_band(self, dst: int, kind: str, payload, eid: int | None = None) -> None:
-        """Send to any broker, counting the overlay links the message would
-        cross and, for an event's messages, its journey."""
-        self.net.ledger.overlay_hops[kind] += self.rounds.distance(self.id, dst)
-        if eid is not None and self.net.ledger.record_crossings:
-            self.rounds.journeys[eid].append((kind, self.id, dst))
-        self.net.send_direct(self.id, dst, kind, payload)
-
     # --- ownership --------------------------------------------------------------------------
     @handles("SUB")
-    def subscribed(self, client: int, f: Subscription) -> None:
+    def subscribed(self, client: int, f: Subscription, out: Out) -> None:
         if self.ownership.subscribe(client, f):
-            self.rounds.wake()
+            self.rounds.owner_pending[self.id] = self.ownership.has_pending()
+            self.rounds.wake(out)
 
     @handles("UNSUB")
-    def unsubscribed(self, client: int, f: Subscription) -> None:
+    def unsubscribed(self, client: int, f: Subscription, out: Out) -> None:
         if self.ownership.unsubscribe(client, f):
-            self.rounds.wake()
+            self.rounds.owner_pending[self.id] = self.ownership.has_pending()
+            self.rounds.wake(out)
 
-    def hand_to_clients(self, eid: int, event: Event, ids, publisher: int) -> None:
+    def hand_to_clients(self, eid: int, event: Event, ids, publisher: int, out: Out) -> None:
         clients = self.ownership.clients_for(event, ids, publisher)
         if clients:
-            self.net.route_event(self.id, sorted(clients), Publication(eid, event))
+            out.route_event(sorted(clients), Publication(eid, event))
 
     # --- propagation ------------------------------------------------------------------------
-    def begin_round(self, r: int) -> None:
-        self.propagation.begin_round(r)
+    def begin_round(self, r: int, out: Out) -> None:
+        self.propagation.begin_round(r, out)
 
     @handles("SUMMARY", "DELTA")
-    def delta_received(self, src: int, update: SummaryDelta) -> None:
-        self.propagation.delta_received(src, update)
+    def delta_received(self, src: int, update: SummaryDelta, out: Out) -> None:
+        self.propagation.delta_received(src, update, out)
 
     @handles("DELETE-QUERY")
-    def delete_query(self, src: int, query: DeleteQuery) -> None:
-        self.propagation.query_received(src, query)
+    def delete_query(self, src: int, query: DeleteQuery, out: Out) -> None:
+        self.propagation.query_received(src, query, out)
 
     @handles("DELETE-ANSWER")
-    def delete_answer(self, src: int, answer: DeleteAnswer) -> None:
-        self.propagation.answer_received(src, answer)
+    def delete_answer(self, src: int, answer: DeleteAnswer, out: Out) -> None:
+        self.propagation.answer_received(src, answer, out)
 
     # --- routing ----------------------------------------------------------------------------
     @handles("EVENT")
-    def published(self, client: int, publication: Publication) -> None:
-        self.route(publication.eid, publication.event, frozenset(), client)
+    def published(self, client: int, publication: Publication, out: Out) -> None:
+        self.route(publication.eid, publication.event, frozenset(), client, out)
 
     @handles("ROUTE")
-    def routed(self, src: int, message: RouteEvent) -> None:
+    def routed(self, src: int, message: RouteEvent, out: Out) -> None:
         if self.id in message.brocli:
-            self.net.ledger.violations["ROUTE to a checked broker"] += 1
-        self.route(message.eid, message.event, message.brocli, message.publisher)
+            out.count("violations", "ROUTE to a checked broker")
+        self.route(message.eid, message.event, message.brocli, message.publisher, out)
 
     @handles("DELIVER")
-    def delivered(self, src: int, message: DeliverEvent) -> None:
-        self.hand_to_clients(message.eid, message.event, message.ids, message.publisher)
+    def delivered(self, src: int, message: DeliverEvent, out: Out) -> None:
+        self.hand_to_clients(message.eid, message.event, message.ids, message.publisher, out)
 
-    def route(self, eid: int, event: Event, brocli: frozenset, publisher: int) -> None:
-        mine = self.routing.route(eid, event, brocli, publisher)
+    def route(self, eid: int, event: Event, brocli: frozenset, publisher: int, out: Out) -> None:
+        mine = self.routing.route(eid, event, brocli, publisher, out)
         if mine:
-            self.hand_to_clients(eid, event, mine, publisher)
+            self.hand_to_clients(eid, event, mine, publisher, out)
 
     # --- the overlay is fixed once propagation has started ---------------------------------
-    def link_added(self, n: int, rid: int | None = None) -> None:
+    def link_added(self, n: int, rid: int | None, out: Out) -> None:
         self.overlay_may_change(n)
         self.neighbors.add(n)
 
-    def link_removed(self, n: int, rid: int | None = None, replacement: tuple | None = None) -> None:
+    def link_removed(self, n: int, rid: int | None, replacement: tuple | None, out: Out) -> None:
         self.overlay_may_change(n)
         self.neighbors.discard(n)
 

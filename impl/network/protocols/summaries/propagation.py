@@ -12,8 +12,9 @@ owners of the IDs involved (DELETE-QUERY) and waits for their answers
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Callable, Mapping
+from typing import Mapping
 
+from subsum.impl.network.actor import Out
 from subsum.impl.network.messages import DeleteAnswer, DeleteQuery, SummaryDelta
 from subsum.impl.network.protocols.summaries.ownership import Ownership
 from subsum.impl.network.protocols.summaries.rounds import Rounds
@@ -21,19 +22,24 @@ from subsum.impl.summary import History, Summary
 from subsum.impl.summary.summary import Delta
 from subsum.impl.summary.wire import to_bytes
 
-#: sends a message to any broker (out of band): (destination, kind, payload[, event id for its journey])
-SendOutOfBand = Callable[..., None]
+
+def send_out_of_band(out: Out, rounds: Rounds, src: int, dst: int, kind: str, payload, eid: int | None = None) -> None:
+    """Broker src sends to any broker, out of band, counting the overlay links the message would cross and, for an
+    event's messages, its journey."""
+    out.count("overlay_hops", kind, rounds.distance(src, dst, out))
+    if eid is not None and out.setting("record_crossings"):
+        rounds.journeys[eid].append((kind, src, dst))
+    out.send_direct(dst, kind, payload)
 
 
 class Propagation:
     """One broker's history summary and its state in the current round."""
 
-    __slots__ = ("bid", "net", "rounds", "ownership", "send_out_of_band", "history", "round", "waiting_for", "collected", "join",
+    __slots__ = ("bid", "rounds", "ownership", "history", "round", "waiting_for", "collected", "join",
                  "deletions", "queried", "asked", "answers")
 
-    def __init__(self, bid: int, net, rounds: Rounds, ownership: Ownership, send_out_of_band: SendOutOfBand) -> None:
-        self.bid, self.net, self.rounds, self.ownership = bid, net, rounds, ownership
-        self.send_out_of_band = send_out_of_band
+    def __init__(self, bid: int, rounds: Rounds, ownership: Ownership) -> None:
+        self.bid, self.rounds, self.ownership = bid, rounds, ownership
         self.history: Summary = History.of(ownership.summary.export())
         self.round = -1
         self.waiting_for: set[int] = set()  # plan children whose delta of this round has not come
@@ -49,24 +55,25 @@ class Propagation:
         """Merged_Brokers: the brokers whose subscriptions the history holds."""
         return self.history.merged_brokers
 
-    def begin_round(self, r: int) -> None:
+    def begin_round(self, r: int, out: Out) -> None:
         self.round = r
-        self.waiting_for = set(self.rounds.current_plan().children[self.bid])
+        self.waiting_for = set(self.rounds.current_plan(out.overlay).children[self.bid])
         self.collected = [self.ownership.summary.take_delta()]
+        self.rounds.owner_pending[self.bid] = self.ownership.has_pending()
         if not self.waiting_for:
-            self.pass_on()
+            self.pass_on(out)
 
-    def delta_received(self, src: int, update: SummaryDelta) -> None:
+    def delta_received(self, src: int, update: SummaryDelta, out: Out) -> None:
         if update.round != self.round or src not in self.waiting_for:
-            self.net.ledger.violations[f"{'DELTA' if update.round else 'SUMMARY'} out of round"] += 1
+            out.count("violations", f"{'DELTA' if update.round else 'SUMMARY'} out of round")
             return
         self.waiting_for.discard(src)
         self.collected.append(update.delta)
         self.history.merged_brokers |= update.merged
         if not self.waiting_for:
-            self.pass_on()
+            self.pass_on(out)
 
-    def pass_on(self) -> None:
+    def pass_on(self, out: Out) -> None:
         """All deltas of the round are in: join them, send the join to the plan target, apply it here."""
         rounds = self.rounds
         insertions = Summary(rounds.layout, rounds.schema, rounds.options["virtual"])
@@ -77,22 +84,22 @@ class Propagation:
         self.collected = []
         insertions.merged_brokers = set(self.merged)  # the list travels with the summary (and is sized with it)
         self.join = Delta(self.bid, insertions, deletions)
-        target = rounds.current_plan().target[self.bid]
+        target = rounds.current_plan(out.overlay).target[self.bid]
         if target is not None:
             kind = "SUMMARY" if self.round == 0 else "DELTA"
-            self.net.ledger.payload_bytes[kind] += len(to_bytes(insertions)) + len(deletions) * rounds.layout.id_bytes
-            self.net.send(self.bid, target, kind, SummaryDelta(self.round, self.join, frozenset(self.merged)))
+            out.count("payload_bytes", kind, len(to_bytes(insertions)) + len(deletions) * rounds.layout.id_bytes)
+            out.send(target, kind, SummaryDelta(self.round, self.join, frozenset(self.merged)))
         self.deletions = list(deletions)
-        self.apply_deletions()
+        self.apply_deletions(out)
 
-    def apply_deletions(self) -> None:
+    def apply_deletions(self, out: Out) -> None:
         """Apply the join's deletions one by one; one that needs rows rebuilt
         first asks the owners (method 1) and waits for their answers."""
         while self.deletions:
             sid, abstract = self.deletions[0]
             if not self.queried:
                 self.queried = True
-                self.ask_owners(self.history.rebuilds_for(sid, abstract))
+                self.ask_owners(self.history.rebuilds_for(sid, abstract), out)
                 if self.asked:
                     return  # answer_received resumes here once every owner has answered
             self.history.remove_member(sid, abstract, self.answered)
@@ -102,9 +109,9 @@ class Propagation:
         assert self.join is not None
         self.history.union_rows(self.join.insertions)
         self.join = None
-        self.rounds.broker_finished(self.bid)
+        self.rounds.broker_finished(self.bid, out)
 
-    def ask_owners(self, rebuilds: dict) -> None:
+    def ask_owners(self, rebuilds: dict, out: Out) -> None:
         layout = self.rounds.layout
         per_owner: dict[int, dict] = defaultdict(dict)
         for key, ids in rebuilds.items():
@@ -115,7 +122,7 @@ class Propagation:
                 self.add_answers(self.ownership.answer(per_owner[o]))
             else:
                 self.asked.add(o)
-                self.send_out_of_band(o, "DELETE-QUERY", DeleteQuery(self.round, per_owner[o]))
+                send_out_of_band(out, self.rounds, self.bid, o, "DELETE-QUERY", DeleteQuery(self.round, per_owner[o]))
 
     def add_answers(self, answer: Mapping) -> None:
         for key, pairs in answer.items():
@@ -125,16 +132,16 @@ class Propagation:
         """The resolver `remove_member` calls: the owners' answers for these IDs."""
         return [(sid, n) for sid, n in self.answers.get(key, ()) if sid in ids]
 
-    def query_received(self, src: int, query: DeleteQuery) -> None:
+    def query_received(self, src: int, query: DeleteQuery, out: Out) -> None:
         if query.round != self.round:  # the owner has moved on: its answer could name a reused slot
-            self.net.ledger.violations["DELETE-QUERY out of round"] += 1
-        self.send_out_of_band(src, "DELETE-ANSWER", DeleteAnswer(query.round, self.ownership.answer(query.query)))
+            out.count("violations", "DELETE-QUERY out of round")
+        send_out_of_band(out, self.rounds, self.bid, src, "DELETE-ANSWER", DeleteAnswer(query.round, self.ownership.answer(query.query)))
 
-    def answer_received(self, src: int, answer: DeleteAnswer) -> None:
+    def answer_received(self, src: int, answer: DeleteAnswer, out: Out) -> None:
         if answer.round != self.round or src not in self.asked:
-            self.net.ledger.violations["DELETE-ANSWER out of round"] += 1
+            out.count("violations", "DELETE-ANSWER out of round")
             return
         self.asked.discard(src)
         self.add_answers(answer.answer)
         if not self.asked:
-            self.apply_deletions()
+            self.apply_deletions(out)

@@ -14,34 +14,34 @@ from __future__ import annotations
 from collections import defaultdict
 
 from subsum.core.types import Event
+from subsum.impl.network.actor import Out
 from subsum.impl.network.messages import DeliverEvent, RouteEvent
 from subsum.impl.network.protocols.summaries.plan import next_broker
-from subsum.impl.network.protocols.summaries.propagation import Propagation, SendOutOfBand
+from subsum.impl.network.protocols.summaries.propagation import Propagation, send_out_of_band
 from subsum.impl.network.protocols.summaries.rounds import Rounds
 
 
 class Routing:
     """One broker's routing decisions: which owners get an event, and where it goes next."""
 
-    __slots__ = ("bid", "net", "rounds", "propagation", "send_out_of_band")
+    __slots__ = ("bid", "rounds", "propagation")
 
-    def __init__(self, bid: int, net, rounds: Rounds, propagation: Propagation, send_out_of_band: SendOutOfBand) -> None:
-        self.bid, self.net, self.rounds, self.propagation = bid, net, rounds, propagation
-        self.send_out_of_band = send_out_of_band
+    def __init__(self, bid: int, rounds: Rounds, propagation: Propagation) -> None:
+        self.bid, self.rounds, self.propagation = bid, rounds, propagation
 
-    def route(self, eid: int, event: Event, brocli: frozenset, publisher: int) -> set[int]:
+    def route(self, eid: int, event: Event, brocli: frozenset, publisher: int, out: Out) -> set[int]:
         """Send DELIVER to every other unchecked owner and ROUTE to the next
         broker; returns this broker's own matched IDs if it is unchecked
         (the broker hands the event to those clients)."""
         by_owner = self.unchecked_owners(self.propagation.history.match(event), brocli)
         for owner in sorted(by_owner):
             if owner != self.bid:
-                self.send_out_of_band(owner, "DELIVER", DeliverEvent(eid, event, frozenset(by_owner[owner]), publisher), eid)
+                send_out_of_band(out, self.rounds, self.bid, owner, "DELIVER", DeliverEvent(eid, event, frozenset(by_owner[owner]), publisher), eid)
         brocli = brocli | self.propagation.merged
-        plan = self.rounds.current_plan()
-        nxt = next_broker(self.net.overlay.adjacent, plan.degree, self.bid, brocli, self.rounds.options["option"])
+        plan = self.rounds.current_plan(out.overlay)
+        nxt = next_broker(out.overlay.adjacent, plan.degree, self.bid, brocli, self.rounds.options["option"])
         if nxt is not None:
-            self.send_out_of_band(nxt, "ROUTE", RouteEvent(eid, event, brocli, publisher), eid)
+            send_out_of_band(out, self.rounds, self.bid, nxt, "ROUTE", RouteEvent(eid, event, brocli, publisher), eid)
         return by_owner.get(self.bid, set())
 
     def unchecked_owners(self, matched, brocli: frozenset) -> dict[int, set[int]]:

@@ -1,0 +1,185 @@
+"""Hosting brokers as actors (spec/05-network.md DEF-NET-2): the network's
+part that runs a broker's handler with an out-buffer and applies what the
+handler wrote, sets and fires the brokers' timers, and answers what a handler
+may read (`actor.Context`). `sim.Network` is a `BrokerHost` with an overlay,
+clients and a workload's operations on top.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Callable, cast
+
+from subsum.impl.network.actor import Out
+from subsum.impl.network.messages import Publication
+from subsum.impl.network.overlay import NetworkError
+from subsum.impl.network.protocol import Broker
+from subsum.impl.network.timers import BrokerTimer, SharedTimer
+
+if TYPE_CHECKING:
+    from subsum.impl.network.accounting import Ledger
+    from subsum.impl.network.overlay import Overlay
+    from subsum.impl.network.transport import Transport
+
+
+class BrokerHost:
+    """The brokers, their handler runs and their timers. The subclass sets
+    `transport`, `ledger`, `overlay`, `shared`, the timeouts and `options`."""
+
+    transport: Transport
+    ledger: Ledger
+    overlay: Overlay
+    shared: Any
+    defer_timeout: float
+    sub_timeout: float
+    options: dict
+    clients: dict[int, int]
+
+    def __init__(self) -> None:
+        self.brokers: dict[int, Broker] = {}
+        self._rids = 0
+        self._incarnations = 0
+        self.incarnation: dict[int, int] = {}  # broker -> which of the brokers ever given its id it is
+        self.broker_timers: dict[tuple, int] = {}  # (broker, method, args) -> its pending timer's id
+        #: None, or (see `keep_journal`) every message a broker handled and every effect a handler wrote, in order
+        self.journal: list[tuple] | None = None
+
+    def keep_journal(self) -> list[tuple]:
+        """From now on, record in `journal` ("handled", src, dst, kind, payload) for each message a broker handles
+        and ("wrote", broker, effect) for each effect a handler writes (`actor.Out`), in the order they happen:
+        what a check reads to see what brokers did, off the same buffers the network applies."""
+        self.journal = []
+        return self.journal
+
+    @property
+    def now(self) -> float:
+        return self.transport.now
+
+    def host(self, bid: int, broker: Broker) -> None:
+        """Take `broker` in as broker `bid`, a new incarnation of that id."""
+        self.brokers[bid] = broker
+        self._incarnations += 1
+        self.incarnation[bid] = self._incarnations
+
+    def unhost(self, bid: int) -> Broker:
+        """Broker `bid` is gone: it runs no handler any more, and its pending timers will fire as steps that do
+        nothing (they stay in the transport, so that the steps of a run do not depend on who crashed)."""
+        for key in [key for key in self.broker_timers if key[0] == bid]:
+            del self.broker_timers[key]
+        return self.brokers.pop(bid)
+
+    def setting(self, name: str):
+        """A setting a handler may read (`actor.Context`): defer_timeout, sub_timeout or options."""
+        if name == "record_crossings":
+            return self.ledger.record_crossings
+        if name not in ("defer_timeout", "sub_timeout", "options"):
+            raise NetworkError(f"no network setting {name!r}; there are defer_timeout, sub_timeout, options and record_crossings")
+        return getattr(self, name)
+
+    def broker_ids(self):
+        return self.brokers.keys()
+
+    # --- handlers and their out-buffers (DEF-NET-2) ------------------------------------------
+    def apply(self, out: Out) -> None:
+        """Carry out what a handler wrote to its out-buffer, in order."""
+        src, transport = cast(int, out.bid), self.transport  # None only for a shared clock, which only sets timers
+        if self.journal is not None:
+            self.journal.extend(("wrote", src, effect) for effect in out.effects)
+        for effect in out.effects:
+            what = effect[0]
+            if what == "send":
+                transport.send_many(src, (effect[1],), effect[2], effect[3])
+            elif what == "route":
+                transport.send_many(src, effect[1], "EVENT", effect[2])
+            elif what == "direct":
+                transport.send_many(src, (effect[1],), effect[2], effect[3], channel="oob")
+            elif what == "timer":
+                self._set_timer(src, *effect[1:])
+            elif what == "cancel":
+                timer = self.broker_timers.pop((src, effect[1], effect[2]), None)
+                if timer is not None:
+                    transport.cancel(timer)
+            elif what == "count":
+                getattr(self.ledger, effect[1])[effect[2]] += effect[3]
+            elif what == "shared-timer":
+                transport.at(effect[1], SharedTimer(self, effect[2], effect[3]))
+            else:  # every-broker
+                for b in sorted(self.brokers):
+                    self.notify(b, effect[1], *effect[2])
+
+
+
+    def _set_timer(self, bid: int, at: float, method: str, args: tuple, defers: bool) -> None:
+        key = (bid, method, args)
+        if key in self.broker_timers:
+            raise NetworkError(f"broker {bid} set the timer {method}{args} twice")
+        if defers:
+            self.ledger.timers_started[bid] += 1
+        timer = BrokerTimer(self, bid, self.incarnation[bid], method, args)
+        timer.tid = self.broker_timers[key] = self.transport.at(at, timer)
+
+    def notify(self, bid: int, method: str, *args) -> None:
+        """Run `broker.method(*args, out)` now (an overlay notification) and apply its out-buffer."""
+        out = Out(bid, self)
+        getattr(self.brokers[bid], method)(*args, out)
+        self.apply(out)
+
+    # --- messages --------------------------------------------------------------------------
+    def deliver(self, src: int, dst: int, kind: str, payload) -> None:
+        """A message arrives at broker dst: count it, run dst's handler and apply what it wrote."""
+        self.ledger.handled[kind] += 1
+        if self.journal is not None:
+            self.journal.append(("handled", src, dst, kind, payload))
+        out = Out(dst, self)
+        self.brokers[dst].receive(src, kind, payload, out)
+        if out.effects:
+            self.apply(out)
+
+    def is_broker(self, node: int) -> bool:
+        return node in self.brokers
+
+    def to_client(self, src: int, client: int, kind: str, payload) -> None:
+        """A message other than EVENT from broker src to a client: a violation
+        (the transport delivers EVENTs itself)."""
+        self.ledger.violations[f"{kind} to a client"] += 1
+
+    def send(self, src: int, dst: int, kind: str, payload) -> None:
+        """A message over the tree link (src, dst)."""
+        self.transport.send_many(src, (dst,), kind, payload)
+
+    def send_direct(self, src: int, dst: int, kind: str, payload) -> None:
+        """An out-of-band message (ACTIVATE: REDS sends it over UDP, not over the tree)."""
+        self.transport.send_many(src, (dst,), kind, payload, channel="oob")
+
+    def route_event(self, src: int, targets: list[int], publication: Publication) -> None:
+        """Broker src forwards a publication to each target: a client gets it
+        (a delivery), a broker an EVENT. The record is the one made at
+        `publish`, passed on unchanged."""
+        self.transport.send_many(src, targets, "EVENT", publication)
+
+    def at(self, t: float, callback: Callable[[], None], owner: int | None = None) -> int:
+        """Run `callback` at simulated time t; returns the timer's id. `owner`,
+        a broker starting a deferred-unsubscription timer, is counted in
+        `ledger.timers_started`."""
+        if owner is not None:
+            self.ledger.timers_started[owner] += 1
+        return self.transport.at(t, callback)
+
+    def cancel(self, timer: int) -> None:
+        self.transport.cancel(timer)
+
+    def run(self, max_steps: int | None = None) -> int:
+        """Run the transport's event loop (see `Transport.run`)."""
+        return self.transport.run(max_steps)
+
+    def new_rid(self) -> int:
+        """A fresh reconfiguration id."""
+        self._rids += 1
+        return self._rids
+
+    def deliver_from_client(self, client: int, kind: str, payload) -> None:
+        """A client's operation reaches its access broker at once (not counted as handled: no link carried it)."""
+        broker = self.clients[client]
+        out = Out(broker, self)
+        self.brokers[broker].receive(client, kind, payload, out)
+        self.apply(out)
+
