@@ -177,6 +177,14 @@ class Run:
         self.static = True
         self.events = 0
 
+    def fork(self, share_random: bool = False) -> Run:
+        """A run that goes on from this one's state independently (`Network.fork`)."""
+        forked = Run.__new__(Run)
+        forked.__dict__.update(self.__dict__)
+        forked.net = self.net.fork(share_random)
+        forked.broken = list(self.broken)
+        return forked
+
     def apply(self, op: dict) -> None:
         net, kind = self.net, op["op"]
         if kind == "subscribe":

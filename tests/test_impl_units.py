@@ -89,8 +89,13 @@ def test_the_filter_index_counts_each_filter_once_per_table_holding_it():
     index = net.shared
     holding = {h: sum(h in b.table for b in net.brokers.values()) for h in (f, g)}
     assert holding == {f: 4, g: 0}  # the last subscriber of f at broker 3: every broker still routes f towards it
-    assert {h: entry[0] for h, entry in index.refs.items()} == {f: 4}
-    assert sorted(index.by_name.values(), key=str) == [f]
+    assert index.refs == {f: 4}
+    assert sorted(index.catalog.by_name.values(), key=str) == [f]  # g left the engine (no fork shares the catalog)
+    fork = net.fork()
+    fork.subscribe(clients[1], g)
+    fork.unsubscribe(clients[1], g)
+    assert fork.shared.refs == index.refs == {f: 4}
+    assert sorted(index.catalog.by_name.values(), key=str) == [f, g]  # shared with a fork: the catalog only grows
 
 
 @pytest.mark.parametrize("policy", ["fifo", "regdeg", "lfu", "lru"])

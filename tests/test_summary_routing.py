@@ -38,7 +38,7 @@ class SkipsOneChild(routing_machine.CheckedSummaryBroker):
     __slots__ = ()
 
     def delta_received(self, src, update, out):
-        if src == max(self.rounds.plan.children[self.id]):
+        if src == max(out.shared.plan.children[self.id]):
             delta = update.delta
             update = attrs.evolve(update, delta=type(delta)(delta.broker, type(delta.insertions)(delta.insertions.layout, delta.insertions.schema)))
         SummaryBroker.delta_received(self, src, update, out)

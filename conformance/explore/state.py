@@ -11,7 +11,6 @@ ends with `quiesce`, which checks the tables (as the fuzzer's does).
 
 from __future__ import annotations
 
-import copy
 from collections import deque
 from types import MethodType
 from typing import Any, Iterator
@@ -21,7 +20,6 @@ import attrs
 from subsum.conformance.explore.scope import DELAY, EVENT, SEED, Scope
 from subsum.conformance.schedules import Run
 from subsum.impl.network import Broker
-from subsum.impl.network.protocol import Call
 
 #: What a subscription of the scope has done so far.
 NOT_YET, HELD, DROPPED = 0, 1, 2
@@ -152,15 +150,11 @@ def independent(asleep: Step, step: Step, state: State) -> bool:
 
 
 def copy_run(run: Run) -> Run:
-    """A copy of `run` whose later steps leave `run` as it is. Shared, not
-    copied: immutable values (the filters, the messages in flight) and the
-    two random generators, which no step of a scope reads in a way that
-    matters (the link delays are 0, and no scope crashes a broker, the
-    only use of the overlay's)."""
-    net = run.net
-    shared: list[Any] = [net.overlay.rng, getattr(net.transport._random, "__self__", None), *net._canonical.values()]
-    shared += [payload for queue in net.transport.links.values() for _, _, _, payload in queue]
-    return copy.deepcopy(run, {id(value): value for value in shared if value is not None})
+    """A copy of `run` whose later steps leave `run` as it is (`Run.fork`: the network forked, its brokers' states
+    shared until a step changes one). The two random generators are shared, not copied: no step of a scope reads
+    them in a way that matters (the link delays are 0, and no scope crashes a broker, the only use of the
+    overlay's)."""
+    return run.fork(share_random=True)
 
 
 # --- fingerprints ---------------------------------------------------------------------------------
@@ -201,8 +195,6 @@ def canonical(value: Any) -> Any:
         return ("broker", value.id)
     if hasattr(value, "canonical_state"):
         return (type(value).__qualname__, value.canonical_state())  # the object says what of it matters
-    if isinstance(value, Call):
-        return ("call", canonical(value.target), value.method, canonical(value.args))
     if isinstance(value, MethodType):
         return ("method", canonical(value.__self__), value.__func__.__name__)
     if type(value).__hash__ is not object.__hash__ and type(value).__hash__ is not None:

@@ -27,6 +27,17 @@ class Ledger:
         self.timers_started: Counter = Counter()  # broker -> deferred-unsubscription timers it started
         self.trace: list[dict] | None = [] if trace else None
 
+    def fork(self) -> Ledger:
+        """A copy whose later counts leave this one as it is (`sim.Network.fork`)."""
+        forked = Ledger.__new__(Ledger)
+        for name in ("sent", "handled", "dropped", "violations", "overlay_hops", "payload_bytes", "timers_started"):
+            setattr(forked, name, copied_counter(getattr(self, name)))
+        forked.record_crossings = self.record_crossings
+        forked.deliveries = {eid: copied_counter(copies) for eid, copies in self.deliveries.items()}
+        forked.crossings = {eid: list(links) for eid, links in self.crossings.items()}
+        forked.trace = None if self.trace is None else list(self.trace)
+        return forked
+
     def published(self, eid: int) -> None:
         """A new event: nobody has it yet and it crossed no link."""
         self.deliveries[eid] = Counter()
@@ -36,3 +47,14 @@ class Ledger:
         """Append a trace record (DEF-NET-9), if tracing."""
         if self.trace is not None:
             self.trace.append({"time": now, "kind": kind, **fields})
+
+
+def copied_counter(counter: Counter) -> Counter:
+    """A copy of a Counter, without `Counter.copy`'s trip through `update` (a fourth of the cost; a fork makes ten).
+
+    >>> copied_counter(Counter(a=2))
+    Counter({'a': 2})
+    """
+    copy: Counter = Counter.__new__(Counter)
+    dict.update(copy, counter)
+    return copy

@@ -7,18 +7,18 @@ clients and a workload's operations on top.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from subsum.impl.network.actor import Out
 from subsum.impl.network.messages import Publication
 from subsum.impl.network.overlay import NetworkError
 from subsum.impl.network.protocol import Broker
-from subsum.impl.network.timers import BrokerTimer, SharedTimer
+from subsum.impl.network.timers import BrokerTimer, NetworkTimer, SharedTimer
 
 if TYPE_CHECKING:
     from subsum.impl.network.accounting import Ledger
     from subsum.impl.network.overlay import Overlay
-    from subsum.impl.network.transport import Transport
+    from subsum.impl.network.transport import Timer, Transport
 
 
 class BrokerHost:
@@ -36,6 +36,7 @@ class BrokerHost:
 
     def __init__(self) -> None:
         self.brokers: dict[int, Broker] = {}
+        self.owned: set[int] = set()  # the brokers this network alone holds; the others it shares with a fork
         self._rids = 0
         self._incarnations = 0
         self.incarnation: dict[int, int] = {}  # broker -> which of the brokers ever given its id it is
@@ -57,14 +58,29 @@ class BrokerHost:
     def host(self, bid: int, broker: Broker) -> None:
         """Take `broker` in as broker `bid`, a new incarnation of that id."""
         self.brokers[bid] = broker
+        self.owned.add(bid)
         self._incarnations += 1
         self.incarnation[bid] = self._incarnations
+
+    def own(self, bid: int) -> Broker:
+        """Broker `bid`'s state, copied first if this network shares it with a fork (copy on write)."""
+        broker = self.brokers[bid] = self.brokers[bid].copy()
+        self.owned.add(bid)
+        return broker
+
+    def run_timer(self, callback: Timer) -> None:
+        """How the transport runs a timer: the network's own with this network, any other as it is."""
+        if isinstance(callback, NetworkTimer):
+            callback.run(self)
+        else:
+            callback()
 
     def unhost(self, bid: int) -> Broker:
         """Broker `bid` is gone: it runs no handler any more, and its pending timers will fire as steps that do
         nothing (they stay in the transport, so that the steps of a run do not depend on who crashed)."""
         for key in [key for key in self.broker_timers if key[0] == bid]:
             del self.broker_timers[key]
+        self.owned.discard(bid)
         return self.brokers.pop(bid)
 
     def setting(self, name: str):
@@ -101,7 +117,7 @@ class BrokerHost:
             elif what == "count":
                 getattr(self.ledger, effect[1])[effect[2]] += effect[3]
             elif what == "shared-timer":
-                transport.at(effect[1], SharedTimer(self, effect[2], effect[3]))
+                transport.at(effect[1], SharedTimer(effect[2], effect[3]))
             else:  # every-broker
                 for b in sorted(self.brokers):
                     self.notify(b, effect[1], *effect[2])
@@ -114,13 +130,13 @@ class BrokerHost:
             raise NetworkError(f"broker {bid} set the timer {method}{args} twice")
         if defers:
             self.ledger.timers_started[bid] += 1
-        timer = BrokerTimer(self, bid, self.incarnation[bid], method, args)
+        timer = BrokerTimer(bid, self.incarnation[bid], method, args)
         timer.tid = self.broker_timers[key] = self.transport.at(at, timer)
 
     def notify(self, bid: int, method: str, *args) -> None:
         """Run `broker.method(*args, out)` now (an overlay notification) and apply its out-buffer."""
         out = Out(bid, self)
-        getattr(self.brokers[bid], method)(*args, out)
+        getattr(self.brokers[bid] if bid in self.owned else self.own(bid), method)(*args, out)
         self.apply(out)
 
     # --- messages --------------------------------------------------------------------------
@@ -130,7 +146,7 @@ class BrokerHost:
         if self.journal is not None:
             self.journal.append(("handled", src, dst, kind, payload))
         out = Out(dst, self)
-        self.brokers[dst].receive(src, kind, payload, out)
+        (self.brokers[dst] if dst in self.owned else self.own(dst)).receive(src, kind, payload, out)
         if out.effects:
             self.apply(out)
 
@@ -156,7 +172,7 @@ class BrokerHost:
         `publish`, passed on unchanged."""
         self.transport.send_many(src, targets, "EVENT", publication)
 
-    def at(self, t: float, callback: Callable[[], None], owner: int | None = None) -> int:
+    def at(self, t: float, callback: Timer, owner: int | None = None) -> int:
         """Run `callback` at simulated time t; returns the timer's id. `owner`,
         a broker starting a deferred-unsubscription timer, is counted in
         `ledger.timers_started`."""
@@ -180,6 +196,6 @@ class BrokerHost:
         """A client's operation reaches its access broker at once (not counted as handled: no link carried it)."""
         broker = self.clients[client]
         out = Out(broker, self)
-        self.brokers[broker].receive(client, kind, payload, out)
+        (self.brokers[broker] if broker in self.owned else self.own(broker)).receive(client, kind, payload, out)
         self.apply(out)
 

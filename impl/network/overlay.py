@@ -32,6 +32,20 @@ class Overlay:
         self._epochs = 0
         self._links: tuple[tuple[int, int], ...] | None = None  # `links()`, until the next link or unlink
 
+    def fork(self, share_random: bool = False) -> Overlay:
+        """A copy whose later changes leave this one as it is (`sim.Network.fork`); `share_random`: LSTree's choices
+        come from this one's generator, not a copy of it."""
+        forked = Overlay.__new__(Overlay)
+        if share_random:
+            forked.rng = self.rng
+        else:
+            forked.rng = random.Random()
+            forked.rng.setstate(self.rng.getstate())
+        forked.adjacent = {b: set(neighbours) for b, neighbours in self.adjacent.items()}
+        forked.epoch = dict(self.epoch)
+        forked._epochs, forked._links = self._epochs, self._links
+        return forked
+
     def add_broker(self, b: int) -> None:
         self.adjacent[b] = set()
 

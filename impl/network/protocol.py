@@ -45,6 +45,7 @@ change to the overlay, the transport or the accounting.
 
 from __future__ import annotations
 
+import copy
 import inspect
 from typing import TYPE_CHECKING, Any, Callable, Mapping
 
@@ -54,30 +55,6 @@ from subsum.impl.network.overlay import NetworkError
 
 if TYPE_CHECKING:
     from subsum.impl.network.sim import Network
-
-
-class Call:
-    """A timer's callback as data: `target.method(*args)`, the method looked up when the timer fires (so that a
-    test's patch is what runs). Unlike a lambda, it is copied with its target (`copy.deepcopy` of a network, as
-    `subsum explore` does) and it says what it will do (`describe`).
-
-    >>> class Target:
-    ...     def ring(self, n): return n + 1
-    >>> Call(Target(), "ring", (1,))()
-    2
-    """
-
-    __slots__ = ("target", "method", "args")
-
-    def __init__(self, target: Any, method: str, args: tuple = ()) -> None:
-        self.target, self.method, self.args = target, method, args
-
-    def __call__(self) -> Any:
-        return getattr(self.target, self.method)(*self.args)
-
-    def describe(self) -> tuple:
-        """(the target's id, the method's name, the arguments): what a timer does, without the objects."""
-        return (getattr(self.target, "id", None), self.method, self.args)
 
 
 def handles(*kinds: str) -> Callable:
@@ -115,6 +92,20 @@ class Broker:
         self.id = bid
         self.neighbors: set[int] = set()
 
+    def copy(self) -> Broker:
+        """A copy whose changes leave this broker as it is: what a forked network copies before a handler first
+        changes a broker it shares with the network it was forked from (copy on write, `sim.Network.fork`). Sets,
+        lists and dicts are copied all the way down; immutable values are shared; any other object is deep-copied."""
+        cls = type(self)
+        clone = cls.__new__(cls)
+        memo: dict[int, Any] = {}  # one for every field: two fields holding one object hold one copy of it
+        for name in _slot_names(cls):
+            if hasattr(self, name):
+                setattr(clone, name, copied(getattr(self, name), memo))
+        if hasattr(self, "__dict__"):
+            clone.__dict__.update((name, copied(value, memo)) for name, value in self.__dict__.items())
+        return clone
+
     def started(self, out: Out) -> None:
         """The broker has joined the network (before any link): a protocol that must act at once does so here."""
 
@@ -141,6 +132,41 @@ class Broker:
         made once per network, before any broker; handlers read it as
         `out.shared`. Protocol settings are in `net.options`."""
         return None
+
+
+_SLOT_NAMES: dict[type, tuple[str, ...]] = {}
+
+
+def _slot_names(cls: type) -> tuple[str, ...]:
+    """Every slot of the class and its bases, once (remembered per class)."""
+    names = _SLOT_NAMES.get(cls)
+    if names is None:
+        names = _SLOT_NAMES[cls] = tuple(dict.fromkeys(name for klass in reversed(cls.__mro__) for name in vars(klass).get("__slots__", ())))
+    return names
+
+
+_SHARED_AS_IS = (int, float, str, bool, type(None), frozenset, tuple, bytes)
+
+
+def copied(value: Any, memo: dict[int, Any] | None = None) -> Any:
+    """`value`, its sets, lists and dicts copied all the way down; values shared (immutable builtins, and objects hashed
+    by value, such as filters and message records; a tuple's items must be values too); any other object
+    deep-copied (with `memo`, `copy.deepcopy`'s, shared by the calls that copy one object's fields).
+
+    >>> table = {"f": {1, 2}}
+    >>> clone = copied(table); clone["f"].add(3); table
+    {'f': {1, 2}}
+    """
+    kind = type(value)
+    if kind is set:
+        return set(value)
+    if kind is dict:
+        return {k: copied(v, memo) for k, v in value.items()}
+    if kind is list:
+        return [copied(v, memo) for v in value]
+    if isinstance(value, _SHARED_AS_IS) or kind.__hash__ not in (None, object.__hash__):
+        return value  # hashed by value: a value (a filter, an event, a message record)
+    return copy.deepcopy(value, memo)
 
 
 def protocol_settings(protocol: str, options: Mapping, defaults: Mapping, choices: Mapping[str, tuple] | None = None) -> dict:

@@ -18,6 +18,7 @@ against the model's ideal routing state.
 
 from __future__ import annotations
 
+import copy
 import random
 from typing import Iterable, Mapping
 
@@ -26,7 +27,8 @@ from subsum.impl.network.accounting import Ledger
 from subsum.impl.network.host import BrokerHost
 from subsum.impl.network.messages import Publication
 from subsum.impl.network.overlay import NetworkError, Overlay
-from subsum.impl.network.protocol import Broker, Call, broker_class_for
+from subsum.impl.network.protocol import Broker, broker_class_for
+from subsum.impl.network.timers import NetworkCall, NetworkTimer
 from subsum.impl.network.transport import CLIENT_BASE, Transport
 
 
@@ -54,7 +56,7 @@ class Network(BrokerHost):
         self.clients: dict[int, int] = {}  # client -> access broker
         self.client_filters: dict[int, set[Subscription]] = {}
         self.ledger = Ledger(trace, record_crossings)
-        self.transport = Transport(seed, delay, self.ledger, self.deliver, self.to_client, self.is_broker)
+        self.transport = Transport(seed, delay, self.ledger, self.deliver, self.to_client, self.is_broker, self.run_timer)
         # the same churn gives the same overlay whatever the protocol sends
         self.overlay = Overlay(random.Random(f"overlay-{seed}"))
         self.options = dict(options or {})  # the protocol's own settings (e.g. the summaries' period)
@@ -63,6 +65,29 @@ class Network(BrokerHost):
         self._next_client = CLIENT_BASE
         self._next_event = 0
         self._canonical: dict[Subscription, Subscription] = {}  # filter -> the one object used for it
+
+    def fork(self, share_random: bool = False) -> Network:
+        """A network that goes on from this one's state independently (what `subsum explore` does at every move):
+        its own counts, queues, timers and overlay; the brokers' states shared until a handler changes one (each
+        network copies a shared one first, `BrokerHost.own`). `share_random`: both draw link delays and LSTree's
+        choices from the same generators (for a caller to whom they do not matter). A network with a timer it did
+        not set itself (a workload's closure) cannot be forked: the closure would act on this one."""
+        foreign = [callback for _, callback in self.transport._timers.values() if not isinstance(callback, NetworkTimer)]
+        if foreign:
+            raise NetworkError(f"cannot fork a network with a timer it did not set: {foreign[0]!r}")
+        forked = Network.__new__(Network)
+        forked.__dict__.update(self.__dict__)
+        self.owned, forked.owned = set(), set()
+        forked.brokers, forked.clients = dict(self.brokers), dict(self.clients)
+        forked.client_filters = {c: set(filters) for c, filters in self.client_filters.items()}
+        forked.ledger = self.ledger.fork()
+        forked.transport = self.transport.fork(forked.ledger, forked.deliver, forked.to_client, forked.is_broker, forked.run_timer,
+                                               share_random)
+        forked.overlay = self.overlay.fork(share_random)
+        forked.shared = self.shared.fork() if hasattr(self.shared, "fork") else copy.deepcopy(self.shared)
+        forked.incarnation, forked.broker_timers = dict(self.incarnation), dict(self.broker_timers)
+        forked.journal = None if self.journal is None else list(self.journal)
+        return forked
 
     # --- overlay changes -------------------------------------------------------------------
     def add_broker(self, bid: int | None = None) -> int:
@@ -119,7 +144,7 @@ class Network(BrokerHost):
         rid = self.new_rid()
         self.disconnect(a, b, lose_in_flight=lose_in_flight, rid=rid, replacement={a: (c, d, False), b: (d, c, False)})
         if gap > 0:
-            self.at(self.now + gap, Call(self, "connect_if_possible", (c, d, rid)))
+            self.at(self.now + gap, NetworkCall("connect_if_possible", (c, d, rid)))
         else:
             self.connect(c, d, rid)
         return rid

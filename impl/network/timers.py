@@ -1,8 +1,11 @@
-"""The timers the network sets for its brokers and for what they share
-(spec/05-network.md DEF-NET-2): each is what the transport calls when it
-fires, and says what it does (`describe`) and what of it matters for a
-state's identity (`canonical_state`, `subsum explore`'s fingerprint), without
-the objects it reaches."""
+"""The timers the network sets, as data (spec/05-network.md DEF-NET-2): for
+a broker (`out.timer`), for what the brokers share (`out.shared_timer`) and
+for the network itself (the second half of a swap with a gap). Each says
+what it does and is run with the network it fires in (`run(net)`), so a
+forked network shares its pending timers with the network it was forked
+from (`sim.Network.fork`). Each also says what of it matters for a state's
+identity (`canonical_state`, `subsum explore`'s fingerprint).
+"""
 
 from __future__ import annotations
 
@@ -14,46 +17,72 @@ if TYPE_CHECKING:
     from subsum.impl.network.host import BrokerHost
 
 
-class BrokerTimer:
-    """A broker's timer as the transport holds it: `method(*args, out)` on broker `bid`, if the broker alive then is
-    the one that set it (`incarnation`: a broker that joins later may get a crashed one's id)."""
+class NetworkTimer:
+    """A timer the network set: `run(net)` when it fires."""
 
-    __slots__ = ("net", "bid", "incarnation", "method", "args", "tid")
+    __slots__ = ()
 
-    def __init__(self, net: BrokerHost, bid: int, incarnation: int, method: str, args: tuple) -> None:
-        self.net, self.bid, self.incarnation, self.method, self.args = net, bid, incarnation, method, args
+    def run(self, net: BrokerHost) -> None:
+        raise NotImplementedError
+
+    def canonical_state(self) -> tuple:
+        raise NotImplementedError
+
+
+class BrokerTimer(NetworkTimer):
+    """A broker's timer: `method(*args, out)` on broker `bid`, if the broker alive then is the one that set it
+    (`incarnation`: a broker that joins later may get a crashed one's id), and if it was not taken back."""
+
+    __slots__ = ("bid", "incarnation", "method", "args", "tid")
+
+    def __init__(self, bid: int, incarnation: int, method: str, args: tuple) -> None:
+        self.bid, self.incarnation, self.method, self.args = bid, incarnation, method, args
         self.tid = 0  # the transport's id for it, once set
 
-    def __call__(self) -> None:
-        net, key = self.net, (self.bid, self.method, self.args)
+    def run(self, net: BrokerHost) -> None:
+        key = (self.bid, self.method, self.args)
         if net.broker_timers.get(key) == self.tid:
             del net.broker_timers[key]
             if self.bid in net.brokers and net.incarnation[self.bid] == self.incarnation:
                 net.notify(self.bid, self.method, *self.args)
 
-    def describe(self) -> tuple:
-        """(the broker's id, the method's name, the arguments): what the timer does."""
-        return (self.bid, self.method, self.args)
-
     def canonical_state(self) -> tuple:
         return (self.bid, self.method, self.args)
 
 
-class SharedTimer:
-    """A timer of what the brokers share (`out.shared_timer`): `shared.method(*args, out)`, its out-buffer applied."""
+class SharedTimer(NetworkTimer):
+    """A timer of what the brokers share: `shared.method(*args, out)`, its out-buffer applied."""
 
-    __slots__ = ("net", "method", "args")
+    __slots__ = ("method", "args")
 
-    def __init__(self, net: BrokerHost, method: str, args: tuple) -> None:
-        self.net, self.method, self.args = net, method, args
+    def __init__(self, method: str, args: tuple) -> None:
+        self.method, self.args = method, args
 
-    def __call__(self) -> None:
-        out = Out(None, self.net)
-        getattr(self.net.shared, self.method)(*self.args, out)
-        self.net.apply(out)
-
-    def describe(self) -> tuple:
-        return (None, self.method, self.args)
+    def run(self, net: BrokerHost) -> None:
+        out = Out(None, net)
+        getattr(net.shared, self.method)(*self.args, out)
+        net.apply(out)
 
     def canonical_state(self) -> tuple:
         return ("shared", self.method, self.args)
+
+
+class NetworkCall(NetworkTimer):
+    """The network's own timer: `net.method(*args)` (the second half of a swap with a gap).
+
+    >>> class Net:
+    ...     def ring(self, n): print("rang", n)
+    >>> NetworkCall("ring", (1,)).run(Net())
+    rang 1
+    """
+
+    __slots__ = ("method", "args")
+
+    def __init__(self, method: str, args: tuple) -> None:
+        self.method, self.args = method, args
+
+    def run(self, net) -> None:
+        getattr(net, self.method)(*self.args)
+
+    def canonical_state(self) -> tuple:
+        return ("network", self.method, self.args)

@@ -29,7 +29,7 @@ from __future__ import annotations
 import heapq
 import random
 from collections import deque
-from typing import Callable
+from typing import Any, Callable
 
 from subsum.core import collector
 from subsum.impl.network.accounting import Ledger
@@ -38,13 +38,15 @@ CLIENT_BASE = 1_000_000  # node ids from here up are clients; below, brokers
 
 Link = tuple  # (src, dst) or (src, dst, "oob")
 Handler = Callable[[int, int, str, object], None]
+#: What a timer runs: a callable, or anything the `run_timer` the transport was given knows how to run
+Timer = Any
 
 
 class Transport:
     """Links, timers and the scheduler of one simulation."""
 
     def __init__(self, seed: int, delay: tuple[float, float], ledger: Ledger, deliver: Handler, to_client: Handler,
-                 alive: Callable[[int], bool]) -> None:
+                 alive: Callable[[int], bool], run_timer: Callable[[Timer], None] = lambda callback: callback()) -> None:
         self.now = 0.0
         self.delay = delay
         self._random = random.Random(seed).random  # link delays
@@ -52,10 +54,31 @@ class Transport:
         self.deliver = deliver  # looked up at each run(): a test may wrap it
         self.to_client = to_client
         self.alive = alive
+        self.run_timer = run_timer  # how a timer's callback is run (the network runs its own timers with itself)
         self.links: dict[Link, deque] = {}  # link -> FIFO of (arrival, seq, kind, payload)
         self._heap: list = []  # (time, seq, link or None, timer id or None)
         self._seq = 0
-        self._timers: dict[int, tuple[float, Callable[[], None]]] = {}  # live timer id -> (time, callback)
+        self._timers: dict[int, tuple[float, Timer]] = {}  # live timer id -> (time, callback)
+
+    def fork(self, ledger: Ledger, deliver: Handler, to_client: Handler, alive: Callable[[int], bool],
+             run_timer: Callable[[Timer], None], share_random: bool = False) -> Transport:
+        """A copy for a forked network (`sim.Network.fork`), whose later sends, deliveries and timers leave this one
+        as it is: the queues, the heap and the timer table copied (the messages and the timers themselves are
+        values, shared). `share_random`: the copy draws its link delays from this one's generator, not a copy of
+        it (for a caller to whom the delays do not matter; a copy of its state costs more than the rest)."""
+        forked = Transport.__new__(Transport)
+        forked.now, forked.delay, forked._seq = self.now, self.delay, self._seq
+        if share_random:
+            forked._random = self._random
+        else:
+            rng = random.Random()
+            rng.setstate(self._random.__self__.getstate())  # type: ignore[attr-defined]
+            forked._random = rng.random
+        forked.ledger, forked.deliver, forked.to_client, forked.alive, forked.run_timer = ledger, deliver, to_client, alive, run_timer
+        forked.links = {link: deque(queue) for link, queue in self.links.items()}
+        forked._heap = list(self._heap)
+        forked._timers = dict(self._timers)
+        return forked
 
     # --- links ---------------------------------------------------------------------------
     def open(self, a: int, b: int) -> None:
@@ -118,7 +141,7 @@ class Transport:
         self.send_many(src, (dst,), kind, payload)
 
     # --- timers --------------------------------------------------------------------------
-    def at(self, t: float, callback: Callable[[], None]) -> int:
+    def at(self, t: float, callback: Timer) -> int:
         """Run `callback` at simulated time t; returns the timer's id."""
         self._seq += 1
         self._timers[self._seq] = (t, callback)
@@ -133,14 +156,14 @@ class Transport:
         """The live timers' ids, in firing order."""
         return sorted(self._timers, key=lambda tid: (self._timers[tid][0], tid))
 
-    def timer(self, timer: int) -> tuple[float, Callable[[], None]]:
+    def timer(self, timer: int) -> tuple[float, Timer]:
         """A live timer's (time, callback)."""
         return self._timers[timer]
 
     def fire(self, timer: int) -> None:
         """Fire one timer now, whatever its time (a test's scheduler: any timeout)."""
         _, callback = self._timers.pop(timer)
-        callback()
+        self.run_timer(callback)
 
     def fire_next(self) -> None:
         """Fire the earliest live timer, the clock moving on to its time (a
@@ -159,7 +182,7 @@ class Transport:
             return self._loop(max_steps)
 
     def _loop(self, max_steps: int | None) -> int:
-        heap, links, pop, timers, deliver = self._heap, self.links, heapq.heappop, self._timers, self.deliver
+        heap, links, pop, timers, deliver, run_timer = self._heap, self.links, heapq.heappop, self._timers, self.deliver, self.run_timer
         limit = -1 if max_steps is None else max_steps
         steps = 0
         while heap and steps != limit:
@@ -170,7 +193,7 @@ class Transport:
                     continue  # cancelled, or already fired by `fire`
                 if t > self.now:
                     self.now = t
-                entry[1]()
+                run_timer(entry[1])
             else:
                 queue = links.get(link)
                 if not queue or queue[0][1] != seq:

@@ -36,6 +36,7 @@ DEF-CACHE-8.
 
 from __future__ import annotations
 
+import copy
 import struct
 from collections import Counter
 from typing import cast
@@ -147,6 +148,10 @@ class CacheNetwork(FilterIndex):
         self.requests: dict[int, RequestRecord] = {}
         self.counters: Counter = Counter()
         self.next_rid = 0
+
+    def fork(self) -> CacheNetwork:
+        """A copy for a forked network: all of it (the requests' records and counters are the caching protocol's)."""
+        return copy.deepcopy(self)
 
     def published(self, eid: int, event: Event, broker: int, overlay) -> None:
         self.events[eid] = event

@@ -26,50 +26,86 @@ from subsum.impl.network.protocol import Broker, handles, register
 from subsum.impl.network.transport import CLIENT_BASE
 
 
-class FilterIndex:
-    """DEF-NET-2: the distinct filters of all tables, reference-counted,
-    and the filters each event matches."""
+class FilterCatalog:
+    """The filters an index matches events against: an incremental `indexed`
+    engine and the names it knows them by. Shared by the indexes of forked
+    networks, and from then on it only grows (a filter one network dropped
+    may still be held in another)."""
 
     def __init__(self) -> None:
         self.engine = IndexedEngine(count_distinct=False)
-        self.refs: dict[Subscription, list] = {}  # filter -> [tables holding it, engine id]
+        self.names: dict[Subscription, str] = {}
         self.by_name: dict[str, Subscription] = {}
         self.generation = 0  # bumped when a filter enters the engine
-        self.matches: dict[int, tuple[int, frozenset]] = {}  # event id -> (generation, matched filters)
+        self.shared = False
 
-    def added(self, f: Subscription) -> None:
-        entry = self.refs.get(f)
-        if entry is None:
+    def add(self, f: Subscription) -> None:
+        if f not in self.names:
             name = f"f{len(self.by_name)}.{self.generation}"
-            self.refs[f] = [1, name]
+            self.names[f] = name
             self.by_name[name] = f
             self.engine.add(name, f)
             self.generation += 1
+
+    def remove(self, f: Subscription) -> None:
+        if not self.shared:
+            name = self.names.pop(f)
+            del self.by_name[name]
+            self.engine.remove(name)
+
+    def match(self, event: Event) -> frozenset:
+        names = self.by_name
+        return frozenset(names[name] for name in self.engine.match_batch([event])[0])
+
+
+class FilterIndex:
+    """DEF-NET-2: the distinct filters of all tables, reference-counted,
+    and the filters each event matches (a superset, once the catalog is
+    shared by a fork: a broker meets them with its own table's filters)."""
+
+    def __init__(self) -> None:
+        self.catalog = FilterCatalog()
+        self.refs: dict[Subscription, int] = {}  # filter -> tables holding it
+        self.matches: dict[int, tuple[int, frozenset]] = {}  # event id -> (catalog generation, matched filters)
+
+    def fork(self) -> FilterIndex:
+        """A copy for a forked network (`sim.Network.fork`): its own counts and cache, the catalog shared."""
+        forked = type(self).__new__(type(self))
+        forked.__dict__.update(self.__dict__)
+        self.catalog.shared = True
+        forked.refs, forked.matches = dict(self.refs), dict(self.matches)
+        return forked
+
+    def added(self, f: Subscription) -> None:
+        held = self.refs.get(f)
+        if held is None:
+            self.refs[f] = 1
+            self.catalog.add(f)
         else:
-            entry[0] += 1
+            self.refs[f] = held + 1
 
     def canonical_state(self) -> frozenset:
         """What the index holds, without its caches and the names it handed out: each filter and how many
         tables hold it (`subsum explore`'s fingerprint, spec/12 DEF-EXP-3)."""
-        return frozenset((f, entry[0]) for f, entry in self.refs.items())
+        return frozenset(self.refs.items())
 
     def removed(self, f: Subscription) -> None:
-        entry = self.refs[f]
-        entry[0] -= 1
-        if not entry[0]:
+        held = self.refs[f] - 1
+        if held:
+            self.refs[f] = held
+        else:
             del self.refs[f]
-            del self.by_name[entry[1]]
-            self.engine.remove(entry[1])
+            self.catalog.remove(f)
 
     def matching(self, eid: int, event: Event) -> frozenset:
         """The filters (of any table) the event matches, computed once per
         event and again only after a new filter appeared."""
         cached = self.matches.get(eid)
-        if cached is not None and cached[0] == self.generation:
+        generation = self.catalog.generation
+        if cached is not None and cached[0] == generation:
             return cached[1]
-        names = self.by_name
-        matched = frozenset(names[name] for name in self.engine.match_batch([event])[0])
-        self.matches[eid] = (self.generation, matched)
+        matched = self.catalog.match(event)
+        self.matches[eid] = (generation, matched)
         return matched
 
 

@@ -41,7 +41,7 @@ class SummaryBroker(Broker):
     """One broker of summary-based routing (DEF-SR-4): its handlers hand
     each message to the role it concerns."""
 
-    __slots__ = ("rounds", "ownership", "propagation", "routing")
+    __slots__ = ("ownership", "propagation", "routing")
 
     #: the classes of the three roles (a subclass may swap one, e.g. a check's planted bug)
     ownership_role: type[Ownership] = Ownership
@@ -53,9 +53,8 @@ class SummaryBroker(Broker):
         if not 0 <= bid < rounds.layout.brokers:
             raise NetworkError(f"broker {bid} does not fit the summaries' ID layout, which numbers brokers 0 .. "
                                f"{rounds.layout.brokers - 1} (the 'brokers' option)")
-        self.rounds = rounds  # shared by every broker of the network: the settings, the layout, the plan, the clock
         self.ownership = self.ownership_role(OwnerSummary(bid, rounds.layout, rounds.schema, rounds.options["virtual"]))
-        self.propagation = self.propagation_role(bid, rounds, self.ownership)
+        self.propagation = self.propagation_role(bid, self.ownership)
         self.routing = self.routing_role(bid, rounds, self.propagation)
 
     @classmethod
@@ -63,7 +62,7 @@ class SummaryBroker(Broker):
         return Rounds(net.options)
 
     def started(self, out: Out) -> None:
-        self.rounds.wake(out)
+        out.shared.wake(out)
 
     @property
     def merged(self) -> set[int]:
@@ -77,14 +76,14 @@ class SummaryBroker(Broker):
     @handles("SUB")
     def subscribed(self, client: int, f: Subscription, out: Out) -> None:
         if self.ownership.subscribe(client, f):
-            self.rounds.owner_pending[self.id] = self.ownership.has_pending()
-            self.rounds.wake(out)
+            out.shared.owner_pending[self.id] = self.ownership.has_pending()
+            out.shared.wake(out)
 
     @handles("UNSUB")
     def unsubscribed(self, client: int, f: Subscription, out: Out) -> None:
         if self.ownership.unsubscribe(client, f):
-            self.rounds.owner_pending[self.id] = self.ownership.has_pending()
-            self.rounds.wake(out)
+            out.shared.owner_pending[self.id] = self.ownership.has_pending()
+            out.shared.wake(out)
 
     def hand_to_clients(self, eid: int, event: Event, ids, publisher: int, out: Out) -> None:
         clients = self.ownership.clients_for(event, ids, publisher)
@@ -129,16 +128,16 @@ class SummaryBroker(Broker):
 
     # --- the overlay is fixed once propagation has started ---------------------------------
     def link_added(self, n: int, rid: int | None, out: Out) -> None:
-        self.overlay_may_change(n)
+        self.overlay_may_change(n, out.shared)
         self.neighbors.add(n)
 
     def link_removed(self, n: int, rid: int | None, replacement: tuple | None, out: Out) -> None:
-        self.overlay_may_change(n)
+        self.overlay_may_change(n, out.shared)
         self.neighbors.discard(n)
 
-    def overlay_may_change(self, n: int) -> None:
+    def overlay_may_change(self, n: int, rounds: Rounds) -> None:
         if n >= CLIENT_BASE:
             return
-        self.rounds.forget_distances()
-        if self.rounds.plan is not None:
+        rounds.forget_distances()
+        if rounds.plan is not None:
             raise NetworkError("the summaries protocol runs on a fixed overlay: links cannot change once propagation has started")

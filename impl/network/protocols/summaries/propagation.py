@@ -35,11 +35,12 @@ def send_out_of_band(out: Out, rounds: Rounds, src: int, dst: int, kind: str, pa
 class Propagation:
     """One broker's history summary and its state in the current round."""
 
-    __slots__ = ("bid", "rounds", "ownership", "history", "round", "waiting_for", "collected", "join",
+    __slots__ = ("bid", "ownership", "history", "round", "waiting_for", "collected", "join",
                  "deletions", "queried", "asked", "answers")
 
-    def __init__(self, bid: int, rounds: Rounds, ownership: Ownership) -> None:
-        self.bid, self.rounds, self.ownership = bid, rounds, ownership
+    def __init__(self, bid: int, ownership: Ownership) -> None:
+        """The network's `Rounds` (the plan, the clock, the journeys) are read as `out.shared` by each step."""
+        self.bid, self.ownership = bid, ownership
         self.history: Summary = History.of(ownership.summary.export())
         self.round = -1
         self.waiting_for: set[int] = set()  # plan children whose delta of this round has not come
@@ -57,9 +58,9 @@ class Propagation:
 
     def begin_round(self, r: int, out: Out) -> None:
         self.round = r
-        self.waiting_for = set(self.rounds.current_plan(out.overlay).children[self.bid])
+        self.waiting_for = set(out.shared.current_plan(out.overlay).children[self.bid])
         self.collected = [self.ownership.summary.take_delta()]
-        self.rounds.owner_pending[self.bid] = self.ownership.has_pending()
+        out.shared.owner_pending[self.bid] = self.ownership.has_pending()
         if not self.waiting_for:
             self.pass_on(out)
 
@@ -75,7 +76,7 @@ class Propagation:
 
     def pass_on(self, out: Out) -> None:
         """All deltas of the round are in: join them, send the join to the plan target, apply it here."""
-        rounds = self.rounds
+        rounds: Rounds = out.shared
         insertions = Summary(rounds.layout, rounds.schema, rounds.options["virtual"])
         deletions = []
         for delta in self.collected:
@@ -109,10 +110,10 @@ class Propagation:
         assert self.join is not None
         self.history.union_rows(self.join.insertions)
         self.join = None
-        self.rounds.broker_finished(self.bid, out)
+        out.shared.broker_finished(self.bid, out)
 
     def ask_owners(self, rebuilds: dict, out: Out) -> None:
-        layout = self.rounds.layout
+        layout = out.shared.layout
         per_owner: dict[int, dict] = defaultdict(dict)
         for key, ids in rebuilds.items():
             for sid in ids:
@@ -122,7 +123,7 @@ class Propagation:
                 self.add_answers(self.ownership.answer(per_owner[o]))
             else:
                 self.asked.add(o)
-                send_out_of_band(out, self.rounds, self.bid, o, "DELETE-QUERY", DeleteQuery(self.round, per_owner[o]))
+                send_out_of_band(out, out.shared, self.bid, o, "DELETE-QUERY", DeleteQuery(self.round, per_owner[o]))
 
     def add_answers(self, answer: Mapping) -> None:
         for key, pairs in answer.items():
@@ -135,7 +136,7 @@ class Propagation:
     def query_received(self, src: int, query: DeleteQuery, out: Out) -> None:
         if query.round != self.round:  # the owner has moved on: its answer could name a reused slot
             out.count("violations", "DELETE-QUERY out of round")
-        send_out_of_band(out, self.rounds, self.bid, src, "DELETE-ANSWER", DeleteAnswer(query.round, self.ownership.answer(query.query)))
+        send_out_of_band(out, out.shared, self.bid, src, "DELETE-ANSWER", DeleteAnswer(query.round, self.ownership.answer(query.query)))
 
     def answer_received(self, src: int, answer: DeleteAnswer, out: Out) -> None:
         if answer.round != self.round or src not in self.asked:

@@ -48,6 +48,14 @@ class Rounds:
         self.owner_pending: dict[int, bool] = {}  # broker -> its own subscriptions changed since its last delta
         self._distance: dict[int, dict[int, int]] = {}
 
+    def fork(self) -> Rounds:
+        """A copy for a forked network (`sim.Network.fork`); the plan, once made, is never changed and is shared."""
+        forked = Rounds.__new__(Rounds)
+        forked.__dict__.update(self.__dict__)
+        forked.finished, forked.owner_pending, forked._distance = set(self.finished), dict(self.owner_pending), dict(self._distance)
+        forked.journeys = defaultdict(list, {eid: list(messages) for eid, messages in self.journeys.items()})
+        return forked
+
     def canonical_state(self) -> tuple:
         """What the brokers' future depends on, without the counters only reports read (`deferred`), the distance
         cache and what the brokers' own states say already (`owner_pending`) (`subsum explore`'s fingerprint,

@@ -24,10 +24,11 @@ from subsum.impl.network.protocols.summaries.rounds import Rounds
 class Routing:
     """One broker's routing decisions: which owners get an event, and where it goes next."""
 
-    __slots__ = ("bid", "rounds", "propagation")
+    __slots__ = ("bid", "layout", "propagation")
 
     def __init__(self, bid: int, rounds: Rounds, propagation: Propagation) -> None:
-        self.bid, self.rounds, self.propagation = bid, rounds, propagation
+        """`rounds` for its ID layout, fixed; the plan and the journeys are read as `out.shared` by each step."""
+        self.bid, self.layout, self.propagation = bid, rounds.layout, propagation
 
     def route(self, eid: int, event: Event, brocli: frozenset, publisher: int, out: Out) -> set[int]:
         """Send DELIVER to every other unchecked owner and ROUTE to the next
@@ -36,18 +37,18 @@ class Routing:
         by_owner = self.unchecked_owners(self.propagation.history.match(event), brocli)
         for owner in sorted(by_owner):
             if owner != self.bid:
-                send_out_of_band(out, self.rounds, self.bid, owner, "DELIVER", DeliverEvent(eid, event, frozenset(by_owner[owner]), publisher), eid)
+                send_out_of_band(out, out.shared, self.bid, owner, "DELIVER", DeliverEvent(eid, event, frozenset(by_owner[owner]), publisher), eid)
         brocli = brocli | self.propagation.merged
-        plan = self.rounds.current_plan(out.overlay)
-        nxt = next_broker(out.overlay.adjacent, plan.degree, self.bid, brocli, self.rounds.options["option"])
+        plan = out.shared.current_plan(out.overlay)
+        nxt = next_broker(out.overlay.adjacent, plan.degree, self.bid, brocli, out.shared.options["option"])
         if nxt is not None:
-            send_out_of_band(out, self.rounds, self.bid, nxt, "ROUTE", RouteEvent(eid, event, brocli, publisher), eid)
+            send_out_of_band(out, out.shared, self.bid, nxt, "ROUTE", RouteEvent(eid, event, brocli, publisher), eid)
         return by_owner.get(self.bid, set())
 
     def unchecked_owners(self, matched, brocli: frozenset) -> dict[int, set[int]]:
         """The matched IDs by owner (c1), less the owners already in BROCLI:
         those have had the event from an earlier broker (the c1 filter)."""
-        layout = self.rounds.layout
+        layout = self.layout
         by_owner: dict[int, set[int]] = defaultdict(set)
         for sid in matched:
             owner = layout.broker_of(sid)
