@@ -10,8 +10,8 @@ its seed (seed, seed + 1, ...), so each run forks a different mid-run
 state. On it, it times `Run.fork(share_random=True)` (what the explorer
 calls) and the earlier copy, `copy.deepcopy` of the same run with the same
 values shared (the explorer's `copy_run` before issue 52, kept here as the
-peer), each as the median of 5 batches of 2,000 calls, the garbage
-collector on as in a search. It writes fork-cost.csv (a row per run and
+peer), each as the median of 5 batches of 2,000 calls (timeit's: the
+garbage collector paused while a batch runs). It writes fork-cost.csv (a row per run and
 method), fork-cost.png (means with 95% intervals, the target dashed) and
 fork-cost.json (means, intervals, the ratio and the verdict by the rule
 stated in it) to --out-dir (default bench-out/fork-cost), all at the end.
