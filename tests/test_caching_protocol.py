@@ -10,6 +10,7 @@ import pytest
 
 from subsum.conformance import profiles
 from subsum.conformance import requests as checks
+from subsum.conformance import protocol_caches
 from subsum.conformance.properties import run_property
 from subsum.impl.network.protocols import caching
 from subsum.impl.network import build
@@ -254,3 +255,35 @@ def test_the_first_client_id_gets_its_responses_like_any_other():
     checks.settle(net)
     record = net.shared.requests[rid]
     assert record.responses == [(2, eid, [2, 1, 0])] and dict(record.recovered) == {eid: 1} and record.delay == {eid: 2}
+
+
+def test_a_broker_telling_its_cache_only_part_of_a_requests_hits_is_caught(monkeypatch):
+    """CLM-CACHE-1 inside the protocol (issue 52's plant): a broker that hits in its cache all but the last of the
+    held messages a request matches. The check reads what the broker told its cache and compares it with every
+    held message the request matches, by the reference fed the broker's own operations."""
+    class ForgetsTheLastHit:
+        def __init__(self, cache):
+            self.cache = cache
+
+        def hit(self, matching, now):
+            self.cache.hit(list(matching)[:-1], now)
+
+        def __contains__(self, m):
+            return m in self.cache
+
+        def __len__(self):
+            return len(self.cache)
+
+        def __getattr__(self, name):
+            return getattr(self.cache, name)
+
+    real = protocol_caches.watch_caches
+
+    def watch_forgetful(net):
+        real(net)  # the check's recorder sees what the broker tells its cache: the broker's calls go through the plant
+        for broker in net.brokers.values():
+            broker.cache = ForgetsTheLastHit(broker.cache)
+
+    monkeypatch.setattr(protocol_caches, "watch_caches", watch_forgetful)
+    with pytest.raises(AssertionError, match="CLM-CACHE-1"):
+        run_property(protocol_caches.protocol_caches_equal_the_reference)
