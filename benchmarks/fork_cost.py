@@ -32,6 +32,8 @@ from typing import Any
 
 from subsum.bench.intervals import mean_ci
 from subsum.bench.output import pyplot, save_figure, write_csv
+from subsum.core.errors import InputError
+from subsum.core.outputs import check_output_folder
 from subsum.conformance.explore.scope import Scope
 from subsum.conformance.explore.state import State, moves, successor
 from subsum.conformance.schedules import Run
@@ -110,8 +112,10 @@ def main(argv=None) -> int:
     if args.runs < 2:
         parser.error("--runs: an interval needs at least 2 runs")
     out = Path(args.out_dir)
-    if out.exists() and not out.is_dir():
-        parser.error(f"--out-dir: {out} is not a folder")
+    try:
+        check_output_folder(out)  # before the work: a bad folder is an error now, not after a minute of timing
+    except InputError as error:
+        parser.error(f"--out-dir: {error}")
     rows = measure(args.runs, args.seed)
     summary = summarise(rows)
     out.mkdir(parents=True, exist_ok=True)

@@ -27,6 +27,9 @@ import sys
 import tempfile
 from pathlib import Path
 
+from subsum.core.errors import InputError
+from subsum.core.outputs import check_output_path
+
 PROTOCOLS = ("strawman", "timed", "notified", "informed")
 TIMED = ("seconds", "per_second", "per_minute", "per_s", "elapsed")
 
@@ -115,14 +118,21 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--python", default=sys.executable, help="the Python whose subsum runs the commands")
     parser.add_argument("--only", help="run only the commands whose name contains this")
     options = parser.parse_args(argv)
-    if options.action == "compare" and not options.file.is_file():
-        parser.error(f"{options.file}: no such file")
+    recorded: dict = {}
+    try:  # the file checked before the commands run (a minute of them)
+        if options.action == "record":
+            check_output_path(options.file)
+        else:
+            recorded = json.loads(options.file.read_text(encoding="utf-8"))
+            if not isinstance(recorded, dict):
+                raise ValueError("not a JSON object of recorded commands")
+    except (OSError, ValueError, InputError) as error:
+        parser.error(f"{options.file}: {error}")
     now = outputs(options.python, options.only)
     if options.action == "record":
         options.file.write_text(json.dumps(now, indent=1, sort_keys=True) + "\n")
         print(f"recorded {len(now)} commands in {options.file}")
         return 0
-    recorded = json.loads(options.file.read_text())
     differ = [name for name in now if now[name] != recorded.get(name)]
     for name in differ:
         print(f"differs: {name}\n  recorded: {json.dumps(recorded.get(name))[:1500]}\n  now:      {json.dumps(now[name])[:1500]}")

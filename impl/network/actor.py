@@ -62,12 +62,14 @@ class Context(Protocol):
 class Out:
     """The effects of one handler run at broker `bid`, in the order written."""
 
-    __slots__ = ("bid", "context", "effects")
+    __slots__ = ("bid", "context", "shared", "effects")
 
     def __init__(self, bid: int | None, context: Context | None) -> None:
         """`bid`: the broker whose handler runs (None for a shared clock's tick, which sends nothing itself)."""
         self.bid = bid
         self.context = context
+        #: What the network's brokers share (`Broker.shared_state`), read by handlers on their hottest paths.
+        self.shared: Any = None if context is None else context.shared
         self.effects: list[tuple] = []
 
     # --- what a handler does ----------------------------------------------------------------
@@ -110,11 +112,6 @@ class Out:
     @property
     def now(self) -> float:
         return self.context.now  # type: ignore[union-attr]
-
-    @property
-    def shared(self) -> Any:
-        """What the network's brokers share (`Broker.shared_state`)."""
-        return self.context.shared  # type: ignore[union-attr]
 
     @property
     def overlay(self) -> Any:

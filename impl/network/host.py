@@ -41,8 +41,14 @@ class BrokerHost:
         self._incarnations = 0
         self.incarnation: dict[int, int] = {}  # broker -> which of the brokers ever given its id it is
         self.broker_timers: dict[tuple, int] = {}  # (broker, method, args) -> its pending timer's id
+        #: The out-buffer `deliver` hands each message's handler (made once the shared state is: `start_buffers`)
+        self.message_out = Out(None, None)
         #: None, or (see `keep_journal`) every message a broker handled and every effect a handler wrote, in order
         self.journal: list[tuple] | None = None
+
+    def start_buffers(self) -> None:
+        """Make the out-buffer `deliver` reuses, once `shared` is set (and again for a fork, which has its own)."""
+        self.message_out = Out(None, self)
 
     def keep_journal(self) -> list[tuple]:
         """From now on, record in `journal` ("handled", src, dst, kind, payload) for each message a broker handles
@@ -100,14 +106,15 @@ class BrokerHost:
         src, transport = cast(int, out.bid), self.transport  # None only for a shared clock, which only sets timers
         if self.journal is not None:
             self.journal.extend(("wrote", src, effect) for effect in out.effects)
+        send_many = transport.send_many
         for effect in out.effects:
             what = effect[0]
-            if what == "send":
-                transport.send_many(src, (effect[1],), effect[2], effect[3])
-            elif what == "route":
-                transport.send_many(src, effect[1], "EVENT", effect[2])
+            if what == "route":  # the commonest first: an event handed on
+                send_many(src, effect[1], "EVENT", effect[2])
+            elif what == "send":
+                send_many(src, (effect[1],), effect[2], effect[3])
             elif what == "direct":
-                transport.send_many(src, (effect[1],), effect[2], effect[3], channel="oob")
+                send_many(src, (effect[1],), effect[2], effect[3], channel="oob")
             elif what == "timer":
                 self._set_timer(src, *effect[1:])
             elif what == "cancel":
@@ -145,10 +152,18 @@ class BrokerHost:
         self.ledger.handled[kind] += 1
         if self.journal is not None:
             self.journal.append(("handled", src, dst, kind, payload))
-        out = Out(dst, self)
+        out = self.message_out  # one buffer for every message: a handler's run never delivers another message
+        out.bid = dst
+        effects = out.effects
+        if effects:
+            effects.clear()  # left by a handler that raised
         (self.brokers[dst] if dst in self.owned else self.own(dst)).receive(src, kind, payload, out)
-        if out.effects:
-            self.apply(out)
+        if effects:
+            if len(effects) == 1 and effects[0][0] == "route" and self.journal is None:
+                self.transport.send_many(dst, effects[0][1], "EVENT", effects[0][2])  # `apply`'s commonest case, inline
+            else:
+                self.apply(out)
+            effects.clear()
 
     def is_broker(self, node: int) -> bool:
         return node in self.brokers

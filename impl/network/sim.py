@@ -61,6 +61,7 @@ class Network(BrokerHost):
         self.overlay = Overlay(random.Random(f"overlay-{seed}"))
         self.options = dict(options or {})  # the protocol's own settings (e.g. the summaries' period)
         self.shared = self.broker_class.shared_state(self)  # what the protocol's brokers share
+        self.start_buffers()
         self.refused = 0  # delayed swap links that churn made impossible
         self._next_client = CLIENT_BASE
         self._next_event = 0
@@ -87,6 +88,7 @@ class Network(BrokerHost):
         forked.shared = self.shared.fork() if hasattr(self.shared, "fork") else copy.deepcopy(self.shared)
         forked.incarnation, forked.broker_timers = dict(self.incarnation), dict(self.broker_timers)
         forked.journal = None if self.journal is None else list(self.journal)
+        forked.start_buffers()
         return forked
 
     # --- overlay changes -------------------------------------------------------------------
