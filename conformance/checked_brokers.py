@@ -101,6 +101,8 @@ class CheckedBroker(StrawmanBroker):
     in the MRO: Strawman's here, a plug-in's in `checked_class(X)`, whose MRO
     puts this class before X (below)."""
 
+    reads_out_buffer = True  # each step's buffer is compared with the model's messages
+
     def _compare(self, what: str, model_step, run, out: Out, before: ref_strawman.BrokerState | None = None) -> None:
         """`before`: the broker's model view now, if the caller has it (it is taken once per step)."""
         want_state, want_messages = model_step(model_view(self) if before is None else before)

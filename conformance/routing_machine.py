@@ -36,6 +36,7 @@ class CheckedSummaryBroker(SummaryBroker):
     one it came with (the empty one, at the publisher's broker)."""
 
     __slots__ = ()
+    reads_out_buffer = True
 
     def published(self, client, publication, out):
         mark = len(out.effects)

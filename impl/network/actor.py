@@ -142,3 +142,39 @@ class Out:
     def timers_set(self, since: int = 0) -> list[tuple]:
         """The timers set from effect `since` on, as (at, method, args, defers)."""
         return [e[1:] for e in self.effects[since:] if e[0] == "timer"]
+
+
+class AppliedOut(Out):
+    """An out-buffer whose effects the network carries out as they are written, keeping none: what a network
+    gives its handlers when nothing reads the buffers (the simulator's runs; a check's brokers get a plain `Out`).
+    The network would apply a buffer in the order it was written, so this is the same run, without the buffer."""
+
+    __slots__ = ("send_many",)
+
+    def __init__(self, bid: int | None, host) -> None:
+        super().__init__(bid, host)
+        self.send_many = host.transport.send_many
+
+    def send(self, dst: int, kind: str, payload) -> None:
+        self.send_many(self.bid, (dst,), kind, payload)
+
+    def send_direct(self, dst: int, kind: str, payload) -> None:
+        self.send_many(self.bid, (dst,), kind, payload, "oob")
+
+    def route_event(self, targets: list[int], publication) -> None:
+        self.send_many(self.bid, targets, "EVENT", publication)
+
+    def timer(self, at: float, method: str, *args, defers: bool = False) -> None:
+        self.context.apply_effect(self.bid, ("timer", at, method, args, defers))  # type: ignore[union-attr]
+
+    def cancel(self, method: str, *args) -> None:
+        self.context.apply_effect(self.bid, ("cancel", method, args))  # type: ignore[union-attr]
+
+    def count(self, counter: str, key: str, n: int = 1) -> None:
+        self.context.apply_effect(self.bid, ("count", counter, key, n))  # type: ignore[union-attr]
+
+    def shared_timer(self, at: float, method: str, *args) -> None:
+        self.context.apply_effect(self.bid, ("shared-timer", at, method, args))  # type: ignore[union-attr]
+
+    def tell_every_broker(self, method: str, *args) -> None:
+        self.context.apply_effect(self.bid, ("every-broker", method, args))  # type: ignore[union-attr]

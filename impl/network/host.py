@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, cast
 
-from subsum.impl.network.actor import Out
+from subsum.impl.network.actor import AppliedOut, Out
 from subsum.impl.network.messages import Publication
 from subsum.impl.network.overlay import NetworkError
 from subsum.impl.network.protocol import Broker
@@ -42,19 +42,21 @@ class BrokerHost:
         self.incarnation: dict[int, int] = {}  # broker -> which of the brokers ever given its id it is
         self.broker_timers: dict[tuple, int] = {}  # (broker, method, args) -> its pending timer's id
         #: The out-buffer `deliver` hands each message's handler (made once the shared state is: `start_buffers`)
+        self.buffered = True  # whether handlers' effects wait in a buffer (see `new_out`); the subclass decides
         self.message_out = Out(None, None)
         #: None, or (see `keep_journal`) every message a broker handled and every effect a handler wrote, in order
         self.journal: list[tuple] | None = None
 
     def start_buffers(self) -> None:
         """Make the out-buffer `deliver` reuses, once `shared` is set (and again for a fork, which has its own)."""
-        self.message_out = Out(None, self)
+        self.message_out = self.new_out(None)
 
     def keep_journal(self) -> list[tuple]:
         """From now on, record in `journal` ("handled", src, dst, kind, payload) for each message a broker handles
         and ("wrote", broker, effect) for each effect a handler writes (`actor.Out`), in the order they happen:
         what a check reads to see what brokers did, off the same buffers the network applies."""
         self.journal = []
+        self.start_buffers()
         return self.journal
 
     @property
@@ -103,33 +105,39 @@ class BrokerHost:
     # --- handlers and their out-buffers (DEF-NET-2) ------------------------------------------
     def apply(self, out: Out) -> None:
         """Carry out what a handler wrote to its out-buffer, in order."""
-        src, transport = cast(int, out.bid), self.transport  # None only for a shared clock, which only sets timers
+        src = cast(int, out.bid)  # None only for a shared clock, which only sets timers
         if self.journal is not None:
             self.journal.extend(("wrote", src, effect) for effect in out.effects)
-        send_many = transport.send_many
         for effect in out.effects:
-            what = effect[0]
-            if what == "route":  # the commonest first: an event handed on
-                send_many(src, effect[1], "EVENT", effect[2])
-            elif what == "send":
-                send_many(src, (effect[1],), effect[2], effect[3])
-            elif what == "direct":
-                send_many(src, (effect[1],), effect[2], effect[3], channel="oob")
-            elif what == "timer":
-                self._set_timer(src, *effect[1:])
-            elif what == "cancel":
-                timer = self.broker_timers.pop((src, effect[1], effect[2]), None)
-                if timer is not None:
-                    transport.cancel(timer)
-            elif what == "count":
-                getattr(self.ledger, effect[1])[effect[2]] += effect[3]
-            elif what == "shared-timer":
-                transport.at(effect[1], SharedTimer(effect[2], effect[3]))
-            else:  # every-broker
-                for b in sorted(self.brokers):
-                    self.notify(b, effect[1], *effect[2])
+            self.apply_effect(src, effect)
 
+    def apply_effect(self, src: int, effect: tuple) -> None:
+        """Carry out one effect broker `src`'s handler wrote (`actor.Out`)."""
+        what, transport = effect[0], self.transport
+        if what == "route":  # the commonest first: an event handed on
+            transport.send_many(src, effect[1], "EVENT", effect[2])
+        elif what == "send":
+            transport.send_many(src, (effect[1],), effect[2], effect[3])
+        elif what == "direct":
+            transport.send_many(src, (effect[1],), effect[2], effect[3], channel="oob")
+        elif what == "timer":
+            self._set_timer(src, *effect[1:])
+        elif what == "cancel":
+            timer = self.broker_timers.pop((src, effect[1], effect[2]), None)
+            if timer is not None:
+                transport.cancel(timer)
+        elif what == "count":
+            getattr(self.ledger, effect[1])[effect[2]] += effect[3]
+        elif what == "shared-timer":
+            transport.at(effect[1], SharedTimer(effect[2], effect[3]))
+        else:  # every-broker
+            for b in sorted(self.brokers):
+                self.notify(b, effect[1], *effect[2])
 
+    def new_out(self, bid: int | None) -> Out:
+        """An out-buffer for a handler run at broker `bid`: one the network applies as each effect is written,
+        unless something reads the buffers (a check's broker class, `reads_out_buffer`, or the journal)."""
+        return Out(bid, self) if self.buffered or self.journal is not None else AppliedOut(bid, self)
 
     def _set_timer(self, bid: int, at: float, method: str, args: tuple, defers: bool) -> None:
         key = (bid, method, args)
@@ -142,7 +150,7 @@ class BrokerHost:
 
     def notify(self, bid: int, method: str, *args) -> None:
         """Run `broker.method(*args, out)` now (an overlay notification) and apply its out-buffer."""
-        out = Out(bid, self)
+        out = self.new_out(bid)
         getattr(self.brokers[bid] if bid in self.owned else self.own(bid), method)(*args, out)
         self.apply(out)
 
@@ -158,11 +166,8 @@ class BrokerHost:
         if effects:
             effects.clear()  # left by a handler that raised
         (self.brokers[dst] if dst in self.owned else self.own(dst)).receive(src, kind, payload, out)
-        if effects:
-            if len(effects) == 1 and effects[0][0] == "route" and self.journal is None:
-                self.transport.send_many(dst, effects[0][1], "EVENT", effects[0][2])  # `apply`'s commonest case, inline
-            else:
-                self.apply(out)
+        if effects:  # a buffer, not applied as written
+            self.apply(out)
             effects.clear()
 
     def is_broker(self, node: int) -> bool:
@@ -210,7 +215,7 @@ class BrokerHost:
     def deliver_from_client(self, client: int, kind: str, payload) -> None:
         """A client's operation reaches its access broker at once (not counted as handled: no link carried it)."""
         broker = self.clients[client]
-        out = Out(broker, self)
+        out = self.new_out(broker)
         (self.brokers[broker] if broker in self.owned else self.own(broker)).receive(client, kind, payload, out)
         self.apply(out)
 

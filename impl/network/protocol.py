@@ -75,6 +75,10 @@ class Broker:
 
     __slots__ = ("id", "neighbors")
 
+    #: Whether something reads what this class's handlers write (a check's broker does): then the network gives each
+    #: handler a buffer and applies it when the handler returns; otherwise it applies each effect as it is written.
+    reads_out_buffer = False
+
     #: message kind -> the name of its handler method (names, so that an
     #: override in a subclass, or a test's patch of the method, is what runs)
     handlers: dict[str, str] = {}

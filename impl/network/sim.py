@@ -61,6 +61,7 @@ class Network(BrokerHost):
         self.overlay = Overlay(random.Random(f"overlay-{seed}"))
         self.options = dict(options or {})  # the protocol's own settings (e.g. the summaries' period)
         self.shared = self.broker_class.shared_state(self)  # what the protocol's brokers share
+        self.buffered = self.broker_class.reads_out_buffer
         self.start_buffers()
         self.refused = 0  # delayed swap links that churn made impossible
         self._next_client = CLIENT_BASE
