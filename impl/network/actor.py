@@ -20,10 +20,12 @@ The network applies the buffer when the handler returns: it enqueues the
 messages on their links, sets and cancels the timers and counts, in the
 order they were written, so a handler's effects are the same as if each
 had happened at once. A check reads the same buffer (`out.effects`) to
-compare what a handler did with what the model says it must do.
+compare what a handler did with what the model says it must do. Where
+nothing reads the buffers, the network hands out an `AppliedOut`, which
+carries out each effect as it is written: the same order, so the same run.
 
 What a handler may read of the world is here too, read-only: the time
-(`now`), the protocol's settings (`settings`), what the network's brokers
+(`now`), the network's settings (`setting(name)`), what the network's brokers
 share (`shared`), the overlay (`overlay`: a broker protocol may know the
 topology, as the seeds' do) and the brokers' ids (`brokers`).
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, cast
 
 from subsum.impl.network.actor import AppliedOut, Out
-from subsum.impl.network.messages import Publication
 from subsum.impl.network.overlay import NetworkError
 from subsum.impl.network.protocol import Broker
 from subsum.impl.network.timers import BrokerTimer, NetworkTimer, SharedTimer
@@ -92,7 +91,7 @@ class BrokerHost:
         return self.brokers.pop(bid)
 
     def setting(self, name: str):
-        """A setting a handler may read (`actor.Context`): defer_timeout, sub_timeout or options."""
+        """A setting a handler may read (`actor.Context`): defer_timeout, sub_timeout, options or record_crossings."""
         if name == "record_crossings":
             return self.ledger.record_crossings
         if name not in ("defer_timeout", "sub_timeout", "options"):
@@ -179,29 +178,13 @@ class BrokerHost:
         self.ledger.violations[f"{kind} to a client"] += 1
 
     def send(self, src: int, dst: int, kind: str, payload) -> None:
-        """A message over the tree link (src, dst)."""
+        """A message over the tree link (src, dst), put there from outside any handler (a scenario's stray FLUSH)."""
         self.transport.send_many(src, (dst,), kind, payload)
 
-    def send_direct(self, src: int, dst: int, kind: str, payload) -> None:
-        """An out-of-band message (ACTIVATE: REDS sends it over UDP, not over the tree)."""
-        self.transport.send_many(src, (dst,), kind, payload, channel="oob")
-
-    def route_event(self, src: int, targets: list[int], publication: Publication) -> None:
-        """Broker src forwards a publication to each target: a client gets it
-        (a delivery), a broker an EVENT. The record is the one made at
-        `publish`, passed on unchanged."""
-        self.transport.send_many(src, targets, "EVENT", publication)
-
-    def at(self, t: float, callback: Timer, owner: int | None = None) -> int:
-        """Run `callback` at simulated time t; returns the timer's id. `owner`,
-        a broker starting a deferred-unsubscription timer, is counted in
-        `ledger.timers_started`."""
-        if owner is not None:
-            self.ledger.timers_started[owner] += 1
+    def at(self, t: float, callback: Timer) -> int:
+        """Run `callback` at simulated time t (a workload's or a test's timer; a broker sets its own with
+        `out.timer`); returns the timer's id."""
         return self.transport.at(t, callback)
-
-    def cancel(self, timer: int) -> None:
-        self.transport.cancel(timer)
 
     def run(self, max_steps: int | None = None) -> int:
         """Run the transport's event loop (see `Transport.run`)."""
