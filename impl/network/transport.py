@@ -13,10 +13,14 @@ out-of-band channel, and the one event loop.
   `Ledger.deliveries`, and traced); for any other kind `to_client(src,
   client, kind, payload)` decides what it means (the network counts a
   violation).
-- Timers run a callback at a simulated time. One heap orders messages and
-  timers by (time, sequence number); `run` pops it, skipping entries whose
-  message was dropped or already delivered, and timers that were
-  cancelled, and hands each message to `deliver(src, dst, kind, payload)`.
+- Timers run a callback at a simulated time. One heap orders the links and
+  the timers: it holds one entry per non-empty link, keyed by the (arrival,
+  sequence number) of its head message, and one per live timer. `run` pops
+  the earliest and hands a link's head message to `deliver(src, dst, kind,
+  payload)`, or runs the timer. A link's later messages wait in its queue, not
+  in the heap: there is never an entry for a message that was dropped or
+  already delivered, nor for a timer that was cancelled or has fired (those
+  take their entry out of the heap).
 - A test's scheduler may instead pick the order: `deliver_from(link)`,
   `fire(timer)` (any timer, now), `fire_next()` (the earliest, at its
   time), `drop_head(link)`.
@@ -56,7 +60,8 @@ class Transport:
         self.alive = alive
         self.run_timer = run_timer  # how a timer's callback is run (the network runs its own timers with itself)
         self.links: dict[Link, deque] = {}  # link -> FIFO of (arrival, seq, kind, payload)
-        self._heap: list = []  # (time, seq, link or None, timer id or None)
+        #: (arrival, seq, link) of each non-empty link's head message; (time, timer id, None) of each live timer
+        self._heap: list[tuple[float, int, Link | None]] = []
         self._seq = 0
         self._timers: dict[int, tuple[float, Timer]] = {}  # live timer id -> (time, callback)
 
@@ -89,9 +94,12 @@ class Transport:
 
     def close(self, link: Link) -> None:
         """Close one direction (or channel); what was in flight on it is dropped."""
-        dropped = self.ledger.dropped
-        for _, _, kind, _ in self.links.pop(link, ()):
-            dropped[kind] += 1
+        queue = self.links.pop(link, None)
+        if queue:
+            self._unschedule((queue[0][0], queue[0][1], link))
+            dropped = self.ledger.dropped
+            for _, _, kind, _ in queue:
+                dropped[kind] += 1
 
     # --- sending -------------------------------------------------------------------------
     def send_many(self, src: int, targets, kind: str, payload, channel: str | None = None) -> None:
@@ -126,11 +134,14 @@ class Transport:
                 self.ledger.dropped[kind] += 1
                 continue
             t = now + (low + span * rnd())
-            if queue and queue[-1][0] > t:
-                t = queue[-1][0]  # FIFO: never overtake the previous message on this link
             seq += 1
-            queue.append((t, seq, kind, payload))
-            push(heap, (t, seq, link, None))
+            if queue:  # the link is in the heap already, by its head
+                if queue[-1][0] > t:
+                    t = queue[-1][0]  # FIFO: never overtake the previous message on this link
+                queue.append((t, seq, kind, payload))
+            else:
+                queue.append((t, seq, kind, payload))
+                push(heap, (t, seq, link))
         self._seq = seq
         if sent:
             self.ledger.sent[kind] += sent
@@ -145,12 +156,21 @@ class Transport:
         """Run `callback` at simulated time t; returns the timer's id."""
         self._seq += 1
         self._timers[self._seq] = (t, callback)
-        heapq.heappush(self._heap, (t, self._seq, None, self._seq))
+        heapq.heappush(self._heap, (t, self._seq, None))
         return self._seq
 
     def cancel(self, timer: int) -> None:
         """Cancel a timer (nothing if it already fired or was cancelled)."""
-        self._timers.pop(timer, None)
+        entry = self._timers.pop(timer, None)
+        if entry is not None:
+            self._unschedule((entry[0], timer, None))
+
+    def _unschedule(self, entry: tuple) -> None:
+        """Take one entry out of the heap (a closed link, a link whose head a scheduler took, a timer cancelled or
+        fired out of order): O(heap), and rare next to the loop's pops."""
+        heap = self._heap
+        heap.remove(entry)
+        heapq.heapify(heap)
 
     def pending_timers(self) -> list[int]:
         """The live timers' ids, in firing order."""
@@ -162,7 +182,8 @@ class Transport:
 
     def fire(self, timer: int) -> None:
         """Fire one timer now, whatever its time (a test's scheduler: any timeout)."""
-        _, callback = self._timers.pop(timer)
+        t, callback = self._timers.pop(timer)
+        self._unschedule((t, timer, None))
         self.run_timer(callback)
 
     def fire_next(self) -> None:
@@ -182,25 +203,25 @@ class Transport:
             return self._loop(max_steps)
 
     def _loop(self, max_steps: int | None) -> int:
-        heap, links, pop, timers, deliver, run_timer = self._heap, self.links, heapq.heappop, self._timers, self.deliver, self.run_timer
+        heap, links, pop, replace = self._heap, self.links, heapq.heappop, heapq.heapreplace
+        timers, deliver, run_timer = self._timers, self.deliver, self.run_timer
         limit = -1 if max_steps is None else max_steps
         steps = 0
         while heap and steps != limit:
-            t, seq, link, timer = pop(heap)
-            if timer is not None:
-                entry = timers.pop(timer, None)
-                if entry is None:
-                    continue  # cancelled, or already fired by `fire`
-                if t > self.now:
-                    self.now = t
-                run_timer(entry[1])
+            t, seq, link = heap[0]
+            if t > self.now:
+                self.now = t
+            if link is None:
+                pop(heap)
+                run_timer(timers.pop(seq)[1])
             else:
-                queue = links.get(link)
-                if not queue or queue[0][1] != seq:
-                    continue  # dropped with its link, or already delivered by deliver_from
-                if t > self.now:
-                    self.now = t
+                queue = links[link]
                 _, _, kind, payload = queue.popleft()
+                if queue:  # the link stays in the heap, by its next message
+                    head = queue[0]
+                    replace(heap, (head[0], head[1], link))
+                else:
+                    pop(heap)
                 deliver(link[0], link[1], kind, payload)
             steps += 1
         return steps
@@ -215,9 +236,18 @@ class Transport:
 
     def deliver_from(self, link: Link) -> None:
         """Deliver the head message of one link now, whatever its time."""
-        t, _, kind, payload = self.links[link].popleft()
+        t, _, kind, payload = self._take_head(link)
         self.now = max(self.now, t)
         self.deliver(link[0], link[1], kind, payload)
+
+    def _take_head(self, link: Link) -> tuple:
+        """Take a link's head message out of its queue, whatever its time, the heap following (a scheduler's pick)."""
+        queue = self.links[link]
+        head = queue.popleft()
+        self._unschedule((head[0], head[1], link))
+        if queue:
+            heapq.heappush(self._heap, (queue[0][0], queue[0][1], link))
+        return head
 
     def head(self, link: Link) -> tuple[str, object]:
         """The head message of a link, (kind, payload)."""
@@ -226,7 +256,7 @@ class Transport:
 
     def drop_head(self, link: Link) -> tuple[str, object]:
         """Lose the head message of a link (a test's scheduler: a lost FLUSH); returns (kind, payload)."""
-        _, _, kind, payload = self.links[link].popleft()
+        _, _, kind, payload = self._take_head(link)
         self.ledger.dropped[kind] += 1
         return kind, payload
 
