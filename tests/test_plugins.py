@@ -190,13 +190,18 @@ def test_entry_points_name_installed_plugins(tmp_path):
      "a handler now takes `out`, its broker's out-buffer, as its last argument, and sends with out.send(dst, kind, payload) "
      "rather than self.net.send(self.id, dst, kind, payload)"),
     (["simulate", "forwarding", "--protocol", "helpers:OldBroker"], "OldBroker.sub_received(self, n, f) overrides"),
+    (["fuzz", "reconfig", "--protocol", "helpers:ReceivingBroker"],
+     "ReceivingBroker.receive is never called: the network hands each message to the handler of its kind, a method "
+     "marked @handles(kind)"),
 ])
 def test_a_plugin_that_cannot_be_used_is_one_error_line(args, message, tmp_path):
     (tmp_path / "exploding.py").write_text("1 / 0\n")
     (tmp_path / "helpers.py").write_text("from myplugins.caches import ListLRU\nclass MisnamedLRU(ListLRU):\n    name = 'mru'\n"
                                          "def not_an_engine(op, v, w):\n    return False\n"
                                          "from subsum.impl.network import StrawmanBroker\nclass OldBroker(StrawmanBroker):\n"
-                                         "    def sub_received(self, n, f):\n        self.net.send(self.id, n, 'SUB', f)\n")
+                                         "    def sub_received(self, n, f):\n        self.net.send(self.id, n, 'SUB', f)\n"
+                                         "class ReceivingBroker(StrawmanBroker):\n"
+                                         "    def receive(self, src, kind, payload, out):\n        pass\n")
     if args[0] == "match":
         args = args + ["--subscriptions", str(SEED000 / "subscriptions.jsonl"), "--events", str(SEED000 / "events.jsonl")]
     result = subsum(*args, cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(PLUGINS)})

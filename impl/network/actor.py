@@ -151,11 +151,11 @@ class AppliedOut(Out):
     gives its handlers when nothing reads the buffers (the simulator's runs; a check's brokers get a plain `Out`).
     The network would apply a buffer in the order it was written, so this is the same run, without the buffer."""
 
-    __slots__ = ("send_many",)
+    __slots__ = ("send_many", "route")
 
     def __init__(self, bid: int | None, host) -> None:
         super().__init__(bid, host)
-        self.send_many = host.transport.send_many
+        self.send_many, self.route = host.transport.send_many, host.transport.route
 
     def send(self, dst: int, kind: str, payload) -> None:
         self.send_many(self.bid, (dst,), kind, payload)
@@ -164,7 +164,7 @@ class AppliedOut(Out):
         self.send_many(self.bid, (dst,), kind, payload, "oob")
 
     def route_event(self, targets: list[int], publication) -> None:
-        self.send_many(self.bid, targets, "EVENT", publication)
+        self.route(self.bid, targets, publication)
 
     def timer(self, at: float, method: str, *args, defers: bool = False) -> None:
         self.context.apply_effect(self.bid, ("timer", at, method, args, defers))  # type: ignore[union-attr]

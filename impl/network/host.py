@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from subsum.impl.network.actor import AppliedOut, Out
 from subsum.impl.network.overlay import NetworkError
-from subsum.impl.network.protocol import Broker
+from subsum.impl.network.protocol import Broker, handler_table
 from subsum.impl.network.timers import BrokerTimer, NetworkTimer, SharedTimer
 
 if TYPE_CHECKING:
@@ -35,6 +35,9 @@ class BrokerHost:
 
     def __init__(self) -> None:
         self.brokers: dict[int, Broker] = {}
+        #: message kind -> its handler, `function(broker, src, payload, out)`: every broker is of one class, the
+        #: subclass's `broker_class` (`protocol.handler_table`)
+        self.dispatch: dict[str, Any] = {}
         self.owned: set[int] = set()  # the brokers this network alone holds; the others it shares with a fork
         self._rids = 0
         self._incarnations = 0
@@ -49,6 +52,14 @@ class BrokerHost:
     def start_buffers(self) -> None:
         """Make the out-buffer `deliver` reuses, once `shared` is set (and again for a fork, which has its own)."""
         self.message_out = self.new_out(None)
+
+    def handler(self, dst: int, kind: str, src: int):
+        """The function that handles a message of `kind` (see `dispatch`), or a NetworkError naming what is missing."""
+        handler = self.dispatch.get(kind)
+        if handler is None:
+            cls = type(self.brokers[dst])
+            raise NetworkError(f"broker {dst} runs {cls.__name__}, which has no handler for {kind} (from {src})")
+        return handler
 
     def keep_journal(self) -> list[tuple]:
         """From now on, record in `journal` ("handled", src, dst, kind, payload) for each message a broker handles
@@ -114,7 +125,7 @@ class BrokerHost:
         """Carry out one effect broker `src`'s handler wrote (`actor.Out`)."""
         what, transport = effect[0], self.transport
         if what == "route":  # the commonest first: an event handed on
-            transport.send_many(src, effect[1], "EVENT", effect[2])
+            transport.route(src, effect[1], effect[2])
         elif what == "send":
             transport.send_many(src, (effect[1],), effect[2], effect[3])
         elif what == "direct":
@@ -164,7 +175,8 @@ class BrokerHost:
         effects = out.effects
         if effects:
             effects.clear()  # left by a handler that raised
-        (self.brokers[dst] if dst in self.owned else self.own(dst)).receive(src, kind, payload, out)
+        handler = self.dispatch.get(kind) or self.handler(dst, kind, src)
+        handler(self.brokers[dst] if dst in self.owned else self.own(dst), src, payload, out)
         if effects:  # a buffer, not applied as written
             self.apply(out)
             effects.clear()
@@ -199,6 +211,6 @@ class BrokerHost:
         """A client's operation reaches its access broker at once (not counted as handled: no link carried it)."""
         broker = self.clients[client]
         out = self.new_out(broker)
-        (self.brokers[broker] if broker in self.owned else self.own(broker)).receive(client, kind, payload, out)
+        self.handler(broker, kind, client)(self.brokers[broker] if broker in self.owned else self.own(broker), client, payload, out)
         self.apply(out)
 

@@ -79,8 +79,8 @@ class Broker:
     #: handler a buffer and applies it when the handler returns; otherwise it applies each effect as it is written.
     reads_out_buffer = False
 
-    #: message kind -> the name of its handler method (names, so that an
-    #: override in a subclass, or a test's patch of the method, is what runs)
+    #: message kind -> the name of its handler method (names, so that an override in a subclass, or a test's
+    #: patch of the method made before the network is built, is what runs: `handler_table`)
     handlers: dict[str, str] = {}
 
     def __init_subclass__(cls, **kwargs) -> None:
@@ -112,13 +112,6 @@ class Broker:
 
     def started(self, out: Out) -> None:
         """The broker has joined the network (before any link): a protocol that must act at once does so here."""
-
-    def receive(self, src: int, kind: str, payload, out: Out) -> None:
-        """Run the handler of `kind` for a message from `src`."""
-        name = self.handlers.get(kind)
-        if name is None:
-            raise NetworkError(f"broker {self.id} runs {type(self).__name__}, which has no handler for {kind} (from {src})")
-        getattr(self, name)(src, payload, out)
 
     def link_added(self, n: int, rid: int | None, out: Out) -> None:
         """A link to n is up; `rid` names the reconfiguration it belongs to (None: an isolated add)."""
@@ -227,6 +220,19 @@ def _positional(fn: Callable) -> list[str]:
     return [p.name for p in inspect.signature(fn).parameters.values() if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
 
 
+def handler_table(cls: type[Broker]) -> dict[str, Callable]:
+    """Message kind -> the function that handles it, `function(broker, src, payload, out)`: what a network looks up
+    for each message it delivers, built once when the network is (`sim.Network`).
+
+    >>> class Echo(Broker):
+    ...     @handles("PING")
+    ...     def ping_received(self, n, payload, out): out.send(n, "PONG", payload)
+    >>> handler_table(Echo)["PING"] is Echo.ping_received
+    True
+    """
+    return {kind: getattr(cls, name) for kind, name in cls.handlers.items()}
+
+
 def outdated_override(cls: type[Broker]) -> str | None:
     """What is wrong with a plug-in class written for the interface before brokers became actors (issue 52): a
     method overriding one of subsum's broker methods whose last parameter is `out` but does not take it itself.
@@ -240,6 +246,10 @@ def outdated_override(cls: type[Broker]) -> str | None:
     for klass in cls.__mro__:
         if klass.__module__.startswith("subsum."):
             continue
+        if inspect.isfunction(vars(klass).get("receive")):
+            return (f"{klass.__qualname__}.receive is never called: the network hands each message to the handler of "
+                    "its kind, a method marked @handles(kind) that takes (self, src, payload, out) (spec/05 DEF-NET-2, "
+                    "spec/11-plugins.md)")
         for name, fn in vars(klass).items():
             if name.startswith("__") or not inspect.isfunction(fn):
                 continue

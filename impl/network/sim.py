@@ -27,7 +27,7 @@ from subsum.impl.network.accounting import Ledger
 from subsum.impl.network.host import BrokerHost
 from subsum.impl.network.messages import Publication
 from subsum.impl.network.overlay import NetworkError, Overlay
-from subsum.impl.network.protocol import Broker, broker_class_for
+from subsum.impl.network.protocol import Broker, broker_class_for, handler_table
 from subsum.impl.network.timers import NetworkCall, NetworkTimer
 from subsum.impl.network.transport import CLIENT_BASE, Transport
 
@@ -53,6 +53,7 @@ class Network(BrokerHost):
         self.defer_timeout = float(defer_timeout)  # deferred unsubscriptions (timed, notified, informed)
         self.sub_timeout = float(sub_timeout)  # held-back subscriptions (informed)
         super().__init__()
+        self.dispatch = handler_table(self.broker_class)
         self.clients: dict[int, int] = {}  # client -> access broker
         self.client_filters: dict[int, set[Subscription]] = {}
         self.ledger = Ledger(trace, record_crossings)
