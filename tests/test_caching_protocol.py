@@ -16,6 +16,7 @@ from subsum.impl.network.protocols import caching
 from subsum.impl.network import build
 from subsum.impl.network.messages import CacheResponse
 from subsum.impl.network.protocols.caching import CachingBroker
+from subsum.impl.network.protocols.forwarding import StrawmanBroker
 from subsum.impl.network.transport import CLIENT_BASE
 from subsum.impl.network.workloads.caching import default_capacity, run_caching
 
@@ -287,3 +288,57 @@ def test_a_broker_telling_its_cache_only_part_of_a_requests_hits_is_caught(monke
     monkeypatch.setattr(protocol_caches, "watch_caches", watch_forgetful)
     with pytest.raises(AssertionError, match="CLM-CACHE-1"):
         run_property(protocol_caches.protocol_caches_equal_the_reference)
+
+
+def _cache_calls(monkeypatch, method: str, replacement) -> None:
+    """Plant `replacement` for CachingBroker.`method`, run CLM-CACHE-1 inside the protocol, and see it fail."""
+    monkeypatch.setattr(CachingBroker, method, replacement)
+    with pytest.raises(AssertionError, match="CLM-CACHE-1"):
+        run_property(protocol_caches.protocol_caches_equal_the_reference)
+
+
+def test_a_broker_that_never_tells_its_cache_its_last_local_client_left_is_caught(monkeypatch):
+    """CLM-CACHE-1 compares every call the model says a broker must make: the unsubscriptions too, not only what
+    the calls that were made did to the cache."""
+    def silent(self, n, f, out):
+        StrawmanBroker.unsub_received(self, n, f, out)
+
+    _cache_calls(monkeypatch, "unsub_received", silent)
+
+
+def test_a_broker_that_stores_a_publication_nowhere_but_at_the_publisher_is_caught(monkeypatch):
+    """CLM-CACHE-1: the inserts when a publication is published are its holders by the model (placement.holders)."""
+    real = CachingBroker.store
+
+    def only_at_the_publisher(self, m, why, out):
+        if why != "publish" or out.shared.publisher_broker[m] == self.id:
+            real(self, m, why, out)
+
+    _cache_calls(monkeypatch, "store", only_at_the_publisher)
+
+
+def test_a_broker_that_stores_every_response_it_relays_is_caught(monkeypatch):
+    """CLM-CACHE-1: a response's message is stored on its path only where the broker's placement would store it."""
+    real = CachingBroker.response_received
+
+    def keeps_everything(self, src, response, out):
+        if not self.holds(response.message):
+            self.store(response.message, "response", out)
+        real(self, src, response, out)
+
+    _cache_calls(monkeypatch, "response_received", keeps_everything)
+
+
+def test_a_reached_broker_that_hits_nothing_is_caught(monkeypatch):
+    """CLM-CACHE-1: a broker the model's request reaches, holding matches, must hit them."""
+    real = CachingBroker.request_received
+
+    def blind(self, x, request, out):
+        cache = self.cache
+        self.cache = type("Empty", (), {"order": lambda _: [], "hit": cache.hit})()
+        try:
+            real(self, x, request, out)
+        finally:
+            self.cache = cache
+
+    _cache_calls(monkeypatch, "request_received", blind)
