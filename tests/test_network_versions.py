@@ -13,14 +13,15 @@ spec = importlib.util.spec_from_file_location("network_versions", PATH)
 versions = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(versions)
 
-BURST, SIX, TWENTY = versions.TARGETS
+BURST, PACED, SIX, TWENTY = versions.FIGURES
 
 
 def test_the_figures_are_read_from_a_bench_summary():
-    summary = {"throughput": {"heapq_baseline_per_s": 2_000_000, "burst": {"event_msgs_per_s": 300_000}},
+    summary = {"throughput": {"heapq_baseline_per_s": 2_000_000, "burst": {"event_msgs_per_s": 300_000},
+                              "paced": {"event_msgs_per_s": 200_000}},
                "fuzz": [{"name": "fuzz, 6 brokers", "schedules_per_min": 9_000},
                         {"name": "fuzz, 20 brokers", "schedules_per_min": 2_400}]}
-    assert versions.figures(summary) == {BURST: 0.15, SIX: 9_000, TWENTY: 2_400}
+    assert versions.figures(summary) == {BURST: 0.15, PACED: 0.1, SIX: 9_000, TWENTY: 2_400}
 
 
 def runs(figure, old, new):
@@ -40,6 +41,25 @@ def test_each_verdict_follows_the_stated_rule(new, verdict):
     assert got[SIX]["verdict"] == verdict
     assert got[SIX]["ratio_new_to_old"] == round(sum(new) / 3 / 4_000, 3)
     assert got[BURST]["verdict"] == "met with confidence" and got[TWENTY]["target"] == 2_500
+
+
+@pytest.mark.parametrize("new, verdict", [
+    ([0.15, 0.15, 0.16], "met with confidence"),  # ratios 1.875, 1.875, 1.778 to the old 0.08, 0.08, 0.09
+    ([0.10, 0.12, 0.17], "met"),  # ratios 1.25, 1.5, 1.889: mean 1.546, interval reaching below 1.5
+    ([0.11, 0.12, 0.12], "not met"),
+])
+def test_the_ratio_target_reads_the_runs_seed_by_seed(new, verdict):
+    """Issue 52's burst target: 1.5 times the old share, by the new/old ratio of each seed's pair of runs."""
+    got = versions.summarise(runs(BURST, [0.08, 0.08, 0.09], new))
+    assert got[BURST]["ratio_target"] == 1.5 and got[BURST]["ratio_verdict"] == verdict
+    assert got[BURST]["paired_ratio"] == round(sum(n / o for n, o in zip(new, [0.08, 0.08, 0.09])) / 3, 3)
+
+
+def test_a_ratio_target_of_one_must_be_exceeded():
+    """Paced handling "improves": a ratio of exactly 1 is not met."""
+    same = versions.summarise(runs(PACED, [0.05, 0.06, 0.07], [0.05, 0.06, 0.07]))
+    better = versions.summarise(runs(PACED, [0.05, 0.06, 0.07], [0.06, 0.07, 0.08]))
+    assert same[PACED]["ratio_verdict"] == "not met" and better[PACED]["ratio_verdict"] == "met with confidence"
 
 
 def test_a_violation_is_told_apart_from_a_failed_run():
