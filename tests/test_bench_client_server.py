@@ -23,7 +23,12 @@ def test_quick_run_writes_every_file_and_every_verdict(quick):
     # every verdict is the rule's (subsum.bench.verdict), recomputed here from the thesis's value, its band and ours
     for v, (_, _, value, band) in zip(saved["thesis"], bcs.THESIS):
         assert v["verdict"] == number_verdict(value, band, v["ours"]) and v["band"] == list(band_of(value, band)), v
-    assert bcs.markdown_table(saved).count("\n") == len(bcs.THESIS) + 1
+    table, engines_line = bcs.markdown_table(saved).split("\n\n")
+    assert table.count("\n") == len(bcs.THESIS) + 1
+    # both engines served every quick point: their times side by side, judged by the stated rule
+    speed = saved["engines"]
+    assert speed["pairs"] == len(saved["points"]) and speed["verdict"] == bcs.engines_verdict(speed["simulator_over_direct"], speed["ci95"])
+    assert engines_line.startswith(f"Engines: over {speed['pairs']} runs served by both")
     assert any(m.startswith("[1/") for m in messages)
     assert result["disagreements"] == [] and saved["parameters"]["request_process"] == "per-message"
     assert saved["parameters"]["ss_memory"] == 0  # SS asks the requesters of the same step (spec/10)
@@ -59,6 +64,17 @@ def test_mean_ci_is_students_t():
     assert t_critical(30) == 2.042 and t_critical(31) == 1.96
     with pytest.raises(ValueError, match="at least 2 values"):
         t_critical(0)
+
+
+@pytest.mark.parametrize("pairs, verdict", [
+    ([(1.0, 1.0), (1.1, 1.0), (1.2, 1.0)], "within with confidence"),  # ratios 1.0, 1.1, 1.2
+    ([(1.0, 1.0), (2.0, 1.0), (3.0, 1.5)], "within"),  # mean 1.67, the interval reaching past 2
+    ([(5.0, 1.0), (4.0, 1.0), (6.0, 1.0)], "not within"),
+    ([], "not measured"),
+])
+def test_the_engines_times_are_judged_by_the_stated_rule(pairs, verdict):
+    """Issue 52: the simulator within 2x of the direct driver, run for run (bench/client_server.engines)."""
+    assert bcs.engines(pairs)["verdict"] == verdict
 
 
 def test_seeds_start_at_the_seed_given():

@@ -25,7 +25,9 @@ schedule and caches, requests served by walking the tree), several times
 faster than the simulator at the thesis's 3×10^5 requests a run. The
 simulator's protocol runs beside it, and must report the same, at every
 point of a --quick run and at the defaults' points of a full one; a
-difference is a disagreement (exit 1).
+difference is a disagreement (exit 1). Both engines' times are compared
+run for run (`engines`, issue 52's rule: the simulator within 2× before the
+direct driver can go).
 
 The thesis's numbers (quoted in its text; its plots are lost) go beside
 ours in the plots and in summary.json, each with a verdict computed by
@@ -98,10 +100,41 @@ THESIS = (
 )
 
 
+#: The simulator must serve a run within this many times the direct driver's time before the driver can go (issue 52)
+ENGINE_TARGET = 2.0
+ENGINE_RULE = ("each run served by both engines gives the ratio of their wall times (simulator / direct, the same "
+               "options and seed, each in a worker process of the same run); within the target when the mean ratio is at "
+               "most ENGINE_TARGET, with confidence when the upper end of its 95% interval is")
+
+
 def run_one(task: tuple[str, dict]) -> dict:
-    """One run's report, on the direct driver or on the simulator (a worker process's job)."""
+    """One run's report, on the direct driver or on the simulator (a worker process's job), with the wall time it
+    took as `run_seconds` (not part of the report the engines must agree on)."""
     driver, options = task
-    return run_client_server_direct(**options) if driver == "direct" else run_client_server(**options)[1]
+    started = time.perf_counter()
+    report = run_client_server_direct(**options) if driver == "direct" else run_client_server(**options)[1]
+    return {**report, "run_seconds": round(time.perf_counter() - started, 4)}
+
+
+def without_time(report: dict) -> dict:
+    return {k: v for k, v in report.items() if k != "run_seconds"}
+
+
+def engines(pairs: list[tuple[float, float]]) -> dict:
+    """The simulator against the direct driver, run for run (`ENGINE_RULE`): (simulator seconds, direct seconds) pairs."""
+    ratios = [sim / direct for sim, direct in pairs if direct > 0]
+    if not ratios:
+        return {"pairs": 0, "rule": ENGINE_RULE, "target": ENGINE_TARGET, "verdict": "not measured"}
+    mean, half = mean_ci(ratios) if len(ratios) > 1 else (ratios[0], float("inf"))  # one run: no interval
+    mean, half = round(mean, 2), round(half, 2)
+    return {"pairs": len(ratios), "simulator_over_direct": mean, "ci95": half, "max": round(max(ratios), 2),
+            "simulator_seconds": round(sum(s for s, _ in pairs), 1), "direct_seconds": round(sum(d for _, d in pairs), 1),
+            "target": ENGINE_TARGET, "rule": ENGINE_RULE, "verdict": engines_verdict(mean, half)}
+
+
+def engines_verdict(mean: float, half: float) -> str:
+    """`ENGINE_RULE` on the mean ratio and the half-width of its 95% interval."""
+    return "within with confidence" if mean + half <= ENGINE_TARGET else "within" if mean <= ENGINE_TARGET else "not within"
 
 
 def run(out_dir, *, quick: bool = False, seed: int = 1, request_process: str = REQUEST_PROCESSES[0], workers: int | None = None,
@@ -119,6 +152,7 @@ def run(out_dir, *, quick: bool = False, seed: int = 1, request_process: str = R
     started = time.perf_counter()
     rows: list[dict] = []
     disagreements: list[str] = []
+    pairs: list[tuple[float, float]] = []  # (simulator, direct) seconds of each run both engines served
     jobs = [("1", knob, value, policy, "lfu") for knob, values in sweep.series1.items() for value in values for policy in REQUEST_POLICIES]
     jobs += [("2", knob, value, "sc", cache) for knob, values in sweep.series2.items() for value in values for cache in CACHE_POLICIES]
     jobs += [("2", "slots", 10, "server", "lfu")]  # Server's delay, the baseline of the delay cut
@@ -144,9 +178,10 @@ def run(out_dir, *, quick: bool = False, seed: int = 1, request_process: str = R
         runs = [next(reports) for _ in seeds]
         if quick or value == DEFAULTS.get(knob):
             simulated = next(reports)
-            if simulated != runs[0]:
+            pairs.append((simulated["run_seconds"], runs[0]["run_seconds"]))
+            if without_time(simulated) != without_time(runs[0]):
                 disagreements.append(f"series {series}, {knob} = {value}, {policy}/{cache}, seed {seeds[0]}: "
-                                     f"the simulator reports {simulated}, the direct driver {runs[0]}")
+                                     f"the simulator reports {without_time(simulated)}, the direct driver {without_time(runs[0])}")
         row = {"series": series, "varied": knob, "value": value, "policy": policy, "cache_policy": cache, **settings,
                "steps": sweep.steps, "seeds": len(seeds), "requests": round(statistics.fmean(r["requests"] for r in runs))}
         for metric in ("delay", "overhead", "hit"):
@@ -158,20 +193,24 @@ def run(out_dir, *, quick: bool = False, seed: int = 1, request_process: str = R
     parameters = {"defaults": DEFAULTS, "series1": sweep.series1, "series2": sweep.series2, "seeds": list(seeds), "steps": sweep.steps,
                   "quick": quick, "request_process": request_process, "ss_memory": SS_MEMORY, "corner": CORNER,
                   "ss_ever_knobs": SS_EVER_KNOBS}
-    summary = write_report(out, rows, parameters, disagreements, round(time.perf_counter() - started, 1))
+    speed = engines(pairs)
+    log(f"engines: the simulator took {speed.get('simulator_over_direct')} ± {speed.get('ci95')} times the direct driver's time "
+        f"over {speed['pairs']} runs served by both (target {ENGINE_TARGET}: {speed['verdict']})")
+    summary = write_report(out, rows, parameters, disagreements, round(time.perf_counter() - started, 1), speed)
     store.unlink(missing_ok=True)  # every run is in the CSV now
     log(f"wrote {', '.join(summary['files'])} in {summary['seconds']}s")
     return summary
 
 
-def write_report(out: Path, rows: list[dict], parameters: dict, disagreements: list[str], seconds: float) -> dict:
-    """The verdicts, series1.png, series2.png and summary.json of a run's rows."""
+def write_report(out: Path, rows: list[dict], parameters: dict, disagreements: list[str], seconds: float,
+                 speed: dict | None = None) -> dict:
+    """The verdicts, series1.png, series2.png and summary.json of a run's rows (`speed`: the engines' times, `engines`)."""
     verdicts = compare(rows)
     plots = [plot_series(rows, "1", REQUEST_POLICIES, "policy", parameters["series1"], out / "series1.png", verdicts),
              plot_series(rows, "2", CACHE_POLICIES, "cache_policy", parameters["series2"], out / "series2.png", verdicts)]
     files = [str(out / "client_server.csv"), *map(str, plots), str(out / "summary.json")]
     summary = {"seconds": seconds, "parameters": parameters, "thesis": verdicts, "points": [point_json(r) for r in rows],
-               "disagreements": disagreements, "files": files}
+               "disagreements": disagreements, "engines": speed or engines([]), "files": files}
     (out / "summary.json").write_text(json.dumps(summary, indent=2, ensure_ascii=False) + "\n")
     return summary
 
@@ -189,7 +228,7 @@ def report_again(out_dir) -> dict:
         raise ValueError(f"{out}: no finished client-server run to report again ({error})") from None
     for rows_series, knobs in (("series1", parameters["series1"]), ("series2", parameters["series2"])):
         parameters[rows_series] = {k: tuple(v) for k, v in knobs.items()}
-    return write_report(out, rows, parameters, before.get("disagreements", []), before.get("seconds", 0.0))
+    return write_report(out, rows, parameters, before.get("disagreements", []), before.get("seconds", 0.0), before.get("engines"))
 
 
 #: the CSV's columns that are names, not numbers ("1", "2", "1-ss-ever" are series names)
@@ -319,4 +358,8 @@ def plot_series(rows, series, lines, key, knobs, path, verdicts) -> Path:
 def markdown_table(summary: dict) -> str:
     lines = ["| the thesis says | thesis | ours | where | verdict |", "|---|---|---|---|---|"]
     lines += [f"| {v['claim']} | {v['thesis']} | {v['ours']} | {v['where']} | {v['verdict']} |" for v in summary["thesis"]]
+    speed = summary.get("engines") or engines([])
+    if speed["pairs"]:
+        lines += ["", f"Engines: over {speed['pairs']} runs served by both, the simulator took {speed['simulator_over_direct']} ± "
+                      f"{speed['ci95']} times the direct driver's time (at most {speed['max']}); target {speed['target']}: {speed['verdict']}."]
     return "\n".join(lines)
