@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from subsum.impl.network.actor import AppliedOut, Out
 from subsum.impl.network.overlay import NetworkError
-from subsum.impl.network.protocol import Broker, handler_table
+from subsum.impl.network.protocol import Broker
 from subsum.impl.network.timers import BrokerTimer, NetworkTimer, SharedTimer
 
 if TYPE_CHECKING:
