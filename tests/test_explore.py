@@ -104,9 +104,40 @@ def test_the_fingerprint_ignores_the_order_of_independent_deliveries_but_not_a_t
     before = fingerprint(one_then_other)
     net.ledger.sent["SUB"] += 5  # history: not part of a state
     assert fingerprint(one_then_other) == before
-    broker = net.brokers[2]
+    broker = net.own(2)  # as a handler does: broker 2's hash is cached (no network owned it), so change a copy
     broker.table.setdefault(next(iter(net._canonical.values())), set()).add(CLIENT_BASE + 2)  # a table changed
     assert fingerprint(one_then_other) != before
+
+
+def test_a_broker_caches_its_hash_only_while_nobody_can_change_it(monkeypatch):
+    """DEF-EXP-3: the fingerprint reads each broker's cached hash (`Broker.cached_hash`), kept only for a broker no
+    network owns; a handler changes a copy, which starts without it. Planted: a copy that keeps the cached hash
+    makes a changed table invisible to the fingerprint."""
+    from subsum.impl.network.protocol import Broker
+
+    def run(copy_keeps_the_hash: bool) -> tuple[int, int]:
+        scope = Scope("strawman", 3, 1)
+        state = State.initial(scope)
+        state, _, _ = successor(state, next(m for m in moves(state, scope) if m.key[0] == "subscribe"))
+        net = state.run.net
+        net.owned.clear()  # as after a fork: every broker shared
+        before = fingerprint(state)
+        assert all(broker.cached_hash is not None for broker in net.brokers.values())
+        if copy_keeps_the_hash:
+            real = Broker.copy
+            monkeypatch.setattr(Broker, "copy", lambda self: _keeping(real(self), self.cached_hash))
+        net.own(0).table.clear()  # broker 0 forgets its table
+        return before, fingerprint(state)
+
+    before, after = run(False)
+    assert before != after
+    before, after = run(True)
+    assert before == after  # the plant: the fingerprint misses the change
+
+
+def _keeping(clone, cached):
+    clone.cached_hash = cached
+    return clone
 
 
 def forget_the_last_remaining_subscriber(self, n, f, out):

@@ -173,9 +173,23 @@ def fingerprint(state: State) -> int:
     flight = tuple((link, tuple((kind, canonical(payload)) for _, _, kind, payload in queue))
                    for link, queue in sorted(transport.links.items()) if queue)
     timers = tuple((tid, transport.timer(tid)[0] - net.now, canonical(transport.timer(tid)[1])) for tid in transport.pending_timers())
-    brokers = tuple((b, canonical_fields(broker)) for b, broker in sorted(net.brokers.items()))
+    brokers = tuple((b, broker_hash(net, b)) for b in sorted(net.brokers))
     filters = tuple((c, frozenset(fs)) for c, fs in sorted(net.client_filters.items()))
     return hash((state.progress, net.now, run.static, brokers, filters, flight, timers, tuple(net.broker_links()), canonical(net.shared)))
+
+
+def broker_hash(net, b: int) -> int:
+    """The hash of broker b's canonical fields, cached in the broker (`Broker.cached_hash`) once `net` no longer owns
+    it: a broker shared with forks is never changed in place (a handler copies it first, `BrokerHost.own`), so its
+    hash is computed once, however many states share it; one this network owns is hashed afresh."""
+    broker = net.brokers[b]
+    cached = broker.cached_hash
+    if cached is not None:
+        return cached
+    digest = hash(canonical_fields(broker))
+    if b not in net.owned:
+        broker.cached_hash = digest
+    return digest
 
 
 def canonical(value: Any) -> Any:
@@ -206,8 +220,9 @@ def canonical(value: Any) -> Any:
     return (type(value).__qualname__, canonical_fields(value))
 
 
-#: Fields that point at what all brokers share (`Network.shared`, in the fingerprint once), not at a broker's own state.
-SHARED_FIELDS = frozenset({"rounds"})
+#: Fields that point at what all brokers share (`Network.shared`, in the fingerprint once), not at a broker's own
+#: state, and the hash a broker caches of its own state (`Broker.cached_hash`).
+SHARED_FIELDS = frozenset({"rounds", "cached_hash"})
 
 
 def canonical_fields(obj: Any) -> tuple:

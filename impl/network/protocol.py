@@ -73,7 +73,7 @@ class Broker:
     message kind. A broker holds no reference to its network: what it does
     goes to the out-buffer its handler is given (`actor.Out`)."""
 
-    __slots__ = ("id", "neighbors")
+    __slots__ = ("id", "neighbors", "cached_hash")
 
     #: Whether something reads what this class's handlers write (a check's broker does): then the network gives each
     #: handler a buffer and applies it when the handler returns; otherwise it applies each effect as it is written.
@@ -95,6 +95,10 @@ class Broker:
         """`shared`: what the network's brokers share (`shared_state`), for a broker that sizes itself by it."""
         self.id = bid
         self.neighbors: set[int] = set()
+        #: A checker's hash of this broker's state (`subsum explore`'s fingerprint), kept once no network owns the
+        #: broker (`host.BrokerHost.own`): from then on a handler changes a copy, never this object, so the hash
+        #: stays true. None until then; never copied.
+        self.cached_hash: int | None = None
 
     def copy(self) -> Broker:
         """A copy whose changes leave this broker as it is: what a forked network copies before a handler first
@@ -106,6 +110,7 @@ class Broker:
         for name in _slot_names(cls):
             if hasattr(self, name):
                 setattr(clone, name, copied(getattr(self, name), memo))
+        clone.cached_hash = None  # the copy is the one a handler changes
         if hasattr(self, "__dict__"):
             clone.__dict__.update((name, copied(value, memo)) for name, value in self.__dict__.items())
         return clone
