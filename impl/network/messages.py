@@ -27,7 +27,7 @@ named after what it carries; a handler reads its fields by name.
 | RESPONSE                | client-server       | `ServerResponse`             |
 
 An EVENT's record is made once, when the event is published, and passed
-on unchanged from broker to broker (`Network.route_event`).
+on unchanged from broker to broker (`actor.Out.route_event`).
 
 >>> from subsum.core.types import Attribute, Event
 >>> p = Publication(7, Event((Attribute("x", "int", 1),)))
