@@ -139,7 +139,7 @@ class Transport:
     def delivered(self, src: int, client: int, publication) -> None:
         """Broker src hands a publication to its client: a delivery (DEF-NET-4), counted and traced."""
         copies = self.ledger.deliveries[publication.eid]
-        copies[client] = copies.get(client, 0) + 1  # not `+= 1`: a Counter pays a Python __missing__ call per new key
+        copies[client] = copies.get(client, 0) + 1
         if self.ledger.trace is not None:
             self.ledger.trace.append({"time": self.now, "kind": "deliver", "client": client, "broker": src, "event": publication.eid})
 
