@@ -151,14 +151,15 @@ class AppliedOut(Out):
     gives its handlers when nothing reads the buffers (the simulator's runs; a check's brokers get a plain `Out`).
     The network would apply a buffer in the order it was written, so this is the same run, without the buffer."""
 
-    __slots__ = ("send_many", "route")
+    __slots__ = ("send_many", "route", "send_one")
 
     def __init__(self, bid: int | None, host) -> None:
         super().__init__(bid, host)
-        self.send_many, self.route = host.transport.send_many, host.transport.route
+        transport = host.transport
+        self.send_many, self.route, self.send_one = transport.send_many, transport.route, transport.send
 
     def send(self, dst: int, kind: str, payload) -> None:
-        self.send_many(self.bid, (dst,), kind, payload)
+        self.send_one(self.bid, dst, kind, payload)
 
     def send_direct(self, dst: int, kind: str, payload) -> None:
         self.send_many(self.bid, (dst,), kind, payload, "oob")

@@ -127,7 +127,7 @@ class BrokerHost:
         if what == "route":  # the commonest first: an event handed on
             transport.route(src, effect[1], effect[2])
         elif what == "send":
-            transport.send_many(src, (effect[1],), effect[2], effect[3])
+            transport.send(src, effect[1], effect[2], effect[3])
         elif what == "direct":
             transport.send_many(src, (effect[1],), effect[2], effect[3], channel="oob")
         elif what == "timer":
@@ -191,7 +191,7 @@ class BrokerHost:
 
     def send(self, src: int, dst: int, kind: str, payload) -> None:
         """A message over the tree link (src, dst), put there from outside any handler (a scenario's stray FLUSH)."""
-        self.transport.send_many(src, (dst,), kind, payload)
+        self.transport.send(src, dst, kind, payload)
 
     def at(self, t: float, callback: Timer) -> int:
         """Run `callback` at simulated time t (a workload's or a test's timer; a broker sets its own with

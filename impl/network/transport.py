@@ -54,6 +54,7 @@ class Transport:
                  alive: Callable[[int], bool], run_timer: Callable[[Timer], None] = lambda callback: callback()) -> None:
         self.now = 0.0
         self.delay = delay
+        self._low, self._span = delay[0], delay[1] - delay[0]
         self._random = random.Random(seed).random  # link delays
         self.ledger = ledger
         self.deliver = deliver  # looked up at each run(): a test may wrap it
@@ -74,6 +75,7 @@ class Transport:
         it (for a caller to whom the delays do not matter; a copy of its state costs more than the rest)."""
         forked = Transport.__new__(Transport)
         forked.now, forked.delay, forked._seq = self.now, self.delay, self._seq
+        forked._low, forked._span = self._low, self._span
         if share_random:
             forked._random = self._random
         else:
@@ -108,7 +110,7 @@ class Transport:
         (src, dst) for a broker, delivered at once to a client (counted and traced, DEF-NET-4). What `send_many`
         does for an EVENT, written apart because it is the simulator's hottest path (`actor.Out.route_event`)."""
         links, heap, rnd = self.links, self._heap, self._random
-        low, span = self.delay[0], self.delay[1] - self.delay[0]
+        low, span = self._low, self._span
         now, seq, copies = self.now, self._seq, None
         for dst in targets:
             if dst >= CLIENT_BASE:  # as `delivered` does, once per client
@@ -120,7 +122,7 @@ class Transport:
                 continue
             link = (src, dst)
             queue = links[link]
-            t = now + (low + span * rnd())
+            t = now + (low + span * rnd())  # as `_enqueue`, written out: the simulator's hottest loop
             seq += 1
             if queue:  # the link is in the heap already, by its head
                 if queue[-1][0] > t:
@@ -148,9 +150,7 @@ class Transport:
         dst), or with `channel` into the out-of-band queue (src, dst,
         channel); a client gets an EVENT at once (a delivery, counted and
         traced) and any other kind through `to_client`."""
-        links, heap, push, rnd = self.links, self._heap, heapq.heappush, self._random
-        low, span = self.delay[0], self.delay[1] - self.delay[0]
-        now, seq, sent = self.now, self._seq, 0
+        sent = 0
         for dst in targets:
             if dst >= CLIENT_BASE:
                 if kind == "EVENT":  # its payload a `messages.Publication`
@@ -161,30 +161,40 @@ class Transport:
             sent += 1
             if channel is None:
                 link: Link = (src, dst)
-                queue = links[link]
+                queue = self.links[link]
             elif self.alive(dst):
                 link = (src, dst, channel)
-                queue = links.setdefault(link, deque())
+                queue = self.links.setdefault(link, deque())
             else:
                 self.ledger.dropped[kind] += 1
                 continue
-            t = now + (low + span * rnd())
-            seq += 1
-            if queue:  # the link is in the heap already, by its head
-                if queue[-1][0] > t:
-                    t = queue[-1][0]  # FIFO: never overtake the previous message on this link
-                queue.append((t, seq, kind, payload))
-            else:
-                queue.append((t, seq, kind, payload))
-                push(heap, (t, seq, link))
-        self._seq = seq
+            self._enqueue(link, queue, kind, payload)
         if sent:
             self.ledger.sent[kind] += sent
             if kind == "EVENT" and self.ledger.record_crossings:
                 self.ledger.crossings[payload.eid].extend((src, dst) for dst in targets if dst < CLIENT_BASE)
 
     def send(self, src: int, dst: int, kind: str, payload) -> None:
-        self.send_many(src, (dst,), kind, payload)
+        """One message over the tree link (src, dst): `send_many`'s commonest case (`actor.Out.send`)."""
+        if dst >= CLIENT_BASE or kind == "EVENT":
+            self.send_many(src, (dst,), kind, payload)
+            return
+        link = (src, dst)
+        self._enqueue(link, self.links[link], kind, payload)
+        self.ledger.sent[kind] += 1
+
+    def _enqueue(self, link: Link, queue: deque, kind: str, payload) -> None:
+        """Put a message on a link (DEF-NET-2): it arrives at max(now + a drawn delay, the previous arrival on the
+        link), and the link joins the heap if it was empty. `route` does the same, written out in its loop."""
+        t = self.now + (self._low + self._span * self._random())
+        self._seq = seq = self._seq + 1
+        if queue:  # the link is in the heap already, by its head
+            if queue[-1][0] > t:
+                t = queue[-1][0]  # FIFO: never overtake the previous message on this link
+            queue.append((t, seq, kind, payload))
+        else:
+            queue.append((t, seq, kind, payload))
+            heapq.heappush(self._heap, (t, seq, link))
 
     # --- timers --------------------------------------------------------------------------
     def at(self, t: float, callback: Timer) -> int:
