@@ -91,18 +91,22 @@ class Request:
     def ranked(self) -> list[Answer]:
         return sorted(self.answers, key=Answer.order)
 
+    def outcome(self) -> tuple[int, int, bool]:
+        """DEF-CS-3 of the answers, ranked once: (delay, overhead, hit)."""
+        first, *rest = self.ranked()
+        return first.hops, sum(a.hops for a in rest), not (first.from_path and first.responder == self.server_broker)
+
     @property
     def delay(self) -> int:
-        return self.ranked()[0].hops
+        return self.outcome()[0]
 
     @property
     def overhead(self) -> int:
-        return sum(a.hops for a in self.ranked()[1:])
+        return self.outcome()[1]
 
     @property
     def hit(self) -> bool:
-        first = self.ranked()[0]
-        return not (first.from_path and first.responder == self.server_broker)
+        return self.outcome()[2]
 
 
 class ClientServerNetwork:

@@ -134,9 +134,10 @@ def run_client_server(policy: str = POLICY, cache_policy: str = CACHE_POLICY, br
             continue
         record = request(net, clients[broker], f"m{m}", float(step))
         net.run()
-        delay += record.delay
-        overhead += record.overhead
-        hits += record.hit
+        its_delay, its_overhead, hit = record.outcome()
+        delay += its_delay
+        overhead += its_overhead
+        hits += hit
         requests += 1
     shared = cast(ClientServerNetwork, net.shared)
     return net, {
