@@ -47,7 +47,81 @@ Handler = Callable[[int, int, str, object], None]
 Timer = Any
 
 
-class Transport:
+class ChosenOrder:
+    """What a test's scheduler may do instead of `Transport.run` (DEF-NET-2: the head of a link the test chooses):
+    see what is pending, deliver or lose a link's head, fire any timer; and the heap kept true meanwhile."""
+
+    now: float
+    ledger: Ledger
+    links: dict[Link, deque]
+    _heap: list
+    _timers: dict[int, tuple[float, Timer]]
+    deliver: Handler
+    run_timer: Callable[[Timer], None]
+
+    def pending_timers(self) -> list[int]:
+        """The live timers' ids, in firing order."""
+        return sorted(self._timers, key=lambda tid: (self._timers[tid][0], tid))
+
+    def timer(self, timer: int) -> tuple[float, Timer]:
+        """A live timer's (time, callback)."""
+        return self._timers[timer]
+
+    def fire(self, timer: int) -> None:
+        """Fire one timer now, whatever its time (a test's scheduler: any timeout)."""
+        t, callback = self._timers.pop(timer)
+        self._unschedule((t, timer, None))
+        self.run_timer(callback)
+
+    def fire_next(self) -> None:
+        """Fire the earliest live timer, the clock moving on to its time (a
+        scheduler that keeps timer order: `subsum explore`'s timeout)."""
+        timer = self.pending_timers()[0]
+        self.now = max(self.now, self._timers[timer][0])
+        self.fire(timer)
+
+    def pending_links(self) -> list[Link]:
+        """The links with messages in flight, sorted."""
+        return sorted(link for link, queue in self.links.items() if queue)
+
+    def deliver_from(self, link: Link) -> None:
+        """Deliver the head message of one link now, whatever its time."""
+        t, _, kind, payload = self._take_head(link)
+        self.now = max(self.now, t)
+        self.deliver(link[0], link[1], kind, payload)
+
+    def _take_head(self, link: Link) -> tuple:
+        """Take a link's head message out of its queue, whatever its time, the heap following (a scheduler's pick)."""
+        queue = self.links[link]
+        head = queue.popleft()
+        self._unschedule((head[0], head[1], link))
+        if queue:
+            heapq.heappush(self._heap, (queue[0][0], queue[0][1], link))
+        return head
+
+    def head(self, link: Link) -> tuple[str, object]:
+        """The head message of a link, (kind, payload)."""
+        _, _, kind, payload = self.links[link][0]
+        return kind, payload
+
+    def drop_head(self, link: Link) -> tuple[str, object]:
+        """Lose the head message of a link (a test's scheduler: a lost FLUSH); returns (kind, payload)."""
+        _, _, kind, payload = self._take_head(link)
+        self.ledger.dropped[kind] += 1
+        return kind, payload
+
+    def quiescent(self) -> bool:
+        return not self._timers and not any(self.links.values())
+
+    def _unschedule(self, entry: tuple) -> None:
+        """Take one entry out of the heap (a closed link, a link whose head a scheduler took, a timer cancelled or
+        fired out of order): O(heap), and rare next to the loop's pops."""
+        heap = self._heap
+        heap.remove(entry)
+        heapq.heapify(heap)
+
+
+class Transport(ChosenOrder):
     """Links, timers and the scheduler of one simulation."""
 
     def __init__(self, seed: int, delay: tuple[float, float], ledger: Ledger, deliver: Handler, to_client: Handler,
@@ -210,34 +284,6 @@ class Transport:
         if entry is not None:
             self._unschedule((entry[0], timer, None))
 
-    def _unschedule(self, entry: tuple) -> None:
-        """Take one entry out of the heap (a closed link, a link whose head a scheduler took, a timer cancelled or
-        fired out of order): O(heap), and rare next to the loop's pops."""
-        heap = self._heap
-        heap.remove(entry)
-        heapq.heapify(heap)
-
-    def pending_timers(self) -> list[int]:
-        """The live timers' ids, in firing order."""
-        return sorted(self._timers, key=lambda tid: (self._timers[tid][0], tid))
-
-    def timer(self, timer: int) -> tuple[float, Timer]:
-        """A live timer's (time, callback)."""
-        return self._timers[timer]
-
-    def fire(self, timer: int) -> None:
-        """Fire one timer now, whatever its time (a test's scheduler: any timeout)."""
-        t, callback = self._timers.pop(timer)
-        self._unschedule((t, timer, None))
-        self.run_timer(callback)
-
-    def fire_next(self) -> None:
-        """Fire the earliest live timer, the clock moving on to its time (a
-        scheduler that keeps timer order: `subsum explore`'s timeout)."""
-        timer = self.pending_timers()[0]
-        self.now = max(self.now, self._timers[timer][0])
-        self.fire(timer)
-
     # --- the event loop ------------------------------------------------------------------
     def run(self, max_steps: int | None = None) -> int:
         """Deliver messages and fire timers in (time, sequence) order until
@@ -246,6 +292,10 @@ class Transport:
         with a large network alive, its passes cost a fifth of the loop's time)."""
         with collector.paused():
             return self._loop(max_steps)
+
+    def step(self) -> bool:
+        """Deliver the earliest message or fire the earliest timer; False when nothing is left."""
+        return self.run(1) == 1
 
     def _loop(self, max_steps: int | None) -> int:
         heap, links, pop, replace = self._heap, self.links, heapq.heappop, heapq.heapreplace
@@ -270,40 +320,3 @@ class Transport:
                 deliver(link[0], link[1], kind, payload)
             steps += 1
         return steps
-
-    def step(self) -> bool:
-        """Deliver the earliest message or fire the earliest timer; False when nothing is left."""
-        return self.run(1) == 1
-
-    def pending_links(self) -> list[Link]:
-        """The links with messages in flight, sorted."""
-        return sorted(link for link, queue in self.links.items() if queue)
-
-    def deliver_from(self, link: Link) -> None:
-        """Deliver the head message of one link now, whatever its time."""
-        t, _, kind, payload = self._take_head(link)
-        self.now = max(self.now, t)
-        self.deliver(link[0], link[1], kind, payload)
-
-    def _take_head(self, link: Link) -> tuple:
-        """Take a link's head message out of its queue, whatever its time, the heap following (a scheduler's pick)."""
-        queue = self.links[link]
-        head = queue.popleft()
-        self._unschedule((head[0], head[1], link))
-        if queue:
-            heapq.heappush(self._heap, (queue[0][0], queue[0][1], link))
-        return head
-
-    def head(self, link: Link) -> tuple[str, object]:
-        """The head message of a link, (kind, payload)."""
-        _, _, kind, payload = self.links[link][0]
-        return kind, payload
-
-    def drop_head(self, link: Link) -> tuple[str, object]:
-        """Lose the head message of a link (a test's scheduler: a lost FLUSH); returns (kind, payload)."""
-        _, _, kind, payload = self._take_head(link)
-        self.ledger.dropped[kind] += 1
-        return kind, payload
-
-    def quiescent(self) -> bool:
-        return not self._timers and not any(self.links.values())
