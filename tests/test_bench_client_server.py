@@ -149,3 +149,21 @@ def test_report_only_redoes_the_summary_from_the_csv(quick, tmp_path):
     (out / "client_server.csv").write_text("\n".join([text[0], ",".join(cells), *text[2:]]) + "\n")
     with pytest.raises(ValueError, match=r"client_server.csv:2: field 'steps' is not a number: 'lots'"):
         bcs.report_again(out)
+
+
+@pytest.mark.parametrize("engines", ["x", {"pairs": "3"}, {"pairs": 3, "simulator_over_direct": None, "ci95": 1, "max": 2, "target": 2}])
+def test_report_only_refuses_an_engines_field_a_run_does_not_write(quick, tmp_path, engines):
+    """A summary.json whose `engines` was edited into something else is bad input (a ValueError the CLI turns into
+    exit 2), never a traceback from the report; one without `engines` (a run before issue 52) reads as not measured."""
+    import shutil
+
+    out = tmp_path / "client-server"
+    shutil.copytree(quick.out, out)
+    summary = json.loads((out / "summary.json").read_text())
+    del summary["engines"]
+    (out / "summary.json").write_text(json.dumps(summary))
+    assert bcs.report_again(out)["engines"]["verdict"] == "not measured"
+    summary["engines"] = engines
+    (out / "summary.json").write_text(json.dumps(summary))
+    with pytest.raises(ValueError, match="field 'engines' is not what a run writes"):
+        bcs.report_again(out)

@@ -224,11 +224,16 @@ def report_again(out_dir) -> dict:
         rows = read_rows(out / "client_server.csv")
         before = json.loads((out / "summary.json").read_text(encoding="utf-8"))
         parameters = before["parameters"]
+        speed = before.get("engines")
+        if speed is not None and not (isinstance(speed, dict) and isinstance(speed.get("pairs"), int)
+                                      and (speed["pairs"] == 0 or all(isinstance(speed.get(k), (int, float)) for k in
+                                                                      ("simulator_over_direct", "ci95", "max", "target")))):
+            raise ValueError(f"field 'engines' is not what a run writes: {speed!r}")
     except (OSError, ValueError, KeyError, TypeError) as error:
         raise ValueError(f"{out}: no finished client-server run to report again ({error})") from None
     for rows_series, knobs in (("series1", parameters["series1"]), ("series2", parameters["series2"])):
         parameters[rows_series] = {k: tuple(v) for k, v in knobs.items()}
-    return write_report(out, rows, parameters, before.get("disagreements", []), before.get("seconds", 0.0), before.get("engines"))
+    return write_report(out, rows, parameters, before.get("disagreements", []), before.get("seconds", 0.0), speed)
 
 
 #: the CSV's columns that are names, not numbers ("1", "2", "1-ss-ever" are series names)
