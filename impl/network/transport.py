@@ -21,12 +21,15 @@ out-of-band channel, and the one event loop.
   in the heap: there is never an entry for a message that was dropped or
   already delivered, nor for a timer that was cancelled or has fired (those
   take their entry out of the heap).
-- A test's scheduler may instead pick the order: `deliver_from(link)`,
-  `fire(timer)` (any timer, now), `fire_next()` (the earliest, at its
-  time), `drop_head(link)`.
+- A test's scheduler may instead pick the order (`ChosenOrder`):
+  `deliver_from(link)`, `fire(timer)` (any timer, now), `fire_next()` (the
+  earliest, at its time), `drop_head(link)`.
 
-Sending is one code path (`send_many`), with its hottest case, a routed
-publication, written apart (`route`); the event loop is one loop (`run`).
+Sending: `send_many` sends any message to any targets; its two commonest
+cases are written apart, `send` (one message over a tree link) and `route`
+(a routed publication, the simulator's hottest loop). The FIFO rule is
+`_enqueue`, which `route` writes out in its loop. The event loop is one
+loop (`run`).
 """
 
 from __future__ import annotations
