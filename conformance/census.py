@@ -74,6 +74,11 @@ def paused() -> Iterator[None]:
         _active[:] = saved
 
 
+def observing() -> bool:
+    """Whether a block is counting tags now (a checker that skips handler runs it knows must not, then)."""
+    return bool(_active)
+
+
 def record(*tags: str) -> None:
     for counts in _active:
         counts.update(tags)

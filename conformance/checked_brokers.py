@@ -202,6 +202,11 @@ class ProtocolChecks:
 class InformedChecks(ProtocolChecks):
     """The informed steps against the model: P, the activation, the release."""
 
+    def explore_view(self):
+        """The informed broker's view and what this check expects of the next ACTIVATE (P and the filters announced,
+        taken at the link's removal): a later step's check reads it, so it tells states apart too."""
+        return super().explore_view(), getattr(self, "_expect", None)
+
     def link_removed(self, o, rid, replacement, out):
         if rid is not None and replacement is not None:
             state = model_view(self)

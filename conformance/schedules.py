@@ -177,11 +177,11 @@ class Run:
         self.static = True
         self.events = 0
 
-    def fork(self, share_random: bool = False) -> Run:
+    def fork(self, share_random: bool = False, fresh_ledger: bool = False) -> Run:
         """A run that goes on from this one's state independently (`Network.fork`)."""
         forked = Run.__new__(Run)
         forked.__dict__.update(self.__dict__)
-        forked.net = self.net.fork(share_random)
+        forked.net = self.net.fork(share_random, fresh_ledger)
         forked.broken = list(self.broken)
         return forked
 
@@ -217,7 +217,14 @@ class Run:
         else:
             self._churn(op)
             self.static = False
-        check_overlay(net)
+        self.check_step()
+
+    def check_step(self, overlay: bool = True) -> None:
+        """The checks after every operation: the overlay (DEF-NET-1; `overlay` False after a step that cannot
+        change it, a delivery), nothing but EVENTs to a client, and the family's own."""
+        net = self.net
+        if overlay:
+            check_overlay(net)
         require(not net.ledger.violations, "CLM-NET-4", lambda: f"the simulator counted {dict(net.ledger.violations)}")
         self.family.check_step(net)
 

@@ -13,6 +13,9 @@ planted bug (its replay included); `subsum replay` of those replays. Each runs
 in a fresh process of `--python` (default: this one), so an earlier install
 can record and this checkout compare. Figures that measure time (any key
 naming seconds or a rate) are left out; everything else is kept byte for byte.
+A JSON report may have gained fields since it was recorded (issue 53 added
+explore's `local_steps`): those are named, not compared, and every field
+that was recorded must be as it was.
 Exit 2 on bad arguments, 1 when an output differs, 3 when a command fails in
 a way it did not when recorded.
 """
@@ -133,11 +136,32 @@ def main(argv: list[str]) -> int:
         options.file.write_text(json.dumps(now, indent=1, sort_keys=True) + "\n")
         print(f"recorded {len(now)} commands in {options.file}")
         return 0
-    differ = [name for name in now if now[name] != recorded.get(name)]
+    added = {name: added_fields(now[name], recorded.get(name)) for name in now}
+    differ = [name for name in now if added[name] is None]
     for name in differ:
         print(f"differs: {name}\n  recorded: {json.dumps(recorded.get(name))[:1500]}\n  now:      {json.dumps(now[name])[:1500]}")
-    print(f"{len(now) - len(differ)} of {len(now)} commands give what was recorded")
+    gained = sorted({field for fields in added.values() if fields for field in fields})
+    more = f" (report fields added since, not compared: {', '.join(gained)})" if gained else ""
+    print(f"{len(now) - len(differ)} of {len(now)} commands give what was recorded{more}")
     return 1 if differ else 0
+
+
+def added_fields(now: dict, recorded: dict | None) -> list[str] | None:
+    """The fields `now`'s JSON report has that `recorded`'s has not, if everything else is the same; None if not.
+
+    >>> added_fields({"exit": 0, "report": {"a": 1, "b": 2}}, {"exit": 0, "report": {"a": 1}})
+    ['b']
+    >>> added_fields({"exit": 0, "report": {"a": 2, "b": 2}}, {"exit": 0, "report": {"a": 1}}) is None
+    True
+    """
+    if recorded is None:
+        return None
+    report, was = now.get("report"), recorded.get("report")
+    if not isinstance(report, dict) or not isinstance(was, dict):
+        return [] if now == recorded else None
+    extra = sorted(set(report) - set(was))
+    kept = {**now, "report": {k: v for k, v in report.items() if k not in extra}}
+    return extra if kept == recorded else None
 
 
 if __name__ == "__main__":

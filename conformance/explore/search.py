@@ -12,15 +12,17 @@ from typing import Callable
 
 import attrs
 
+from subsum.conformance.explore.memo import LocalSteps
 from subsum.conformance.explore.scope import DELAY, SEED, Scope
-from subsum.conformance.explore.state import State, Step, fingerprint, independent, moves, successor
+from subsum.conformance.explore.state import Records, State, Step, fingerprint, independent, moves, successor
 from subsum.conformance.replays.writing import ReplayNotSaved, safe_name, save_schedule
 from subsum.conformance.schedules import Violation, violation_of
+from subsum.core import collector
 
 #: The default bounds: states fingerprinted, and seconds.
 MAX_STATES = 1_000_000
 BUDGET = 60.0
-#: States expanded between two calls of `progress`.
+#: States expanded between two calls of `progress`, and between two sweeps of the young objects (`collector.young_only`).
 PROGRESS_EVERY = 256
 
 
@@ -48,6 +50,7 @@ class Exploration:
     cut_by: str | None = None  # "max-states", "budget" or "interrupt" (Ctrl-C) when one cut the search
     queue: int = 0  # states reached but not yet visited when the search was cut (TLC's "states left on queue")
     unsaved: list = attrs.field(factory=list)  # ReplayNotSaved of each violation whose replay could not be written
+    local_steps: LocalSteps | None = None  # the memo of local steps (DEF-EXP-7), None when the search keeps none
 
     @property
     def states_per_second(self) -> float:
@@ -60,7 +63,8 @@ class Exploration:
                 "violations": [{"claim": f.violation.claim, "message": f.violation.message, "moves": f.moves,
                                 "where": f.violation.where(len(f.schedule)),
                                 "operations": len(f.schedule), "replay": str(f.replay) if f.replay else None,
-                                "saved": f.replay is not None and all(e.path != f.replay for e in self.unsaved)} for f in self.found]}
+                                "saved": f.replay is not None and all(e.path != f.replay for e in self.unsaved)} for f in self.found],
+                "local_steps": self.local_steps.report() if self.local_steps else None}
 
 
 @attrs.define(eq=False)
@@ -68,7 +72,7 @@ class Node:
     """A state in the frontier, the path that reached it (its parent's node and its own move's operations), and its
     sleep set: the moves it need not make, each with what it touched (DEF-EXP-6)."""
 
-    state: State
+    state: State | None  # None once the node is expanded
     ops: tuple = ()
     parent: Node | None = None
     depth: int = 0
@@ -95,23 +99,20 @@ class Visit:
 
 
 def explore(scope: Scope, *, max_states: int = MAX_STATES, budget: float = BUDGET, out_dir: Path | None = None,
-            progress: Callable[[Exploration], None] | None = None, sleep_sets: bool = True) -> Exploration:
+            progress: Callable[[Exploration], None] | None = None, sleep_sets: bool = True, memo: bool = True) -> Exploration:
     """Search `scope` breadth first until every state is seen, a violation
     is found, `max_states` states are fingerprinted or `budget` seconds
     pass; save the violation's schedule into `out_dir` (None: do not).
-    `sleep_sets` False makes every move from every state (DEF-EXP-6 off)."""
-    result = Exploration(scope)
-    started = time.perf_counter()
-    root = Node(State.initial(scope))
-    root.visit = Visit(frozenset(), waiting=root)
-    seen = {fingerprint(root.state): root.visit}
-    frontier = [root]
-    result.states = 1
+    `sleep_sets` False makes every move from every state (DEF-EXP-6 off);
+    `memo` False runs every delivery's handler (DEF-EXP-7 off)."""
+    search = BreadthFirst(scope, Exploration(scope), time.perf_counter(), max_states, budget, progress, sleep_sets)
+    result = search.result
     try:
-        _search(frontier, scope, seen, result, started, max_states, budget, progress, sleep_sets)
+        with collector.young_only() as sweep:
+            search.run(memo, sweep)
     except KeyboardInterrupt:  # Ctrl-C: the report says how far it got, and what was found is saved
         result.cut_by = "interrupt"
-    result.seconds = time.perf_counter() - started
+    result.seconds = time.perf_counter() - search.started
     for found in result.found:
         if out_dir is not None:
             try:
@@ -122,85 +123,108 @@ def explore(scope: Scope, *, max_states: int = MAX_STATES, budget: float = BUDGE
     return result
 
 
-def _search(frontier: list[Node], scope: Scope, seen: dict[int, Visit], result: Exploration, started: float, max_states: int,
-            budget: float, progress: Callable[[Exploration], None] | None, sleep_sets: bool) -> None:
-    """The layers of the breadth-first search, until none is left, a violation is found or a bound cuts it; `result.queue`
-    counts the states reached and not yet visited, kept up to date so that Ctrl-C leaves it right."""
-    while frontier and not result.found:
-        result.depth = frontier[0].depth
-        next_layer: list[Node] = []
-        for i, node in enumerate(frontier):
-            result.queue = len(frontier) - i + len(next_layer)
-            cut = _bound(result, started, max_states, budget)
-            if cut:
-                result.cut_by = cut
+@attrs.define
+class BreadthFirst:
+    """One breadth-first search (DEF-EXP-4): what it found so far (`result`), the fingerprints it has seen, the
+    search's one record of each broker view (`records`), and its bounds."""
+
+    scope: Scope
+    result: Exploration
+    started: float
+    max_states: int
+    budget: float
+    progress: Callable[[Exploration], None] | None
+    sleep_sets: bool
+    seen: dict[int, Visit] = attrs.field(factory=dict)
+    records: Records = attrs.field(factory=Records)
+
+    def run(self, memo: bool, sweep: Callable[[], None]) -> None:
+        """The layers of the search, until none is left, a violation is found or a bound cuts it; `result.queue`
+        counts the states reached and not yet visited, kept up to date so that Ctrl-C leaves it right."""
+        result = self.result
+        initial = State.initial(self.scope)
+        root = Node(initial)
+        result.local_steps = LocalSteps.for_run(initial.run) if memo else None
+        root.visit = self.seen[fingerprint(initial, self.records)] = Visit(frozenset(), waiting=root)
+        result.states = 1
+        frontier = [root]
+        while frontier and not result.found:
+            result.depth = frontier[0].depth
+            next_layer: list[Node] = []
+            for i, node in enumerate(frontier):
+                result.queue = len(frontier) - i + len(next_layer)
+                cut = self.bound()
+                if cut:
+                    result.cut_by = cut
+                    return
+                self.expand(node, next_layer)
+                if result.found:
+                    break
+                if i % PROGRESS_EVERY == 0:
+                    sweep()
+                    if self.progress:
+                        result.seconds = time.perf_counter() - self.started
+                        self.progress(result)
+            frontier = next_layer
+            result.queue = len(frontier)
+        result.queue = 0 if result.found else result.queue
+        result.complete = not frontier and not result.found
+
+    def bound(self) -> str | None:
+        if self.result.states >= self.max_states:
+            return "max-states"
+        if time.perf_counter() - self.started >= self.budget:
+            return "budget"
+        return None
+
+    def expand(self, node: Node, next_layer: list[Node]) -> None:
+        """Every move of `node` neither asleep nor made before from its fingerprint: checked, and its successor kept
+        (with its sleep set) when the fingerprint is new or was reached before with moves asleep that now are not.
+        The node then lets its state go (its path is its moves, from its parent's)."""
+        visit, state, result = node.visit, node.state, self.result
+        assert visit is not None and state is not None
+        visit.waiting = None
+        made: list[Step] = []
+        for move in moves(state, self.scope):
+            if move.key in node.sleep or move.key in visit.made:
+                continue
+            result.transitions += 1
+            try:
+                after, done, step = successor(state, move, result.local_steps)
+            except Exception as exc:  # a failed check, or the implementation crashing
+                schedule = node.schedule()
+                result.found.append(Found(violation_of(exc, _failing_step(schedule, move.ops)), schedule + move.ops, node.depth + 1))
+                result.depth = node.depth + 1
                 return
-            _expand(node, scope, seen, next_layer, result, sleep_sets)
-            if result.found:
-                break
-            if progress and i % PROGRESS_EVERY == 0:
-                result.seconds = time.perf_counter() - started
-                progress(result)
-        frontier = next_layer
-        result.queue = len(frontier)
-    result.queue = 0 if result.found else result.queue
-    result.complete = not frontier and not result.found
+            visit.made.add(move.key)
+            sleep = {}
+            if self.sleep_sets:
+                sleep = {x.move.key: x for x in [*node.sleep.values(), *made] if independent(x, step, state)}
+            made.append(step)
+            self.reach(Node(after, tuple(done), node, node.depth + 1, sleep), next_layer)
+        node.state = None
 
-
-def _bound(result: Exploration, started: float, max_states: int, budget: float) -> str | None:
-    if result.states >= max_states:
-        return "max-states"
-    if time.perf_counter() - started >= budget:
-        return "budget"
-    return None
-
-
-def _expand(node: Node, scope: Scope, seen: dict[int, Visit], next_layer: list[Node], result: Exploration, sleep_sets: bool) -> None:
-    """Every move of `node` neither asleep nor made before from its fingerprint: checked, and its successor kept
-    (with its sleep set) when the fingerprint is new or was reached before with moves asleep that now are not."""
-    visit = node.visit
-    assert visit is not None
-    visit.waiting = None
-    made: list[Step] = []
-    for move in moves(node.state, scope):
-        if move.key in node.sleep or move.key in visit.made:
-            continue
-        result.transitions += 1
-        try:
-            state, done, step = successor(node.state, move)
-        except Exception as exc:  # a failed check, or the implementation crashing
-            schedule = node.schedule()
-            result.found.append(Found(violation_of(exc, _failing_step(schedule, move.ops)), schedule + move.ops, node.depth + 1))
-            result.depth = node.depth + 1
+    def reach(self, child: Node, next_layer: list[Node]) -> None:
+        """`child` reached: a new fingerprint joins the next layer; a known one whose asleep moves this path does not
+        have asleep is expanded again for them (Godefroid's sleep sets with state matching)."""
+        assert child.state is not None
+        key = fingerprint(child.state, self.records)
+        visit = self.seen.get(key)
+        if visit is None:
+            child.visit = self.seen[key] = Visit(frozenset(child.sleep), waiting=child)
+            self.result.states += 1
+            next_layer.append(child)
             return
-        visit.made.add(move.key)
-        sleep = {}
-        if sleep_sets:
-            sleep = {x.move.key: x for x in [*node.sleep.values(), *made] if independent(x, step, node.state)}
-        made.append(step)
-        _reach(Node(state, tuple(done), node, node.depth + 1, sleep), seen, next_layer, result)
-
-
-def _reach(child: Node, seen: dict[int, Visit], next_layer: list[Node], result: Exploration) -> None:
-    """`child` reached: a new fingerprint joins the next layer; a known one whose asleep moves this path does not
-    have asleep is expanded again for them (Godefroid's sleep sets with state matching)."""
-    key = fingerprint(child.state)
-    visit = seen.get(key)
-    if visit is None:
-        child.visit = seen[key] = Visit(frozenset(child.sleep), waiting=child)
-        result.states += 1
+        woken = visit.asleep - child.sleep.keys()
+        if not woken:
+            return
+        visit.asleep = visit.asleep & child.sleep.keys()
+        if visit.waiting is not None:
+            visit.waiting.sleep = {k: x for k, x in visit.waiting.sleep.items() if k in visit.asleep}
+            return
+        child.visit = visit
+        visit.waiting = child
         next_layer.append(child)
-        return
-    woken = visit.asleep - child.sleep.keys()
-    if not woken:
-        return
-    visit.asleep = visit.asleep & child.sleep.keys()
-    if visit.waiting is not None:
-        visit.waiting.sleep = {k: x for k, x in visit.waiting.sleep.items() if k in visit.asleep}
-        return
-    child.visit = visit
-    visit.waiting = child
-    next_layer.append(child)
 
 
 def _failing_step(before: list[dict], ops: list[dict]) -> int:

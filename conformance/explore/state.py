@@ -13,10 +13,11 @@ from __future__ import annotations
 
 from collections import deque
 from types import MethodType
-from typing import Any, Iterator
+from typing import Any, Iterator, cast
 
 import attrs
 
+from subsum.conformance.explore.memo import LocalSteps
 from subsum.conformance.explore.scope import DELAY, EVENT, SEED, Scope
 from subsum.conformance.schedules import Run
 from subsum.impl.network import Broker
@@ -118,20 +119,27 @@ class Step:
     quiescent: bool  # it left the network quiescent (so it ran the quiescence checks, and a publication there is checked)
 
 
-def successor(state: State, move: Move) -> tuple[State, list[dict], Step]:
+def successor(state: State, move: Move, memo: LocalSteps | None = None) -> tuple[State, list[dict], Step]:
     """The state after a move, the move's operations (a closing quiesce
     added when it leaves the network quiescent), and what it touched. A
-    failed check raises (as `Run.apply` does), the state left half-changed."""
+    delivery goes through `memo` when given (DEF-EXP-7). A failed check
+    raises (as `Run.apply` does), the state left half-changed. The new
+    state's records are never changed in place again (a later move forks
+    it first), so the network owns none of them: each caches its hash."""
     run = copy_run(state.run)
     transport = run.net.transport
     timers = set(transport.pending_timers())
     done = list(move.ops)
-    for op in move.ops:
-        run.apply(op)
+    if memo is not None and move.delivers:
+        memo.deliver(run, move.key[1], move.ops[0])
+    else:
+        for op in move.ops:
+            run.apply(op)
     step = Step(move, set(transport.pending_timers()) != timers, transport.quiescent())
     if step.quiescent:
         done.append(QUIESCE)
         run.apply(QUIESCE)
+    run.net.owned.clear()
     return State(run, move.progress), done, step
 
 
@@ -153,50 +161,108 @@ def copy_run(run: Run) -> Run:
     """A copy of `run` whose later steps leave `run` as it is (`Run.fork`: the network forked, its brokers' states
     shared until a step changes one). The two random generators are shared, not copied: no step of a scope reads
     them in a way that matters (the link delays are 0, and no scope crashes a broker, the only use of the
-    overlay's)."""
-    return run.fork(share_random=True)
+    overlay's). The ledger starts from zero (DEF-EXP-3: history, not state): the checks that read it (an event's
+    deliveries and crossings, the violations counted) read what the one move did."""
+    return run.fork(share_random=True, fresh_ledger=True)
 
 
 # --- fingerprints ---------------------------------------------------------------------------------
 
-def fingerprint(state: State) -> int:
+def fingerprint(state: State, records: Records | None = None) -> int:
     """A 64-bit digest of everything a state's future depends on (DEF-EXP-3):
-    the clock, each broker's fields, the clients' filters, the messages in
-    flight per link (in order), the live timers (in order, with what each
-    will do), the overlay's links, the protocol's shared state (what its
-    `canonical_state()` returns, if it has one), whether the topology is
-    static, and the scope's progress. Left out, as history that no handler
-    reads: the ledger's counters, the trace, the ids handed out."""
+    the clock, each broker's view (`Broker.explore_view`), the clients'
+    filters, the messages in flight per link (in order), the live timers (in
+    order, with what each will do), the overlay's links, the protocol's
+    shared state (what its `canonical_state()` returns, if it has one),
+    whether the topology is static, and the scope's progress. Left out, as
+    history that no handler reads: the ledger's counters, the trace, the ids
+    handed out. With `records`, each broker's record is first made the
+    search's one object of its view (`Records.intern`)."""
     run = state.run
     net = run.net
     transport = net.transport
     flight = tuple((link, tuple((kind, canonical(payload)) for _, _, kind, payload in queue))
                    for link, queue in sorted(transport.links.items()) if queue)
     timers = tuple((tid, transport.timer(tid)[0] - net.now, canonical(transport.timer(tid)[1])) for tid in transport.pending_timers())
-    brokers = tuple((b, broker_hash(net, b)) for b in sorted(net.brokers))
+    hashed = broker_hash if records is None else records.intern
+    brokers = tuple((b, hashed(net, b)) for b in sorted(net.brokers))
     filters = tuple((c, frozenset(fs)) for c, fs in sorted(net.client_filters.items()))
     return hash((state.progress, net.now, run.static, brokers, filters, flight, timers, tuple(net.broker_links()), canonical(net.shared)))
 
 
+def view(broker: Broker) -> Any:
+    """What of a broker's record tells states apart: its protocol's `explore_view`, or, for a plug-in that declares
+    none, its fields read by reflection (`canonical_fields`)."""
+    declared = broker.explore_view()
+    return canonical_fields(broker) if declared is None else declared
+
+
 def broker_hash(net, b: int) -> int:
-    """The hash of broker b's canonical fields, cached in the broker (`Broker.cached_hash`) once `net` no longer owns
-    it: a broker shared with forks is never changed in place (a handler copies it first, `BrokerHost.own`), so its
-    hash is computed once, however many states share it; one this network owns is hashed afresh."""
+    """The hash of broker b's view, cached in the broker (`Broker.cached_hash`) once `net` no longer owns it: a
+    broker shared with forks is never changed in place (a handler copies it first, `BrokerHost.own`), so its hash is
+    computed once, however many states share it; one this network owns is hashed afresh."""
     broker = net.brokers[b]
     cached = broker.cached_hash
     if cached is not None:
         return cached
-    digest = hash(canonical_fields(broker))
+    digest = hash(view(broker))
     if b not in net.owned:
         broker.cached_hash = digest
     return digest
+
+
+class Records:
+    """The broker records of one search, one object per view (hash-consing, DEF-EXP-7): a state's new record whose
+    view the search has met before is replaced by the record met first. States then share records, which the memo of
+    local steps knows by identity, and each record's view is hashed once. With `verify`, a record is replaced only
+    if every field of it equals the first one's (`canonical_fields`), else the search fails naming the field the view
+    leaves out (a test that each declared view tells apart all that matters)."""
+
+    def __init__(self, verify: bool = False) -> None:
+        self.by_view: dict[Any, Broker] = {}
+        self.verify = verify
+
+    def intern(self, net, b: int) -> int:
+        """Make broker b's record in `net` the search's one record of its view (unless `net` owns it, and may
+        still change it: then its view is only hashed); returns the view's hash."""
+        broker = net.brokers[b]
+        cached = broker.cached_hash
+        if cached is not None:
+            return cached
+        its_view = view(broker)
+        if b in net.owned:
+            return hash(its_view)
+        seen = self.by_view.setdefault(its_view, broker)
+        if seen is broker:
+            broker.cached_hash = hash(its_view)
+            return broker.cached_hash
+        if self.verify:
+            left_out = [name for (name, mine), (_, first) in zip(canonical_fields(broker), canonical_fields(seen)) if mine != first]
+            assert not left_out and len(canonical_fields(broker)) == len(canonical_fields(seen)), \
+                f"{type(broker).__qualname__}.explore_view leaves out {left_out or 'a field'}: two records of one view differ"
+        net.brokers[b] = seen
+        return cast(int, seen.cached_hash)  # set when it was first met
+
+
+#: The types `canonical` found hashed by value (not containers, brokers, objects naming their state or methods): an
+#: instance is itself, or, if it holds something mutable after all, its fields.
+_VALUE_TYPES: set[type] = {type(None), bool, int, float, str, bytes}
 
 
 def canonical(value: Any) -> Any:
     """A hashable value equal for equal contents: sets and dicts become
     frozensets, sequences tuples, a broker its id (a reference, not its
     contents), a timer's callback what it will do, any other mutable object
-    its fields; immutable values (filters, messages) stay as they are."""
+    its fields; immutable values (filters, messages) stay as they are. The
+    types found to be values are remembered (`_VALUE_TYPES`): a message's
+    payload is one, and a fingerprint reads every payload in flight."""
+    kind = type(value)
+    if kind in _VALUE_TYPES:
+        try:
+            hash(value)
+            return value
+        except TypeError:
+            return (kind.__qualname__, canonical_fields(value))
     if value is None or isinstance(value, (bool, int, float, str, bytes)):
         return value
     if isinstance(value, (set, frozenset)):
@@ -214,6 +280,7 @@ def canonical(value: Any) -> Any:
     if type(value).__hash__ is not object.__hash__ and type(value).__hash__ is not None:
         try:
             hash(value)
+            _VALUE_TYPES.add(kind)
             return value  # a value type: its own equality
         except TypeError:
             pass  # a frozen record holding a mutable field (a summary's delta): compared by its fields

@@ -40,6 +40,18 @@ class Ledger:
         forked.trace = None if self.trace is None else list(self.trace)
         return forked
 
+    def fresh(self) -> Ledger:
+        """A ledger that counts from zero and knows the same events (each has no deliveries and crossed no link
+        yet): for a fork whose history nobody reads across steps (`subsum explore`'s, whose checks read what one
+        move did)."""
+        forked = Ledger.__new__(Ledger)
+        for name in ("sent", "handled", "dropped", "violations", "overlay_hops", "payload_bytes", "timers_started"):
+            setattr(forked, name, Counter.__new__(Counter))  # empty, without `Counter.__init__`'s trip through update
+        forked.record_crossings, forked.trace = self.record_crossings, None
+        forked.deliveries = {eid: {} for eid in self.deliveries}
+        forked.crossings = {eid: [] for eid in self.crossings}
+        return forked
+
     def published(self, eid: int) -> None:
         """A new event: nobody has it yet and it crossed no link."""
         self.deliveries[eid] = {}

@@ -181,6 +181,16 @@ class BrokerHost:
             self.apply(out)
             effects.clear()
 
+    def replay(self, dst: int, kind: str, record: Broker, effects: tuple) -> None:
+        """A message arrives at broker dst whose handler run is known already (a checker's memo of local steps,
+        spec/12 DEF-EXP-7): `record` is dst's record after it, shared (this network does not own it, so a later
+        handler copies it first), and `effects` what the handler wrote. What `deliver` does, without the run."""
+        self.ledger.handled[kind] += 1
+        self.brokers[dst] = record
+        self.owned.discard(dst)
+        for effect in effects:
+            self.apply_effect(dst, effect)
+
     def is_broker(self, node: int) -> bool:
         return node in self.brokers
 

@@ -47,7 +47,7 @@ from __future__ import annotations
 
 import copy
 import inspect
-from typing import TYPE_CHECKING, Any, Callable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Hashable, Mapping
 
 from subsum.core import plugins
 from subsum.impl.network.actor import Out
@@ -78,6 +78,13 @@ class Broker:
     #: Whether something reads what this class's handlers write (a check's broker does): then the network gives each
     #: handler a buffer and applies it when the handler returns; otherwise it applies each effect as it is written.
     reads_out_buffer = False
+
+    #: Whether a message's effect at this broker depends only on its record, the sender, the message, the clock and
+    #: the network's settings, and changes only the record, the out-buffer and what the brokers share through the
+    #: methods the shared state lists in its `writes`: then a checker may run each such step once and reuse what it
+    #: did (`subsum explore`'s memo of local steps, spec/12 DEF-EXP-7). A subclass whose handlers read more (the
+    #: overlay, other brokers, a shared counter) must say False.
+    local_deliveries = False
 
     #: message kind -> the name of its handler method (names, so that an override in a subclass, or a test's
     #: patch of the method made before the network is built, is what runs: `handler_table`)
@@ -114,6 +121,16 @@ class Broker:
         if hasattr(self, "__dict__"):
             clone.__dict__.update((name, copied(value, memo)) for name, value in self.__dict__.items())
         return clone
+
+    def explore_view(self) -> Hashable | None:
+        """What of this record tells two states apart for a checker (`subsum explore`'s fingerprint, spec/12
+        DEF-EXP-3): records with equal views behave alike from here on. None, the default, lets the checker read
+        every field (a plug-in that declares no view); each built-in protocol declares its own.
+
+        >>> Broker(3, None).explore_view() is None
+        True
+        """
+        return None
 
     def started(self, out: Out) -> None:
         """The broker has joined the network (before any link): a protocol that must act at once does so here."""

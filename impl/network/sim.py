@@ -69,12 +69,13 @@ class Network(BrokerHost):
         self._next_event = 0
         self._canonical: dict[Subscription, Subscription] = {}  # filter -> the one object used for it
 
-    def fork(self, share_random: bool = False) -> Network:
+    def fork(self, share_random: bool = False, fresh_ledger: bool = False) -> Network:
         """A network that goes on from this one's state independently (what `subsum explore` does at every move):
         its own counts, queues, timers and overlay; the brokers' states shared until a handler changes one (each
         network copies a shared one first, `BrokerHost.own`). `share_random`: both draw link delays and LSTree's
         choices from the same generators (for a caller to whom they do not matter). A network with a timer it did
-        not set itself (a workload's closure) cannot be forked: the closure would act on this one."""
+        not set itself (a workload's closure) cannot be forked: the closure would act on this one. `fresh_ledger`:
+        the fork counts from zero (`Ledger.fresh`), for a caller that reads no history across its steps."""
         foreign = [callback for _, callback in self.transport._timers.values() if not isinstance(callback, NetworkTimer)]
         if foreign:
             raise NetworkError(f"cannot fork a network with a timer it did not set: {foreign[0]!r}")
@@ -83,7 +84,7 @@ class Network(BrokerHost):
         self.owned, forked.owned = set(), set()
         forked.brokers, forked.clients = dict(self.brokers), dict(self.clients)
         forked.client_filters = {c: set(filters) for c, filters in self.client_filters.items()}
-        forked.ledger = self.ledger.fork()
+        forked.ledger = self.ledger.fresh() if fresh_ledger else self.ledger.fork()
         forked.transport = self.transport.fork(forked.ledger, forked.deliver, forked.to_client, forked.is_broker, forked.run_timer,
                                                share_random)
         forked.overlay = self.overlay.fork(share_random)

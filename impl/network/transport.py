@@ -89,9 +89,16 @@ class ChosenOrder:
 
     def deliver_from(self, link: Link) -> None:
         """Deliver the head message of one link now, whatever its time."""
+        kind, payload = self.take_head(link)
+        self.deliver(link[0], link[1], kind, payload)
+
+    def take_head(self, link: Link) -> tuple[str, object]:
+        """Take the head message of one link out of it now, whatever its time, the clock moving on to its arrival
+        if that is later; returns (kind, payload), for the caller to hand on (`deliver_from`, or a checker that
+        knows what the receiver's handler will do: `subsum explore`'s memo)."""
         t, _, kind, payload = self._take_head(link)
         self.now = max(self.now, t)
-        self.deliver(link[0], link[1], kind, payload)
+        return kind, payload
 
     def _take_head(self, link: Link) -> tuple:
         """Take a link's head message out of its queue, whatever its time, the heap following (a scheduler's pick)."""

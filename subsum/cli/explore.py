@@ -37,11 +37,14 @@ from subsum.impl.network import TOPOLOGIES
               help="Stop after this many distinct states (the report says complete: false).")
 @click.option("--budget", type=FiniteFloat(0.001, 86_400.0), default=BUDGET, show_default=True,
               help="Stop after this many seconds (the report says complete: false).")
+@click.option("--memo/--no-memo", default=True, show_default=True,
+              help="Run each distinct local step (a delivery, where the protocol declares it local) once and reuse it "
+                   "(spec/12 DEF-EXP-7); --no-memo runs every handler.")
 @replay_dir_option(documents.FUZZ_FOLDER, "Where the replay of a violation goes.")
 @format_option
 @quiet_option
 def explore(protocol, brokers, subscriptions, events, swaps, topology, unsubscribe, overruns, defer_timeout, sub_timeout, max_states,
-            budget, out_dir, fmt) -> None:
+            budget, memo, out_dir, fmt) -> None:
     """Search every state of a small scope breadth first: each delivery (the
     head of any link), timer (in timer order), client operation and swap is
     a choice; states are fingerprinted once. Each step runs the fuzzer's
@@ -58,7 +61,7 @@ def explore(protocol, brokers, subscriptions, events, swaps, topology, unsubscri
         def told(r: Exploration) -> None:
             ticker.update(min(r.seconds, budget), f"depth {r.depth}: {r.states:,} states, {r.transitions:,} transitions, {r.queue:,} to visit")
 
-        result = run_search(scope, max_states=max_states, budget=budget, out_dir=Path(out_dir), progress=told)
+        result = run_search(scope, max_states=max_states, budget=budget, out_dir=Path(out_dir), progress=told, memo=memo)
     report = result.report()
     replay_option = f"--protocol {protocol} " if looks_like_path(protocol) else ""
     emit(report, fmt, lambda: print_result(report, replay_option))
@@ -82,6 +85,10 @@ def print_result(report: dict, replay_option: str) -> None:
     line(f"{report['protocol']}: {scope['brokers']} brokers, {scope['subscriptions']} subscriptions, {scope['events']} events, "
          f"{scope['swaps']} swaps ({scope['topology']}): {report['states']:,} states, {report['transitions']:,} transitions, "
          f"depth {report['depth']}, {report['seconds']:.1f} s ({report['states_per_second']:,.0f} states/s){cut}")
+    steps = report["local_steps"]
+    if steps and steps["memoized"]:
+        line(f"  local steps: {steps['deliveries']:,} deliveries, {steps['distinct']:,} distinct, "
+             f"{steps['hit_rate']:.1%} from the memo")
     for v in report["violations"]:
         line(f"  {v['claim']} at {v['where']} ({v['moves']} moves): {v['message']}")
         if v["saved"]:

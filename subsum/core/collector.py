@@ -1,4 +1,5 @@
-"""The cyclic garbage collector, paused over a bounded stretch of work.
+"""The cyclic garbage collector, paused over a bounded stretch of work, or
+kept to young objects over a long one.
 
 The simulator's event loop allocates a few small objects per message while
 a large network stays alive. Every few hundred allocations the collector
@@ -14,7 +15,7 @@ from __future__ import annotations
 
 import gc
 from contextlib import contextmanager
-from typing import Iterator
+from typing import Callable, Iterator
 
 
 @contextmanager
@@ -34,3 +35,31 @@ def paused() -> Iterator[None]:
     finally:
         if collecting:
             gc.enable()
+
+
+@contextmanager
+def young_only() -> Iterator[Callable[[], None]]:
+    """Over a long search that keeps what it made (`subsum explore`'s states), let the collector scan only what is
+    new: the block calls the function it is given now and then (`sweep`), which collects the objects made since the
+    last sweep and sets the survivors aside (`gc.freeze`), so that no later pass walks them again. The discarded
+    states' reference cycles (a network and its transport's bound methods) are still collected, at the next sweep.
+    Issue 53 measured strawman 3/2/1/1: 5.2-5.7 s with the collector as it is, 2.8 s with a sweep every 256
+    expansions, 2.9-3.0 s with the collector off (and 2.5 times the memory: the cycles are never freed). The
+    objects set aside are handed back to the collector when the block ends, however it ends.
+
+    >>> import gc
+    >>> with young_only() as sweep:
+    ...     sweep()
+    ...     gc.get_freeze_count() > 0
+    True
+    >>> gc.get_freeze_count()
+    0
+    """
+    def sweep() -> None:
+        gc.collect(1)
+        gc.freeze()
+
+    try:
+        yield sweep
+    finally:
+        gc.unfreeze()

@@ -176,6 +176,8 @@ class CachingBroker(StrawmanBroker):
 
     __slots__ = ("cache",)
 
+    local_deliveries = False  # its handlers read the overlay and count in the shared request records
+
     def __init__(self, bid: int, shared) -> None:
         super().__init__(bid, shared)
         options = shared.options

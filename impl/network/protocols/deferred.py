@@ -35,6 +35,11 @@ class TimedBroker(StrawmanBroker):
         self.waiting: dict[int, list[tuple[int, Subscription]]] = {}  # rid -> deferred (n', p)
         self.unsub_timers: set[int] = set()  # the rids whose unsubTimer runs
 
+    def explore_view(self) -> tuple:
+        """Strawman's view, the deferred pairs of each removal and the removals whose timer runs."""
+        return (super().explore_view(), frozenset((rid, tuple(pairs)) for rid, pairs in self.waiting.items()),
+                frozenset(self.unsub_timers))
+
     def link_removed(self, n, rid, replacement, out: Out) -> None:
         self.manage_removed_link(n, out.new_rid() if rid is None else rid, out)
 

@@ -63,6 +63,9 @@ class FilterIndex:
     and the filters each event matches (a superset, once the catalog is
     shared by a fork: a broker meets them with its own table's filters)."""
 
+    #: The methods through which a handler changes the index (`Broker.local_deliveries`); the rest only read it.
+    writes = ("added", "removed")
+
     def __init__(self) -> None:
         self.catalog = FilterCatalog()
         self.refs: dict[Subscription, int] = {}  # filter -> tables holding it
@@ -116,6 +119,8 @@ class StrawmanBroker(Broker):
     handler changes the table and writes what it sends to `out`."""
 
     __slots__ = ("table", "by_node")
+
+    local_deliveries = True  # a SUB, UNSUB or EVENT reads the table, the neighbours and the index's matches only
 
     def __init__(self, bid: int, shared) -> None:
         super().__init__(bid, shared)
@@ -216,6 +221,10 @@ class StrawmanBroker(Broker):
 
     def link_added(self, n: int, rid: int | None, out: Out) -> None:
         self.add_link_to(n, out)
+
+    def explore_view(self) -> tuple:
+        """The id, the neighbours and subTab (by_node is the same pairs; the table's order is not part of it)."""
+        return self.id, frozenset(self.neighbors), frozenset((f, frozenset(subscribers)) for f, subscribers in self.table.items())
 
     def entries(self) -> set[tuple[int, Subscription]]:
         """subTab as a set of (neighbour, filter) pairs."""

@@ -34,6 +34,11 @@ class InformedBroker(NotifiedBroker):
         self.awaiting: dict[int, int] = {}  # rid -> the new neighbour: link up, no ACTIVATE yet (a fallback timer runs)
         self.tagged: dict[int, tuple[int, list[Subscription]]] = {}  # rid -> (new neighbour, held-back filters)
 
+    def explore_view(self) -> tuple:
+        """The deferred protocols' view, the ACTIVATEs held, the links awaiting one and the held-back filters."""
+        return (super().explore_view(), frozenset(self.activations.items()), frozenset(self.awaiting.items()),
+                frozenset((rid, (n, tuple(filters))) for rid, (n, filters) in self.tagged.items()))
+
     def link_removed(self, o, rid, replacement, out: Out) -> None:
         """replaceLink(o, n1, n2, rid), or a plain deferred removal when the
         link is not replaced."""

@@ -42,6 +42,10 @@ class SienaBroker(StrawmanBroker):
         super().__init__(bid, shared)
         self.forwarded: dict[int, dict[Subscription, None]] = {}  # broker neighbour m -> F(m), insertion-ordered
 
+    def explore_view(self) -> tuple:
+        """Strawman's view and the filters forwarded to each broker neighbour (F(m))."""
+        return super().explore_view(), frozenset((m, frozenset(filters)) for m, filters in self.forwarded.items())
+
     def covered(self, f: Subscription, filters) -> bool:
         """Some filter of `filters` covers f (never, with covering off)."""
         return self.covering and any(filter_covers(g, f) for g in filters)

@@ -1,0 +1,148 @@
+"""The memo of local steps of `subsum explore` (spec/12-exploration.md
+DEF-EXP-7).
+
+A delivery changes one broker. Where its protocol says so
+(`Broker.local_deliveries`), what a delivery does depends only on the
+receiver's record, the sender, the message and the clock: the same inputs
+give the same new record, the same effects written to the out-buffer, and
+the same calls that change what the brokers share (the methods the shared
+state lists in `writes`). So the explorer runs each distinct local step once,
+as every step runs, under the checked brokers (the step compared with the
+model's, CLM-NET-6 and CLM-RCF-7, and the overlay checked after it). It keeps
+what the step did, and at every later delivery with the same inputs applies
+that instead (`BrokerHost.replay`): the checks of a local step read nothing
+else, so they would pass again, and the overlay, which no delivery changes,
+passed its check after the step that made the state.
+
+A step is known by its receiver's record itself, by identity: a record is
+never changed once its state is made (a later handler changes a copy,
+`BrokerHost.own`), and the memo keeps every record it names alive, so an id
+is never reused. States reached along different paths share their untouched
+records, and a step the memo applies hands on the same record object each
+time, so the same step recurs often (the report's `local_steps`).
+
+Not memoized: a protocol that does not declare its deliveries local, a
+payload that cannot be hashed, and every step while a census is being
+taken (conformance/census.py counts the rules each handler run fires).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+
+from subsum.conformance import census
+from subsum.conformance.schedules import Run
+
+
+@attrs.frozen
+class Known:
+    """What one local step did: the receiver's record before it (kept alive: its id is the key) and after it, the
+    effects its handler wrote, and the calls that changed what the brokers share, each (method, args)."""
+
+    before: Any
+    after: Any
+    effects: tuple
+    writes: tuple
+
+
+class SharedWrites:
+    """What the brokers share, as a handler sees it while its step is recorded: each call of a method the shared
+    state lists in `writes` is kept, in order, and carried out; anything else is read through."""
+
+    __slots__ = ("target", "names", "calls")
+
+    def __init__(self, target: Any, names: tuple[str, ...]) -> None:
+        self.target, self.names = target, names
+        self.calls: list[tuple[str, tuple]] = []
+
+    def __getattr__(self, name: str) -> Any:
+        value = getattr(self.target, name)
+        if name not in self.names:
+            return value
+
+        def call(*args):
+            self.calls.append((name, args))
+            return value(*args)
+
+        return call
+
+
+@attrs.define
+class LocalSteps:
+    """The memo of one search: each distinct local step's `Known`, and how often a delivery was applied from it
+    (`hits`), run and kept (`misses`) or run without it (`bypassed`)."""
+
+    enabled: bool
+    steps: dict = attrs.field(factory=dict)
+    hits: int = 0
+    misses: int = 0
+    bypassed: int = 0
+
+    @classmethod
+    def for_run(cls, run: Run) -> LocalSteps:
+        """A memo for the runs forked from `run`: on when its brokers declare their deliveries local and what they
+        share names its `writes` (or they share nothing)."""
+        net = run.net
+        shared_ok = net.shared is None or hasattr(type(net.shared), "writes")
+        return cls(bool(getattr(net.broker_class, "local_deliveries", False)) and shared_ok)
+
+    def deliver(self, run: Run, link: tuple, op: dict) -> None:
+        """Deliver the head of `link` (the move's operation `op`), from the memo if the step is known."""
+        net = run.net
+        kind, payload = net.transport.head(link)
+        if not self.enabled or census.observing():
+            self.bypassed += 1
+            run.apply(op)
+            return
+        try:
+            key = self.key(net, link, kind, payload)
+            known = self.steps.get(key)
+        except TypeError:  # a payload that cannot be hashed
+            self.bypassed += 1
+            run.apply(op)
+            return
+        if known is None:
+            self.misses += 1
+            self._record(run, link, op, key)
+            return
+        self.hits += 1
+        net.transport.take_head(link)
+        for name, args in known.writes:
+            getattr(net.shared, name)(*args)
+        net.replay(link[1], kind, known.after, known.effects)
+        run.check_step(overlay=False)
+
+    @staticmethod
+    def key(net, link: tuple, kind: str, payload: Any) -> tuple:
+        """What a local step's effect depends on: the receiver's record (by identity), the sender, the message and
+        the clock (the settings are the search's). Looking it up raises TypeError for a payload that cannot be hashed."""
+        return id(net.brokers[link[1]]), link[0], kind, payload, net.now
+
+    def _record(self, run: Run, link: tuple, op: dict, key: tuple) -> None:
+        """Run the step as every step runs (checked), watching what it writes and what it changes of the shared
+        state; keep it unless a broker other than the receiver wrote something (then it was not local)."""
+        net, dst = run.net, link[1]
+        before = net.brokers[dst]
+        recorder = SharedWrites(net.shared, tuple(getattr(type(net.shared), "writes", ())))
+        journal: list[tuple] = []
+        net.journal = journal
+        net.start_buffers()  # with a journal, a buffer the network applies when the handler returns (`new_out`)
+        net.message_out.shared = recorder
+        try:
+            run.apply(op)
+        finally:
+            net.journal = None
+            net.start_buffers()
+        written = [entry for entry in journal if entry[0] == "wrote"]
+        if any(entry[1] != dst for entry in written):
+            return
+        net.owned.discard(dst)  # kept: from now on a handler changes a copy of it
+        self.steps[key] = Known(before, net.brokers[dst], tuple(entry[2] for entry in written), tuple(recorder.calls))
+
+    def report(self) -> dict:
+        """The memo's part of the JSON report: local steps made, distinct, and the share applied from the memo."""
+        made = self.hits + self.misses
+        return {"memoized": self.enabled, "deliveries": made + self.bypassed, "distinct": len(self.steps),
+                "applied_from_memo": self.hits, "hit_rate": round(self.hits / made, 4) if made else 0.0}

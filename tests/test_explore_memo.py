@@ -1,0 +1,82 @@
+"""subsum explore's memo of local steps and its one record per view (spec/12
+DEF-EXP-7): with them a search reaches the same states by the same moves and
+finds the same violations as without; each protocol's declared view
+(`Broker.explore_view`) leaves out nothing that tells two records apart; and
+the checks bite (a memo key without the sender, a view without a check's own
+field)."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from subsum.conformance.checked_brokers import InformedChecks
+from subsum.conformance.explore.checks import CI_SCOPES
+from subsum.conformance.explore.memo import LocalSteps
+from subsum.conformance.explore.scope import Scope
+from subsum.conformance.explore.search import BreadthFirst, Exploration, explore
+from subsum.conformance.explore.state import Records
+from subsum.core import collector
+
+FORWARDING = ("strawman", "timed", "notified", "informed", "siena")
+
+
+def outcome(result: Exploration) -> tuple:
+    return (result.states, result.transitions, result.depth, result.complete,
+            [(f.violation.claim, f.moves) for f in result.found])
+
+
+@pytest.mark.parametrize("protocol", sorted(CI_SCOPES))
+def test_the_memo_changes_nothing_but_the_time(protocol):
+    """Every claim scope searched with and without the memo: the same states, moves, depth and verdict; the
+    forwarding family's deliveries come from the memo almost always, the summaries' never (not declared local)."""
+    scope = CI_SCOPES[protocol]
+    with_memo, without = explore(scope, budget=float("inf")), explore(scope, budget=float("inf"), memo=False)
+    assert outcome(with_memo) == outcome(without)
+    steps = with_memo.report()["local_steps"]
+    assert without.report()["local_steps"] is None
+    if protocol in FORWARDING:
+        assert steps["memoized"] and steps["hit_rate"] > 0.9 and steps["distinct"] < steps["deliveries"] / 10, steps
+    else:
+        assert not steps["memoized"] and steps["applied_from_memo"] == 0, steps
+
+
+def test_a_memo_key_without_the_sender_is_caught(monkeypatch):
+    """Planted: the key forgets who sent the message, so a SUB from one neighbour replays one from another. The
+    search then differs from the one without the memo (the comparison above fails)."""
+    scope = CI_SCOPES["strawman"]
+    without = outcome(explore(scope, memo=False))
+    monkeypatch.setattr(LocalSteps, "key", staticmethod(lambda net, link, kind, payload: (id(net.brokers[link[1]]), kind, payload, net.now)))
+    assert outcome(explore(scope)) != without
+
+
+def search_verifying_views(scope: Scope) -> Exploration:
+    """A search whose records are replaced only when every field equals (`Records(verify=True)`)."""
+    search = BreadthFirst(scope, Exploration(scope), time.perf_counter(), 10**6, float("inf"), None, True,
+                          records=Records(verify=True))
+    with collector.young_only() as sweep:
+        search.run(True, sweep)
+    return search.result
+
+
+@pytest.mark.parametrize("scope", [*CI_SCOPES.values(), Scope("informed", 3, 2, swaps=1, unsubscribe=False),
+                                   Scope("siena", 3, 3)], ids=str)
+def test_every_declared_view_keeps_what_tells_two_records_apart(scope):
+    result = search_verifying_views(scope)
+    assert result.complete and not result.found, result.report()
+
+
+def test_a_view_that_leaves_out_a_checks_own_field_is_caught(monkeypatch):
+    """Planted: the informed check's view without what it expects of the next ACTIVATE (`_expect`). Two records
+    that differ there share a view, and the verifying search names the field."""
+    monkeypatch.setattr(InformedChecks, "explore_view", lambda self: super(InformedChecks, self).explore_view())
+    with pytest.raises(AssertionError, match=r"CheckedInformedBroker.explore_view leaves out \['_expect'\]"):
+        search_verifying_views(CI_SCOPES["informed"])
+
+
+def test_the_report_counts_local_steps():
+    report = explore(Scope("strawman", 3, 2)).report()
+    steps = report["local_steps"]
+    assert set(steps) == {"memoized", "deliveries", "distinct", "applied_from_memo", "hit_rate"}
+    assert steps["deliveries"] == steps["applied_from_memo"] + steps["distinct"] > 0
