@@ -75,6 +75,13 @@ def test_a_view_that_leaves_out_a_checks_own_field_is_caught(monkeypatch):
         search_verifying_views(CI_SCOPES["informed"])
 
 
+def test_the_report_bounds_the_chance_of_a_fingerprint_collision():
+    """DEF-EXP-3: (transitions + 1) x states / 2^64, TLC's kind of estimate; tiny at the claim scopes."""
+    result = explore(CI_SCOPES["strawman"])
+    bound = result.report()["fingerprint_collision_bound"]
+    assert bound == pytest.approx(27_940 * 8_633 / 2**64, rel=1e-3) and bound < 1e-10
+
+
 def test_the_report_counts_local_steps():
     report = explore(Scope("strawman", 3, 2)).report()
     steps = report["local_steps"]

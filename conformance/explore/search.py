@@ -56,10 +56,19 @@ class Exploration:
     def states_per_second(self) -> float:
         return self.states / self.seconds if self.seconds else 0.0
 
+    @property
+    def collision_bound(self) -> float:
+        """A bound on the probability that two different states were taken as one because their 64-bit fingerprints
+        met (DEF-EXP-3): each of the states made (one per transition, and the first) was looked up among at most
+        `states` fingerprints, each a match by chance with probability 2^-64 if fingerprints behave as uniform
+        64-bit values (which Python's tuple hash approximates; it does not guarantee it)."""
+        return (self.transitions + 1) * self.states / 2.0**64
+
     def report(self) -> dict:
         return {"protocol": self.scope.protocol, "scope": self.scope.describe(), "states": self.states, "transitions": self.transitions,
                 "depth": self.depth, "complete": self.complete, "cut_by": self.cut_by, "queue": self.queue, "seconds": round(self.seconds, 3),
                 "states_per_second": round(self.states_per_second, 1),
+                "fingerprint_collision_bound": float(f"{self.collision_bound:.3g}"),
                 "violations": [{"claim": f.violation.claim, "message": f.violation.message, "moves": f.moves,
                                 "where": f.violation.where(len(f.schedule)),
                                 "operations": len(f.schedule), "replay": str(f.replay) if f.replay else None,
@@ -137,6 +146,9 @@ class BreadthFirst:
     sleep_sets: bool
     seen: dict[int, Visit] = attrs.field(factory=dict)
     records: Records = attrs.field(factory=Records)
+    #: If a set, the fingerprint of every quiescent state reached is added to it (what two searches of one scope,
+    #: reduced and not, must agree on: tests/test_explore_reductions.py)
+    quiescent: set[int] | None = None
 
     def run(self, memo: bool, sweep: Callable[[], None]) -> None:
         """The layers of the search, until none is left, a violation is found or a bound cuts it; `result.queue`
@@ -145,7 +157,10 @@ class BreadthFirst:
         initial = State.initial(self.scope)
         root = Node(initial)
         result.local_steps = LocalSteps.for_run(initial.run) if memo else None
-        root.visit = self.seen[fingerprint(initial, self.records)] = Visit(frozenset(), waiting=root)
+        key = fingerprint(initial, self.records)
+        root.visit = self.seen[key] = Visit(frozenset(), waiting=root)
+        if self.quiescent is not None and initial.quiescent():
+            self.quiescent.add(key)
         result.states = 1
         frontier = [root]
         while frontier and not result.found:
@@ -213,6 +228,8 @@ class BreadthFirst:
         if visit is None:
             child.visit = self.seen[key] = Visit(frozenset(child.sleep), waiting=child)
             self.result.states += 1
+            if self.quiescent is not None and child.state.quiescent():
+                self.quiescent.add(key)
             next_layer.append(child)
             return
         woken = visit.asleep - child.sleep.keys()
