@@ -5,7 +5,8 @@ and the plain search reach the same quiescent states, by fingerprint, and
 give the same verdict at the same depth. A planted error in the sleep-set
 bookkeeping (two deliveries to one broker taken as independent, so one of
 them falls asleep where it must not) makes scopes differ. `make test` runs
-42 scopes; the `thorough` profile 210.
+42 scopes; the `thorough` profile 210. The depth-first search reaches the
+states the breadth-first one does.
 
 Tried and not caught: a search that never expands a state again when a
 path meets it with a move awake that was asleep when it was first met. It
@@ -17,14 +18,18 @@ argument for sleep sets with state matching requires."""
 from __future__ import annotations
 
 import random
+import subprocess
+import sys
 import time
 from typing import Iterator
+
+import pytest
 
 
 from subsum.conformance import profiles
 from subsum.conformance.explore import search as search_module
 from subsum.conformance.explore.scope import Scope
-from subsum.conformance.explore.search import BreadthFirst, Exploration
+from subsum.conformance.explore.search import BreadthFirst, DepthFirst, Exploration, explore
 from subsum.conformance.explore.state import Step, State
 from subsum.conformance.families import family_of
 from subsum.core import collector
@@ -102,3 +107,31 @@ def independent_even_at_one_broker(asleep: Step, step: Step, state: State) -> bo
 def test_a_planted_error_in_the_sleep_set_bookkeeping_is_caught(monkeypatch):
     monkeypatch.setattr(search_module, "independent", independent_even_at_one_broker)
     assert next(differing(scopes_for_profile()), None)
+
+
+# --- depth first (--strategy dfs) -----------------------------------------------------------------
+
+def searched_with(scope: Scope, strategy: type[BreadthFirst]) -> tuple[int, frozenset]:
+    quiescent: set[int] = set()
+    run = strategy(scope, Exploration(scope), time.perf_counter(), 10**6, float("inf"), None, True, quiescent=quiescent)
+    with collector.young_only() as sweep:
+        run.run(True, sweep)
+    assert run.result.complete and not run.result.found
+    return run.result.states, frozenset(quiescent)
+
+
+@pytest.mark.parametrize("scope", [Scope("strawman", 3, 2, events=1, swaps=1), Scope("informed", 3, 1, swaps=1),
+                                   Scope("siena", 3, 3), Scope("summaries", 3, 1, events=1)], ids=str)
+def test_depth_first_reaches_the_states_breadth_first_reaches(scope):
+    assert searched_with(scope, DepthFirst) == searched_with(scope, BreadthFirst)
+
+
+def test_depth_first_finds_a_planted_bug_and_its_replay_fails_the_same_way(tmp_path):
+    """Not a shortest counterexample, but one the replay file shows in another process (`subsum replay`)."""
+    planted = "subsum.bench.planted:ForgetfulStrawman"
+    result = explore(Scope(planted, 3, 2, events=1, swaps=1), strategy="dfs", out_dir=tmp_path)
+    (found,) = result.found
+    assert found.violation.claim == "CLM-NET-6" and result.report()["strategy"] == "dfs"
+    again = subprocess.run([sys.executable, "-m", "subsum", "replay", "--protocol", planted, str(found.replay)],
+                           capture_output=True, text=True, timeout=120)
+    assert again.returncode == 1 and "CLM-NET-6 violated" in again.stdout, again.stdout + again.stderr

@@ -41,6 +41,7 @@ class Exploration:
     """What a search did (the JSON report of DEF-EXP-5)."""
 
     scope: Scope
+    strategy: str = "bfs"
     states: int = 0
     transitions: int = 0
     depth: int = 0
@@ -65,7 +66,8 @@ class Exploration:
         return (self.transitions + 1) * self.states / 2.0**64
 
     def report(self) -> dict:
-        return {"protocol": self.scope.protocol, "scope": self.scope.describe(), "states": self.states, "transitions": self.transitions,
+        return {"protocol": self.scope.protocol, "scope": self.scope.describe(), "strategy": self.strategy,
+                "states": self.states, "transitions": self.transitions,
                 "depth": self.depth, "complete": self.complete, "cut_by": self.cut_by, "queue": self.queue, "seconds": round(self.seconds, 3),
                 "states_per_second": round(self.states_per_second, 1),
                 "fingerprint_collision_bound": float(f"{self.collision_bound:.3g}"),
@@ -108,13 +110,16 @@ class Visit:
 
 
 def explore(scope: Scope, *, max_states: int = MAX_STATES, budget: float = BUDGET, out_dir: Path | None = None,
-            progress: Callable[[Exploration], None] | None = None, sleep_sets: bool = True, memo: bool = True) -> Exploration:
-    """Search `scope` breadth first until every state is seen, a violation
-    is found, `max_states` states are fingerprinted or `budget` seconds
-    pass; save the violation's schedule into `out_dir` (None: do not).
-    `sleep_sets` False makes every move from every state (DEF-EXP-6 off);
-    `memo` False runs every delivery's handler (DEF-EXP-7 off)."""
-    search = BreadthFirst(scope, Exploration(scope), time.perf_counter(), max_states, budget, progress, sleep_sets)
+            progress: Callable[[Exploration], None] | None = None, sleep_sets: bool = True, memo: bool = True,
+            strategy: str = "bfs") -> Exploration:
+    """Search `scope` breadth first (`strategy` "dfs": depth first) until
+    every state is seen, a violation is found, `max_states` states are
+    fingerprinted or `budget` seconds pass; save the violation's schedule
+    into `out_dir` (None: do not). `sleep_sets` False makes every move from
+    every state (DEF-EXP-6 off); `memo` False runs every delivery's handler
+    (DEF-EXP-7 off)."""
+    search = STRATEGIES[strategy](scope, Exploration(scope, strategy=strategy), time.perf_counter(), max_states, budget, progress,
+                                  sleep_sets)
     result = search.result
     try:
         with collector.young_only() as sweep:
@@ -150,9 +155,8 @@ class BreadthFirst:
     #: reduced and not, must agree on: tests/test_explore_reductions.py)
     quiescent: set[int] | None = None
 
-    def run(self, memo: bool, sweep: Callable[[], None]) -> None:
-        """The layers of the search, until none is left, a violation is found or a bound cuts it; `result.queue`
-        counts the states reached and not yet visited, kept up to date so that Ctrl-C leaves it right."""
+    def start(self, memo: bool) -> Node:
+        """The initial state's node, seen; the memo of local steps made (DEF-EXP-7) unless `memo` is False."""
         result = self.result
         initial = State.initial(self.scope)
         root = Node(initial)
@@ -162,7 +166,21 @@ class BreadthFirst:
         if self.quiescent is not None and initial.quiescent():
             self.quiescent.add(key)
         result.states = 1
-        frontier = [root]
+        return root
+
+    def tick(self, expanded: int, sweep: Callable[[], None]) -> None:
+        """Every PROGRESS_EVERY expansions: sweep the young objects, and tell `progress`."""
+        if expanded % PROGRESS_EVERY == 0:
+            sweep()
+            if self.progress:
+                self.result.seconds = time.perf_counter() - self.started
+                self.progress(self.result)
+
+    def run(self, memo: bool, sweep: Callable[[], None]) -> None:
+        """The layers of the search, until none is left, a violation is found or a bound cuts it; `result.queue`
+        counts the states reached and not yet visited, kept up to date so that Ctrl-C leaves it right."""
+        result = self.result
+        frontier = [self.start(memo)]
         while frontier and not result.found:
             result.depth = frontier[0].depth
             next_layer: list[Node] = []
@@ -175,11 +193,7 @@ class BreadthFirst:
                 self.expand(node, next_layer)
                 if result.found:
                     break
-                if i % PROGRESS_EVERY == 0:
-                    sweep()
-                    if self.progress:
-                        result.seconds = time.perf_counter() - self.started
-                        self.progress(result)
+                self.tick(i, sweep)
             frontier = next_layer
             result.queue = len(frontier)
         result.queue = 0 if result.found else result.queue
@@ -242,6 +256,36 @@ class BreadthFirst:
         child.visit = visit
         visit.waiting = child
         next_layer.append(child)
+
+
+class DepthFirst(BreadthFirst):
+    """The same search depth first (`--strategy dfs`): the same moves, checks, fingerprints, memo and sleep sets
+    (with state matching), so the same states; but the frontier is a stack, which holds the states along one path
+    and their siblings, not a whole layer: light on memory, for larger scopes. Its first violation need not be a
+    shortest one; `depth` is the deepest it went."""
+
+    def run(self, memo: bool, sweep: Callable[[], None]) -> None:
+        result = self.result
+        stack = [self.start(memo)]
+        expanded = 0
+        while stack and not result.found:
+            result.queue = len(stack)
+            cut = self.bound()
+            if cut:
+                result.cut_by = cut
+                return
+            node = stack.pop()
+            result.depth = max(result.depth, node.depth)
+            children: list[Node] = []
+            self.expand(node, children)
+            stack.extend(reversed(children))  # the first move's successor is expanded next
+            expanded += 1
+            self.tick(expanded, sweep)
+        result.queue = 0 if result.found else len(stack)
+        result.complete = not stack and not result.found
+
+
+STRATEGIES = {"bfs": BreadthFirst, "dfs": DepthFirst}
 
 
 def _failing_step(before: list[dict], ops: list[dict]) -> int:

@@ -37,6 +37,9 @@ from subsum.impl.network import TOPOLOGIES
               help="Stop after this many distinct states (the report says complete: false).")
 @click.option("--budget", type=FiniteFloat(0.001, 86_400.0), default=BUDGET, show_default=True,
               help="Stop after this many seconds (the report says complete: false).")
+@click.option("--strategy", type=click.Choice(("bfs", "dfs")), default="bfs", show_default=True,
+              help="bfs: breadth first, the first violation a shortest one; dfs: depth first, the same states with a "
+                   "frontier of one path and its siblings (light on memory), a violation not always a shortest one.")
 @click.option("--memo/--no-memo", default=True, show_default=True,
               help="Run each distinct local step (a delivery, where the protocol declares it local) once and reuse it "
                    "(spec/12 DEF-EXP-7); --no-memo runs every handler.")
@@ -44,7 +47,7 @@ from subsum.impl.network import TOPOLOGIES
 @format_option
 @quiet_option
 def explore(protocol, brokers, subscriptions, events, swaps, topology, unsubscribe, overruns, defer_timeout, sub_timeout, max_states,
-            budget, memo, out_dir, fmt) -> None:
+            budget, strategy, memo, out_dir, fmt) -> None:
     """Search every state of a small scope breadth first: each delivery (the
     head of any link), timer (in timer order), client operation and swap is
     a choice; states are fingerprinted once. Each step runs the fuzzer's
@@ -61,7 +64,8 @@ def explore(protocol, brokers, subscriptions, events, swaps, topology, unsubscri
         def told(r: Exploration) -> None:
             ticker.update(min(r.seconds, budget), f"depth {r.depth}: {r.states:,} states, {r.transitions:,} transitions, {r.queue:,} to visit")
 
-        result = run_search(scope, max_states=max_states, budget=budget, out_dir=Path(out_dir), progress=told, memo=memo)
+        result = run_search(scope, max_states=max_states, budget=budget, out_dir=Path(out_dir), progress=told, memo=memo,
+                            strategy=strategy)
     report = result.report()
     replay_option = f"--protocol {protocol} " if looks_like_path(protocol) else ""
     emit(report, fmt, lambda: print_result(report, replay_option))
