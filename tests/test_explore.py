@@ -16,7 +16,8 @@ from click.testing import CliRunner
 from subsum.cli import main
 from subsum.conformance.explore.scope import Scope
 from subsum.conformance.explore.search import explore
-from subsum.conformance.explore.state import State, canonical, fingerprint, moves, successor
+from subsum.conformance.explore.fingerprints import canonical, fingerprint
+from subsum.conformance.explore.state import State, moves, successor
 from subsum.core.errors import SubsumError
 from subsum.conformance.schedules import ScheduleError, execute
 from subsum.impl.network import CLIENT_BASE, SienaBroker, StrawmanBroker

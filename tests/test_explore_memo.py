@@ -16,7 +16,7 @@ from subsum.conformance.explore.checks import CI_SCOPES
 from subsum.conformance.explore.memo import LocalSteps
 from subsum.conformance.explore.scope import Scope
 from subsum.conformance.explore.search import BreadthFirst, Exploration, explore
-from subsum.conformance.explore.state import Records
+from subsum.conformance.explore.fingerprints import Records
 from subsum.core import collector
 
 FORWARDING = ("strawman", "timed", "notified", "informed", "siena")
@@ -65,6 +65,37 @@ def search_verifying_views(scope: Scope) -> Exploration:
 def test_every_declared_view_keeps_what_tells_two_records_apart(scope):
     result = search_verifying_views(scope)
     assert result.complete and not result.found, result.report()
+
+
+@pytest.mark.parametrize("protocol", sorted(CI_SCOPES))
+def test_a_successor_fingerprinted_from_its_parents_parts_is_fingerprinted_right(protocol):
+    """DEF-EXP-7: a delivery whose local step the memo knows has its successor's fingerprint taken from the parent's
+    parts, and its successor is not made when that was seen. Checked: each such successor is made anyway and
+    fingerprinted in full, and the two must agree (`check_shortcut`); the search is the one without the memo."""
+    scope = CI_SCOPES[protocol]
+    search = BreadthFirst(scope, Exploration(scope), time.perf_counter(), 10**6, float("inf"), None, True, check_shortcut=True)
+    with collector.young_only() as sweep:
+        search.run(True, sweep)
+    assert outcome(search.result) == outcome(explore(scope, memo=False))
+
+
+def test_a_wrong_shortcut_is_caught(monkeypatch):
+    """Planted: the parts of a delivery's successor keep the parent's record for the receiver."""
+    import subsum.conformance.explore.fingerprints as fingerprints
+
+    real = fingerprints.delivered_parts
+
+    def stale_receiver(state, link, known, records):
+        parts = real(state, link, known, records)
+        return None if parts is None else fingerprints.Parts(parts.head, state.parts.brokers, parts.filters, parts.flight,
+                                                            parts.timers, parts.links, parts.shared, parts.pending)
+
+    monkeypatch.setattr("subsum.conformance.explore.search.delivered_parts", stale_receiver)
+    scope = CI_SCOPES["strawman"]
+    search = BreadthFirst(scope, Exploration(scope), time.perf_counter(), 10**6, float("inf"), None, True, check_shortcut=True)
+    with pytest.raises(AssertionError, match="the parts' fingerprint differs"), collector.young_only() as sweep:
+        search.run(True, sweep)
+    assert outcome(explore(scope)) != outcome(explore(scope, memo=False))
 
 
 def test_a_view_that_leaves_out_a_checks_own_field_is_caught(monkeypatch):

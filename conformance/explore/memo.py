@@ -114,6 +114,16 @@ class LocalSteps:
         net.replay(link[1], kind, known.after, known.effects)
         run.check_step(overlay=False)
 
+    def known(self, net, link: tuple) -> Known | None:
+        """What delivering the head of `link` does, if the memo knows (and may be used now)."""
+        if not self.enabled or census.observing():
+            return None
+        kind, payload = net.transport.head(link)
+        try:
+            return self.steps.get(self.key(net, link, kind, payload))
+        except TypeError:
+            return None
+
     @staticmethod
     def key(net, link: tuple, kind: str, payload: Any) -> tuple:
         """What a local step's effect depends on: the receiver's record (by identity), the sender, the message and

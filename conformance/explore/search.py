@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Callable
+from typing import Callable, cast
 
 import attrs
 
 from subsum.conformance.explore.memo import LocalSteps
 from subsum.conformance.explore.scope import DELAY, SEED, Scope
-from subsum.conformance.explore.state import Records, State, Step, fingerprint, independent, moves, successor
+from subsum.conformance.explore.fingerprints import Parts, Records, delivered_parts, fingerprint
+from subsum.conformance.explore.state import State, Step, independent, moves, successor
 from subsum.conformance.replays.writing import ReplayNotSaved, safe_name, save_schedule
 from subsum.conformance.schedules import Violation, violation_of
 from subsum.core import collector
@@ -154,6 +155,9 @@ class BreadthFirst:
     #: If a set, the fingerprint of every quiescent state reached is added to it (what two searches of one scope,
     #: reduced and not, must agree on: tests/test_explore_reductions.py)
     quiescent: set[int] | None = None
+    #: Make the successor of every delivery `seen_already` takes as seen, and require its fingerprint to be the one
+    #: taken from the parts (a test of `delivered_fingerprint`)
+    check_shortcut: bool = False
 
     def start(self, memo: bool) -> Node:
         """The initial state's node, seen; the memo of local steps made (DEF-EXP-7) unless `memo` is False."""
@@ -218,6 +222,9 @@ class BreadthFirst:
             if move.key in node.sleep or move.key in visit.made:
                 continue
             result.transitions += 1
+            parts = self.delivered(state, move)
+            if parts is not None and self.seen_already(node, move, made, parts.digest()):
+                continue
             try:
                 after, done, step = successor(state, move, result.local_steps)
             except Exception as exc:  # a failed check, or the implementation crashing
@@ -226,18 +233,59 @@ class BreadthFirst:
                 result.depth = node.depth + 1
                 return
             visit.made.add(move.key)
-            sleep = {}
-            if self.sleep_sets:
-                sleep = {x.move.key: x for x in [*node.sleep.values(), *made] if independent(x, step, state)}
+            sleep = self.sleep_after(node, made, step)
             made.append(step)
-            self.reach(Node(after, tuple(done), node, node.depth + 1, sleep), next_layer)
+            self.reach(Node(after, tuple(done), node, node.depth + 1, sleep), next_layer, parts)
         node.state = None
 
-    def reach(self, child: Node, next_layer: list[Node]) -> None:
+    def sleep_after(self, node: Node, made: list[Step], step: Step) -> dict:
+        """The sleep set of `step`'s successor: the moves asleep at `node` or made before from it that are
+        independent of it (DEF-EXP-6)."""
+        state = node.state
+        if not self.sleep_sets or state is None:
+            return {}
+        return {x.move.key: x for x in [*node.sleep.values(), *made] if independent(x, step, state)}
+
+    def delivered(self, state: State, move) -> Parts | None:
+        """The parts of `move`'s successor, if it is a delivery whose local step the memo knows and whose successor
+        they describe (`delivered_parts`, DEF-EXP-7)."""
+        memo = self.result.local_steps
+        if memo is None or not move.delivers:
+            return None
+        known = memo.known(state.run.net, move.key[1])
+        return None if known is None else delivered_parts(state, move.key[1], known, self.records)
+
+    def seen_already(self, node: Node, move, made: list[Step], key: int) -> bool:
+        """Whether the successor of the delivery `move`, whose fingerprint is `key`, was seen with no move asleep
+        there that this path has awake: then the move is made without making its successor, as `reach` would leave
+        it (DEF-EXP-7)."""
+        visit = self.seen.get(key)
+        if visit is None:
+            return False
+        step = Step(move, False, False)  # a step `delivered_parts` takes sets no timer and leaves messages in flight
+        if visit.asleep - self.sleep_after(node, made, step).keys():
+            return False
+        memo = cast(LocalSteps, self.result.local_steps)
+        if self.check_shortcut:
+            after = successor(cast(State, node.state), move, memo)[0]
+            assert fingerprint(after, self.records) == key, f"{move.key}: the parts' fingerprint differs"
+        memo.hits += 1
+        cast(Visit, node.visit).made.add(move.key)
+        made.append(step)
+        return True
+
+    def reach(self, child: Node, next_layer: list[Node], parts: Parts | None = None) -> None:
         """`child` reached: a new fingerprint joins the next layer; a known one whose asleep moves this path does not
-        have asleep is expanded again for them (Godefroid's sleep sets with state matching)."""
+        have asleep is expanded again for them (Godefroid's sleep sets with state matching). `parts`: the child's,
+        if known already (`delivered`)."""
         assert child.state is not None
-        key = fingerprint(child.state, self.records)
+        if parts is None:
+            key = fingerprint(child.state, self.records)
+        else:
+            key = parts.digest()
+            if self.check_shortcut:
+                assert fingerprint(child.state, self.records) == key, f"{child.ops}: the parts' fingerprint differs"
+            child.state.parts = parts
         visit = self.seen.get(key)
         if visit is None:
             child.visit = self.seen[key] = Visit(frozenset(child.sleep), waiting=child)

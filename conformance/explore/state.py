@@ -1,6 +1,7 @@
 """A state of `subsum explore` (spec/12-exploration.md DEF-EXP-2, 3): the
 network under the checked brokers (a `schedules.Run`) and how far the
-scope's client operations have gone; its moves; its fingerprint.
+scope's client operations have gone; its moves (its fingerprint:
+conformance/explore/fingerprints.py).
 
 A move is a list of schedule operations (spec/formats.md), so that a path
 of moves is a schedule `subsum replay` runs again exactly: one delivery
@@ -11,16 +12,16 @@ ends with `quiesce`, which checks the tables (as the fuzzer's does).
 
 from __future__ import annotations
 
-from collections import deque
-from types import MethodType
-from typing import Any, Iterator, cast
+from typing import TYPE_CHECKING, Iterator
 
 import attrs
 
 from subsum.conformance.explore.memo import LocalSteps
 from subsum.conformance.explore.scope import DELAY, EVENT, SEED, Scope
 from subsum.conformance.schedules import Run
-from subsum.impl.network import Broker
+
+if TYPE_CHECKING:
+    from subsum.conformance.explore.fingerprints import Parts
 
 #: What a subscription of the scope has done so far.
 NOT_YET, HELD, DROPPED = 0, 1, 2
@@ -42,6 +43,8 @@ class Progress:
 class State:
     run: Run
     progress: Progress
+    #: What its fingerprint hashed, once it was taken with the search's records (`fingerprints.Parts`)
+    parts: Parts | None = None
 
     @classmethod
     def initial(cls, scope: Scope) -> State:
@@ -164,135 +167,3 @@ def copy_run(run: Run) -> Run:
     overlay's). The ledger starts from zero (DEF-EXP-3: history, not state): the checks that read it (an event's
     deliveries and crossings, the violations counted) read what the one move did."""
     return run.fork(share_random=True, fresh_ledger=True)
-
-
-# --- fingerprints ---------------------------------------------------------------------------------
-
-def fingerprint(state: State, records: Records | None = None) -> int:
-    """A 64-bit digest of everything a state's future depends on (DEF-EXP-3):
-    the clock, each broker's view (`Broker.explore_view`), the clients'
-    filters, the messages in flight per link (in order), the live timers (in
-    order, with what each will do), the overlay's links, the protocol's
-    shared state (what its `canonical_state()` returns, if it has one),
-    whether the topology is static, and the scope's progress. Left out, as
-    history that no handler reads: the ledger's counters, the trace, the ids
-    handed out. With `records`, each broker's record is first made the
-    search's one object of its view (`Records.intern`)."""
-    run = state.run
-    net = run.net
-    transport = net.transport
-    flight = tuple((link, tuple((kind, canonical(payload)) for _, _, kind, payload in queue))
-                   for link, queue in sorted(transport.links.items()) if queue)
-    timers = tuple((tid, transport.timer(tid)[0] - net.now, canonical(transport.timer(tid)[1])) for tid in transport.pending_timers())
-    hashed = broker_hash if records is None else records.intern
-    brokers = tuple((b, hashed(net, b)) for b in sorted(net.brokers))
-    filters = tuple((c, frozenset(fs)) for c, fs in sorted(net.client_filters.items()))
-    return hash((state.progress, net.now, run.static, brokers, filters, flight, timers, tuple(net.broker_links()), canonical(net.shared)))
-
-
-def view(broker: Broker) -> Any:
-    """What of a broker's record tells states apart: its protocol's `explore_view`, or, for a plug-in that declares
-    none, its fields read by reflection (`canonical_fields`)."""
-    declared = broker.explore_view()
-    return canonical_fields(broker) if declared is None else declared
-
-
-def broker_hash(net, b: int) -> int:
-    """The hash of broker b's view, cached in the broker (`Broker.cached_hash`) once `net` no longer owns it: a
-    broker shared with forks is never changed in place (a handler copies it first, `BrokerHost.own`), so its hash is
-    computed once, however many states share it; one this network owns is hashed afresh."""
-    broker = net.brokers[b]
-    cached = broker.cached_hash
-    if cached is not None:
-        return cached
-    digest = hash(view(broker))
-    if b not in net.owned:
-        broker.cached_hash = digest
-    return digest
-
-
-class Records:
-    """The broker records of one search, one object per view (hash-consing, DEF-EXP-7): a state's new record whose
-    view the search has met before is replaced by the record met first. States then share records, which the memo of
-    local steps knows by identity, and each record's view is hashed once. With `verify`, a record is replaced only
-    if every field of it equals the first one's (`canonical_fields`), else the search fails naming the field the view
-    leaves out (a test that each declared view tells apart all that matters)."""
-
-    def __init__(self, verify: bool = False) -> None:
-        self.by_view: dict[Any, Broker] = {}
-        self.verify = verify
-
-    def intern(self, net, b: int) -> int:
-        """Make broker b's record in `net` the search's one record of its view (unless `net` owns it, and may
-        still change it: then its view is only hashed); returns the view's hash."""
-        broker = net.brokers[b]
-        cached = broker.cached_hash
-        if cached is not None:
-            return cached
-        its_view = view(broker)
-        if b in net.owned:
-            return hash(its_view)
-        seen = self.by_view.setdefault(its_view, broker)
-        if seen is broker:
-            broker.cached_hash = hash(its_view)
-            return broker.cached_hash
-        if self.verify:
-            left_out = [name for (name, mine), (_, first) in zip(canonical_fields(broker), canonical_fields(seen)) if mine != first]
-            assert not left_out and len(canonical_fields(broker)) == len(canonical_fields(seen)), \
-                f"{type(broker).__qualname__}.explore_view leaves out {left_out or 'a field'}: two records of one view differ"
-        net.brokers[b] = seen
-        return cast(int, seen.cached_hash)  # set when it was first met
-
-
-#: The types `canonical` found hashed by value (not containers, brokers, objects naming their state or methods): an
-#: instance is itself, or, if it holds something mutable after all, its fields.
-_VALUE_TYPES: set[type] = {type(None), bool, int, float, str, bytes}
-
-
-def canonical(value: Any) -> Any:
-    """A hashable value equal for equal contents: sets and dicts become
-    frozensets, sequences tuples, a broker its id (a reference, not its
-    contents), a timer's callback what it will do, any other mutable object
-    its fields; immutable values (filters, messages) stay as they are. The
-    types found to be values are remembered (`_VALUE_TYPES`): a message's
-    payload is one, and a fingerprint reads every payload in flight."""
-    kind = type(value)
-    if kind in _VALUE_TYPES:
-        try:
-            hash(value)
-            return value
-        except TypeError:
-            return (kind.__qualname__, canonical_fields(value))
-    if value is None or isinstance(value, (bool, int, float, str, bytes)):
-        return value
-    if isinstance(value, (set, frozenset)):
-        return frozenset(canonical(v) for v in value)
-    if isinstance(value, dict):
-        return frozenset((canonical(k), canonical(v)) for k, v in value.items())
-    if isinstance(value, (list, tuple, deque)):
-        return tuple(canonical(v) for v in value)
-    if isinstance(value, Broker):
-        return ("broker", value.id)
-    if hasattr(value, "canonical_state"):
-        return (type(value).__qualname__, value.canonical_state())  # the object says what of it matters
-    if isinstance(value, MethodType):
-        return ("method", canonical(value.__self__), value.__func__.__name__)
-    if type(value).__hash__ is not object.__hash__ and type(value).__hash__ is not None:
-        try:
-            hash(value)
-            _VALUE_TYPES.add(kind)
-            return value  # a value type: its own equality
-        except TypeError:
-            pass  # a frozen record holding a mutable field (a summary's delta): compared by its fields
-    return (type(value).__qualname__, canonical_fields(value))
-
-
-#: Fields that point at what all brokers share (`Network.shared`, in the fingerprint once), not at a broker's own
-#: state, and the hash a broker caches of its own state (`Broker.cached_hash`).
-SHARED_FIELDS = frozenset({"rounds", "cached_hash"})
-
-
-def canonical_fields(obj: Any) -> tuple:
-    """An object's fields but those pointing at the shared state, canonical, in name order."""
-    names = sorted({name for cls in type(obj).__mro__ for name in getattr(cls, "__slots__", ())} | set(getattr(obj, "__dict__", {})))
-    return tuple((name, canonical(getattr(obj, name))) for name in names if name not in SHARED_FIELDS and hasattr(obj, name))

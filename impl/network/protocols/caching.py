@@ -132,6 +132,8 @@ class CacheNetwork(FilterIndex):
     """What the caching brokers share: the filter index, the settings, the
     publications, the requests and the counters."""
 
+    derived_from_records = False  # the publications, requests and counters are its own
+
     def __init__(self, net) -> None:
         super().__init__()
         self.options = protocol_settings("caching", net.options, DEFAULTS,

@@ -65,6 +65,9 @@ class FilterIndex:
 
     #: The methods through which a handler changes the index (`Broker.local_deliveries`); the rest only read it.
     writes = ("added", "removed")
+    #: What it holds (each filter and how many tables hold it) follows from the brokers' tables: a checker that
+    #: tells states apart by the brokers' records need not read it (spec/12 DEF-EXP-3)
+    derived_from_records = True
 
     def __init__(self) -> None:
         self.catalog = FilterCatalog()
