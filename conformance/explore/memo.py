@@ -33,7 +33,7 @@ from typing import Any
 import attrs
 
 from subsum.conformance import census
-from subsum.conformance.schedules import Run
+from subsum.conformance.schedules import Run, filter_of
 
 
 @attrs.frozen
@@ -76,6 +76,7 @@ class LocalSteps:
 
     enabled: bool
     steps: dict = attrs.field(factory=dict)
+    filters: dict = attrs.field(factory=dict)  # a filter's text -> the filter (parsed once a search)
     hits: int = 0
     misses: int = 0
     bypassed: int = 0
@@ -105,7 +106,7 @@ class LocalSteps:
             return
         if known is None:
             self.misses += 1
-            self._record(run, link, op, key)
+            self._record(run, link[1], op, key)
             return
         self.hits += 1
         net.transport.take_head(link)
@@ -130,20 +131,42 @@ class LocalSteps:
         the clock (the settings are the search's). Looking it up raises TypeError for a payload that cannot be hashed."""
         return id(net.brokers[link[1]]), link[0], kind, payload, net.now
 
-    def _record(self, run: Run, link: tuple, op: dict, key: tuple) -> None:
+    def client_op(self, run: Run, op: dict) -> None:
+        """A client's subscribe or unsubscribe (the move's operation `op`): its access broker's step from the memo
+        if known (the client's filters noted as `Network.subscribe` notes them), else run and kept."""
+        net, client = run.net, op["client"]
+        if not self.enabled or census.observing():
+            self.bypassed += 1
+            run.apply(op)
+            return
+        broker, kind = net.clients[client], "SUB" if op["op"] == "subscribe" else "UNSUB"
+        key = (id(net.brokers[broker]), client, kind, op["filter"], net.now)
+        known = self.steps.get(key)
+        if known is None:
+            self.misses += 1
+            self._record(run, broker, op, key)
+            return
+        self.hits += 1
+        f = self.filters.get(op["filter"]) or self.filters.setdefault(op["filter"], filter_of(op["filter"]))
+        net.note_subscription(client, f, held=kind == "SUB")
+        for name, args in known.writes:
+            getattr(net.shared, name)(*args)
+        net.replay(broker, kind, known.after, known.effects, handled=False)
+        run.check_step(overlay=False)
+
+    def _record(self, run: Run, dst: int, op: dict, key: tuple) -> None:
         """Run the step as every step runs (checked), watching what it writes and what it changes of the shared
-        state; keep it unless a broker other than the receiver wrote something (then it was not local)."""
-        net, dst = run.net, link[1]
-        before = net.brokers[dst]
-        recorder = SharedWrites(net.shared, tuple(getattr(type(net.shared), "writes", ())))
+        state; keep it unless a broker other than `dst` wrote something (then it was not local)."""
+        net = run.net
+        before, shared = net.brokers[dst], net.shared
+        recorder = SharedWrites(shared, tuple(getattr(type(shared), "writes", ())))
         journal: list[tuple] = []
-        net.journal = journal
-        net.start_buffers()  # with a journal, a buffer the network applies when the handler returns (`new_out`)
-        net.message_out.shared = recorder
+        net.journal, net.shared = journal, recorder  # the handlers' buffers (`new_out`) read the shared state here
+        net.start_buffers()  # with a journal, a buffer the network applies when the handler returns
         try:
             run.apply(op)
         finally:
-            net.journal = None
+            net.journal, net.shared = None, shared
             net.start_buffers()
         written = [entry for entry in journal if entry[0] == "wrote"]
         if any(entry[1] != dst for entry in written):
@@ -154,5 +177,5 @@ class LocalSteps:
     def report(self) -> dict:
         """The memo's part of the JSON report: local steps made, distinct, and the share applied from the memo."""
         made = self.hits + self.misses
-        return {"memoized": self.enabled, "deliveries": made + self.bypassed, "distinct": len(self.steps),
+        return {"memoized": self.enabled, "steps": made + self.bypassed, "distinct": len(self.steps),
                 "applied_from_memo": self.hits, "hit_rate": round(self.hits / made, 4) if made else 0.0}

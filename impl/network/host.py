@@ -181,11 +181,13 @@ class BrokerHost:
             self.apply(out)
             effects.clear()
 
-    def replay(self, dst: int, kind: str, record: Broker, effects: tuple) -> None:
+    def replay(self, dst: int, kind: str, record: Broker, effects: tuple, handled: bool = True) -> None:
         """A message arrives at broker dst whose handler run is known already (a checker's memo of local steps,
         spec/12 DEF-EXP-7): `record` is dst's record after it, shared (this network does not own it, so a later
-        handler copies it first), and `effects` what the handler wrote. What `deliver` does, without the run."""
-        self.ledger.handled[kind] += 1
+        handler copies it first), and `effects` what the handler wrote. What `deliver` does, without the run;
+        `handled` False for a client's message, which no link carried (`deliver_from_client`)."""
+        if handled:
+            self.ledger.handled[kind] += 1
         self.brokers[dst] = record
         self.owned.discard(dst)
         for effect in effects:

@@ -222,15 +222,22 @@ class Network(BrokerHost):
         return cid
 
     def subscribe(self, client: int, f: Subscription) -> None:
-        f = self._canonical.setdefault(f, f)  # one object per distinct filter: set lookups compare by identity
-        self.client_filters[client].add(f)
-        self.ledger.record(self.now, "subscribe", client=client, broker=self.clients[client], filter=f)
-        self.deliver_from_client(client, "SUB", f)
+        self.deliver_from_client(client, "SUB", self.note_subscription(client, f, held=True))
 
     def unsubscribe(self, client: int, f: Subscription) -> None:
-        self.client_filters[client].discard(f)
-        self.ledger.record(self.now, "unsubscribe", client=client, broker=self.clients[client], filter=f)
-        self.deliver_from_client(client, "UNSUB", f)
+        self.deliver_from_client(client, "UNSUB", self.note_subscription(client, f, held=False))
+
+    def note_subscription(self, client: int, f: Subscription, held: bool) -> Subscription:
+        """A client now holds f (`held`) or no longer does: noted (and traced) before its access broker hears of it
+        (`subscribe`, `unsubscribe`, or a checker that knows what the broker's handler will do: spec/12 DEF-EXP-7).
+        Returns the one object the network uses for f (set lookups then compare by identity)."""
+        if held:
+            f = self._canonical.setdefault(f, f)
+            self.client_filters[client].add(f)
+        else:
+            self.client_filters[client].discard(f)
+        self.ledger.record(self.now, "subscribe" if held else "unsubscribe", client=client, broker=self.clients[client], filter=f)
+        return f
 
     def publish(self, client: int, event: Event) -> int:
         eid = self._next_event

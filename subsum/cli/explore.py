@@ -91,7 +91,7 @@ def print_result(report: dict, replay_option: str) -> None:
          f"depth {report['depth']}, {report['seconds']:.1f} s ({report['states_per_second']:,.0f} states/s){cut}")
     steps = report["local_steps"]
     if steps and steps["memoized"]:
-        line(f"  local steps: {steps['deliveries']:,} deliveries, {steps['distinct']:,} distinct, "
+        line(f"  local steps: {steps['steps']:,} made, {steps['distinct']:,} distinct, "
              f"{steps['hit_rate']:.1%} from the memo")
     for v in report["violations"]:
         line(f"  {v['claim']} at {v['where']} ({v['moves']} moves): {v['message']}")
