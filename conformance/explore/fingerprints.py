@@ -79,22 +79,41 @@ def fingerprint(state: State, records: Records | None = None) -> int:
 
 def delivered_parts(state: State, link: tuple, known: Known, records: Records) -> Parts | None:
     """The parts of the state after delivering the head of `link`, whose local step is `known` (DEF-EXP-7), from
-    the state's parts: the receiver's record replaced by the step's, the head taken off the link, and the
-    messages the step sends put on theirs. None where that is not all the step changes, or the successor would need
-    more than its fingerprint: a step that sets or cancels a timer, changes a shared state that is not derived from
-    the records, sends other than over a tree link to a broker, or leaves the network quiescent (its successor runs
-    the quiescence checks)."""
+    the state's parts: the head taken off the link, then what `stepped` does. None where those parts would not
+    describe the successor (`stepped`)."""
     before = state.parts
-    if before is None or (known.writes and before.shared != DERIVED):
+    if before is None:
         return None
-    receiver = link[1]
     flight = dict(before.flight)
     rest = flight[link][1:]
     if rest:
         flight[link] = rest
     else:
         del flight[link]
-    sent = 0
+    return stepped(state, before, link[1], known, records, flight, before.pending - 1, before.head, before.filters)
+
+
+def client_parts(state: State, client: int, f: Any, held: bool, progress: Any, known: Known, records: Records) -> Parts | None:
+    """The parts of the state after `client` subscribes to f (`held`) or unsubscribes, its access broker's local step
+    being `known`, and the scope's progress then `progress`; None as for `delivered_parts`."""
+    before = state.parts
+    if before is None:
+        return None
+    filters = tuple((c, (fs | {f}) if held else (fs - {f})) if c == client else (c, fs) for c, fs in before.filters)
+    return stepped(state, before, state.run.net.clients[client], known, records, dict(before.flight), before.pending,
+                   (progress, *before.head[1:]), filters)
+
+
+def stepped(state: State, before: Parts, receiver: int, known: Known, records: Records, flight: dict, pending: int,
+            head: tuple, filters: tuple) -> Parts | None:
+    """`before` with the receiver's record replaced by the step's and the messages the step sends put on their
+    links (on top of the `flight`, `pending`, `head` and `filters` given). None where that is not all the step
+    changes, or the successor would need more than its fingerprint: a step that sets or cancels a timer, changes a
+    shared state that is not derived from the records, sends other than over a tree link to a broker, or leaves the
+    network quiescent (its successor runs the quiescence checks)."""
+    if known.writes and before.shared != DERIVED:
+        return None
+    links = state.run.net.transport.links
     for effect in known.effects:
         if effect[0] == "send" and effect[1] < CLIENT_BASE:
             targets, kind, payload = (effect[1],), effect[2], effect[3]
@@ -104,14 +123,14 @@ def delivered_parts(state: State, link: tuple, known: Known, records: Records) -
             return None
         for dst in targets:
             out = (receiver, dst)
-            if out not in state.run.net.transport.links:
+            if out not in links:
                 return None  # no such link: the step itself would fail
             flight[out] = flight.get(out, ()) + ((kind, canonical(payload)),)
-            sent += 1
-    if before.pending - 1 + sent == 0 and not before.timers:
+            pending += 1
+    if pending == 0 and not before.timers:
         return None
     brokers = tuple((b, records.hash_of(known.after) if b == receiver else h) for b, h in before.brokers)
-    return Parts(before.head, brokers, before.filters, flight, before.timers, before.links, before.shared, before.pending - 1 + sent)
+    return Parts(head, brokers, filters, flight, before.timers, before.links, before.shared, pending)
 
 
 def view(broker: Broker) -> Any:

@@ -125,6 +125,25 @@ class LocalSteps:
         except TypeError:
             return None
 
+    def known_client(self, net, op: dict) -> Known | None:
+        """What a client's subscribe or unsubscribe `op` does at its access broker, if the memo knows."""
+        if not self.enabled or census.observing():
+            return None
+        return self.steps.get(self.client_key(net, op))
+
+    @staticmethod
+    def client_key(net, op: dict) -> tuple:
+        """A client operation's local step: its access broker's record (by identity), the client, SUB or UNSUB, the
+        filter's text and the clock."""
+        return id(net.brokers[net.clients[op["client"]]]), op["client"], op["op"], op["filter"], net.now
+
+    def filter(self, text: str) -> Any:
+        """The filter a client operation names, parsed once a search."""
+        f = self.filters.get(text)
+        if f is None:
+            f = self.filters[text] = filter_of(text)
+        return f
+
     @staticmethod
     def key(net, link: tuple, kind: str, payload: Any) -> tuple:
         """What a local step's effect depends on: the receiver's record (by identity), the sender, the message and
@@ -140,15 +159,14 @@ class LocalSteps:
             run.apply(op)
             return
         broker, kind = net.clients[client], "SUB" if op["op"] == "subscribe" else "UNSUB"
-        key = (id(net.brokers[broker]), client, kind, op["filter"], net.now)
+        key = self.client_key(net, op)
         known = self.steps.get(key)
         if known is None:
             self.misses += 1
             self._record(run, broker, op, key)
             return
         self.hits += 1
-        f = self.filters.get(op["filter"]) or self.filters.setdefault(op["filter"], filter_of(op["filter"]))
-        net.note_subscription(client, f, held=kind == "SUB")
+        net.note_subscription(client, self.filter(op["filter"]), held=kind == "SUB")
         for name, args in known.writes:
             getattr(net.shared, name)(*args)
         net.replay(broker, kind, known.after, known.effects, handled=False)

@@ -14,7 +14,7 @@ import attrs
 
 from subsum.conformance.explore.memo import LocalSteps
 from subsum.conformance.explore.scope import DELAY, SEED, Scope
-from subsum.conformance.explore.fingerprints import Parts, Records, delivered_parts, fingerprint
+from subsum.conformance.explore.fingerprints import Parts, Records, client_parts, delivered_parts, fingerprint
 from subsum.conformance.explore.state import State, Step, independent, moves, successor
 from subsum.conformance.replays.writing import ReplayNotSaved, safe_name, save_schedule
 from subsum.conformance.schedules import Violation, violation_of
@@ -247,13 +247,20 @@ class BreadthFirst:
         return {x.move.key: x for x in [*node.sleep.values(), *made] if independent(x, step, state)}
 
     def delivered(self, state: State, move) -> Parts | None:
-        """The parts of `move`'s successor, if it is a delivery whose local step the memo knows and whose successor
-        they describe (`delivered_parts`, DEF-EXP-7)."""
+        """The parts of `move`'s successor, if it is a local step the memo knows (a delivery, a client's operation)
+        and they describe its successor (`delivered_parts`, `client_parts`, DEF-EXP-7)."""
         memo = self.result.local_steps
-        if memo is None or not move.delivers:
+        if memo is None:
             return None
-        known = memo.known(state.run.net, move.key[1])
-        return None if known is None else delivered_parts(state, move.key[1], known, self.records)
+        if move.delivers:
+            known = memo.known(state.run.net, move.key[1])
+            return None if known is None else delivered_parts(state, move.key[1], known, self.records)
+        if move.key[0] in ("subscribe", "unsubscribe"):
+            op = move.ops[0]
+            known = memo.known_client(state.run.net, op)
+            return None if known is None else client_parts(state, op["client"], memo.filter(op["filter"]), op["op"] == "subscribe",
+                                                           move.progress, known, self.records)
+        return None
 
     def seen_already(self, node: Node, move, made: list[Step], key: int) -> bool:
         """Whether the successor of the delivery `move`, whose fingerprint is `key`, was seen with no move asleep

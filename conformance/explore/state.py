@@ -12,6 +12,7 @@ ends with `quiesce`, which checks the tables (as the fuzzer's does).
 
 from __future__ import annotations
 
+import functools
 from typing import TYPE_CHECKING, Iterator
 
 import attrs
@@ -75,42 +76,66 @@ class Move:
 def moves(state: State, scope: Scope) -> Iterator[Move]:
     """Every move enabled in `state`, in a fixed order (DEF-EXP-2)."""
     net, progress = state.run.net, state.progress
-    for i, link in enumerate(net.transport.pending_links()):
+    pending = net.transport.pending_links()
+    for i, link in enumerate(pending):
         yield Move(("deliver", link), link[1], [{"op": "deliver", "choices": [i]}], progress)
     if net.transport.pending_timers():
-        if not net.transport.pending_links() or scope.overruns is None:
+        if not pending or scope.overruns is None:
             yield Move(("timeout",), None, [{"op": "timeout"}], progress)
         elif progress.overran < scope.overruns:  # an overrun: counted only where the scope bounds them
-            yield Move(("timeout",), None, [{"op": "timeout"}], attrs.evolve(progress, overran=progress.overran + 1))
+            yield Move(("timeout",), None, [{"op": "timeout"}], advanced(progress, "overran"))
     for i, stage in enumerate(progress.subscriptions):
         client, text = scope.subscription(i)
         if stage == NOT_YET or (stage == HELD and scope.unsubscribe):
             op = "subscribe" if stage == NOT_YET else "unsubscribe"
-            stages = progress.subscriptions[:i] + (stage + 1,) + progress.subscriptions[i + 1:]
-            yield Move((op, i), net.clients[client], [{"op": op, "client": client, "filter": text}],
-                       attrs.evolve(progress, subscriptions=stages))
+            yield Move((op, i), net.clients[client], [{"op": op, "client": client, "filter": text}], advanced(progress, "subscription", i))
     if progress.published < scope.events:
         yield Move(("publish", progress.published), None, [{"op": "publish", "client": scope.publisher(), "attributes": dict(EVENT)}],
-                   attrs.evolve(progress, published=progress.published + 1))
+                   advanced(progress, "published"))
     if progress.swapped < scope.swaps:
-        after = attrs.evolve(progress, swapped=progress.swapped + 1)
-        for swap in swaps(state.run):
-            yield Move(("swap", repr(swap)), None, [swap], after)
+        after = advanced(progress, "swapped")
+        for key, swap in swaps(state.run):
+            yield Move(key, None, [swap], after)
 
 
-def swaps(run: Run) -> Iterator[dict]:
-    """Every link swap of the current overlay: an old link, a new one joining its two halves (not the old one
-    again), in-flight messages on the old link lost or not (the `pick` shares select the new ends, `Run._churn`)."""
-    overlay = run.net.overlay
-    for a, b in run.net.broker_links():
-        left, right = sorted(overlay.side(a, b)), sorted(overlay.side(b, a))
-        for i, c in enumerate(left):
-            for j, d in enumerate(right):
-                if {c, d} == {a, b}:
-                    continue
-                pick = [(i + 0.5) / len(left), (j + 0.5) / len(right)]
-                for lose in (False, True):
-                    yield {"op": "swap", "old": [a, b], "pick": pick, "lose": lose, "gap": 0.0}
+@functools.cache
+def advanced(progress: Progress, what: str, i: int = 0) -> Progress:
+    """The progress after a move: subscription i's next stage, one more publication, swap or overrun (remembered:
+    a scope has few progresses, and every state of one shares its moves').
+
+    >>> advanced(Progress((0, 1)), "subscription", 1).subscriptions
+    (0, 2)
+    """
+    if what == "subscription":
+        stages = progress.subscriptions
+        return attrs.evolve(progress, subscriptions=stages[:i] + (stages[i] + 1,) + stages[i + 1:])
+    return attrs.evolve(progress, **{what: getattr(progress, what) + 1})
+
+
+def swaps(run: Run) -> tuple[tuple[tuple, dict], ...]:
+    """Every link swap of the current overlay, with its move's key: an old link, a new one joining its two halves
+    (not the old one again), in-flight messages on the old link lost or not (the `pick` shares select the new ends,
+    `Run._churn`). Remembered per overlay (its links): the operations are values no step changes."""
+    links = tuple(run.net.broker_links())
+    known = _SWAPS.get(links)
+    if known is None:
+        overlay, found = run.net.overlay, []
+        for a, b in links:
+            left, right = sorted(overlay.side(a, b)), sorted(overlay.side(b, a))
+            for i, c in enumerate(left):
+                for j, d in enumerate(right):
+                    if {c, d} == {a, b}:
+                        continue
+                    pick = [(i + 0.5) / len(left), (j + 0.5) / len(right)]
+                    for lose in (False, True):
+                        swap = {"op": "swap", "old": [a, b], "pick": pick, "lose": lose, "gap": 0.0}
+                        found.append((("swap", repr(swap)), swap))
+        known = _SWAPS[links] = tuple(found)
+    return known
+
+
+#: The swaps of each overlay met (`swaps`), by its links.
+_SWAPS: dict[tuple, tuple[tuple[tuple, dict], ...]] = {}
 
 
 @attrs.frozen
@@ -158,8 +183,8 @@ def independent(asleep: Step, step: Step, state: State) -> bool:
     if asleep.timers or step.timers or step.quiescent:
         return False
     transport = state.run.net.transport
-    pending = sum(len(queue) for queue in transport.links.values()) + len(transport.pending_timers())
-    return not (a.delivers and pending < 2)  # `asleep` alone would leave the network quiescent
+    messages = state.parts.pending if state.parts is not None else sum(len(queue) for queue in transport.links.values())
+    return not (a.delivers and messages + len(transport._timers) < 2)  # `asleep` alone would leave the network quiescent
 
 
 def copy_run(run: Run) -> Run:
