@@ -79,3 +79,27 @@ def test_a_shallow_broker_copy_would_be_caught(monkeypatch):
     monkeypatch.setattr(Broker, "copy", lambda self: self)
     with pytest.raises(AssertionError):
         test_a_fork_and_its_original_go_on_independently("strawman", 0)
+
+
+@pytest.mark.parametrize("release", [True, False])
+def test_a_released_network_is_freed_without_the_cyclic_collector(release):
+    """`Network.release` (what `subsum explore` calls on each state it drops) breaks the network's cycles (its
+    transport's callbacks and its out-buffer point back at it), so reference counting frees it at once; without it
+    (the plant) the network waits for the cyclic collector."""
+    import gc
+    import weakref
+
+    net = build([(0, 1), (1, 2)], 3, seed=0)
+    forked = net.fork()
+    gone = weakref.ref(forked)
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        if release:
+            forked.release()
+        del forked
+        assert (gone() is None) == release
+    finally:
+        gc.collect()
+        if collecting:
+            gc.enable()

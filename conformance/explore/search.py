@@ -213,7 +213,7 @@ class BreadthFirst:
     def expand(self, node: Node, next_layer: list[Node]) -> None:
         """Every move of `node` neither asleep nor made before from its fingerprint: checked, and its successor kept
         (with its sleep set) when the fingerprint is new or was reached before with moves asleep that now are not.
-        The node then lets its state go (its path is its moves, from its parent's)."""
+        The node then lets its state go (its path is its moves, from its parent's), released (`Network.release`)."""
         visit, state, result = node.visit, node.state, self.result
         assert visit is not None and state is not None
         visit.waiting = None
@@ -237,6 +237,7 @@ class BreadthFirst:
             made.append(step)
             self.reach(Node(after, tuple(done), node, node.depth + 1, sleep), next_layer, parts)
         node.state = None
+        state.run.net.release()
 
     def sleep_after(self, node: Node, made: list[Step], step: Step) -> dict:
         """The sleep set of `step`'s successor: the moves asleep at `node` or made before from it that are
@@ -303,10 +304,12 @@ class BreadthFirst:
             return
         woken = visit.asleep - child.sleep.keys()
         if not woken:
+            child.state.run.net.release()  # a state seen: dropped
             return
         visit.asleep = visit.asleep & child.sleep.keys()
         if visit.waiting is not None:
             visit.waiting.sleep = {k: x for k, x in visit.waiting.sleep.items() if k in visit.asleep}
+            child.state.run.net.release()
             return
         child.visit = visit
         visit.waiting = child
