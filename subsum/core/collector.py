@@ -38,22 +38,19 @@ def paused() -> Iterator[None]:
 
 
 @contextmanager
-def young_only(full_after: int = 1024) -> Iterator[Callable[[], None]]:
+def young_only() -> Iterator[Callable[[], None]]:
     """Over a long search that keeps what it made (`subsum explore`'s states), let the collector scan only what is
     new: the block calls the function it is given now and then (`sweep`), which collects the objects made since the
-    last sweep and sets the survivors aside (`gc.freeze`), so that no later pass walks them again. The discarded
-    states' reference cycles (a network and its transport's bound methods) are still collected, at the next sweep.
-    Issue 53 measured strawman 3/2/1/1: 5.2-5.7 s with the collector as it is, 2.8 s with a sweep every 256
-    expansions, 2.9-3.0 s with the collector off (and 2.5 times the memory: the cycles are never freed).
+    last sweep and sets the survivors aside (`gc.freeze`), so that no later pass walks them again. Issue 53 measured
+    strawman 3/2/1/1: 5.2-5.7 s with the collector as it is, 2.8 s with a sweep every 256 expansions, 2.9-3.0 s with
+    the collector off (and 2.5 times the memory: the cycles are never freed).
 
-    What was set aside and later dropped is freed only by a full pass, which walks everything alive. The search
-    breaks its dropped states' cycles itself (`Network.release`), so reference counting frees them at once; for
-    anything it misses, sweep number `full_after` (a quarter of a million expansions) makes a full pass, and then each sweep whose number has grown
-    fourfold since the last: a few passes in a long search, the garbage waiting within a constant factor of what is
-    alive. (Before `release`, a minute-long breadth-first search ran out of 24 GB; with it, and no full pass at
-    all, timed 3/3/1/1 held 1.2 GB after 40 s; full passes at every doubling cost a fifth of that search.) The
-    sweeps are counted, not the objects set aside: `gc.get_freeze_count` walks them all. The objects set aside are
-    handed back to the collector when the block ends, however it ends.
+    What was set aside and later dropped is not walked again either, so the caller must free what it drops
+    itself: the search breaks each dropped state's cycles (`Network.release`), and reference counting frees it at
+    once. (Before it did, a minute-long breadth-first search ran out of 24 GB; with it, timed 3/3/1/1 held 1.2 GB
+    after 40 s, as much as with a full pass at every doubling, which cost a fifth of the time, and up to 25 s a
+    pass at half a million states.) The objects set aside are handed back to the collector when the block ends,
+    however it ends.
 
     >>> import gc
     >>> with young_only() as sweep:
@@ -63,17 +60,8 @@ def young_only(full_after: int = 1024) -> Iterator[Callable[[], None]]:
     >>> gc.get_freeze_count()
     0
     """
-    sweeps, next_full = 0, full_after
-
     def sweep() -> None:
-        nonlocal sweeps, next_full
-        sweeps += 1
-        if sweeps == next_full:
-            gc.unfreeze()
-            gc.collect()
-            next_full = 4 * sweeps
-        else:
-            gc.collect(1)
+        gc.collect(1)
         gc.freeze()
 
     try:
