@@ -124,10 +124,13 @@ def explore(scope: Scope, *, max_states: int = MAX_STATES, budget: float = BUDGE
     result = search.result
     try:
         with collector.young_only() as sweep:
-            search.run(memo, sweep)
+            try:
+                search.run(memo, sweep)
+            finally:
+                result.seconds = time.perf_counter() - search.started
+                search.release_frontier()
     except KeyboardInterrupt:  # Ctrl-C: the report says how far it got, and what was found is saved
         result.cut_by = "interrupt"
-    result.seconds = time.perf_counter() - search.started
     for found in result.found:
         if out_dir is not None:
             try:
@@ -202,6 +205,15 @@ class BreadthFirst:
             result.queue = len(frontier)
         result.queue = 0 if result.found else result.queue
         result.complete = not frontier and not result.found
+
+    def release_frontier(self) -> None:
+        """Release the states still waiting to be expanded (a search cut by a bound or a violation): what the collector
+        set aside is not walked again (`collector.young_only`), so their networks' cycles must be broken here."""
+        for visit in self.seen.values():
+            node = visit.waiting
+            if node is not None and node.state is not None:
+                node.state.run.net.release()
+                node.state = None
 
     def bound(self) -> str | None:
         if self.result.states >= self.max_states:

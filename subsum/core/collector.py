@@ -49,8 +49,10 @@ def young_only() -> Iterator[Callable[[], None]]:
     itself: the search breaks each dropped state's cycles (`Network.release`), and reference counting frees it at
     once. (Before it did, a minute-long breadth-first search ran out of 24 GB; with it, timed 3/3/1/1 held 1.2 GB
     after 40 s, as much as with a full pass at every doubling, which cost a fifth of the time, and up to 25 s a
-    pass at half a million states.) The objects set aside are handed back to the collector when the block ends,
-    however it ends.
+    pass at half a million states; and the states a cut search leaves unexpanded are released too, or a bench of
+    one search after another ran out of memory.) The block starts with a full pass, so that garbage an earlier one
+    left is not set aside for good; the objects set aside are handed back to the collector when it ends, however it
+    ends.
 
     >>> import gc
     >>> with young_only() as sweep:
@@ -64,6 +66,7 @@ def young_only() -> Iterator[Callable[[], None]]:
         gc.collect(1)
         gc.freeze()
 
+    gc.collect()  # nothing an earlier block left is set aside for good
     try:
         yield sweep
     finally:
