@@ -41,7 +41,8 @@ from subsum.impl.network import TOPOLOGIES
               help="bfs: breadth first, the first violation a shortest one; dfs: depth first, the same states with a "
                    "frontier of one path and its siblings (light on memory), a violation not always a shortest one.")
 @click.option("--memo/--no-memo", default=True, show_default=True,
-              help="Run each distinct local step (a delivery, where the protocol declares it local) once and reuse it "
+              help="Run each distinct local step (a delivery or a client operation, where the protocol declares it local) once "
+                   "and reuse it "
                    "(spec/12 DEF-EXP-7); --no-memo runs every handler.")
 @replay_dir_option(documents.FUZZ_FOLDER, "Where the replay of a violation goes.")
 @format_option
