@@ -5,7 +5,7 @@ and the plain search reach the same quiescent states, by fingerprint, and
 give the same verdict at the same depth. A planted error in the sleep-set
 bookkeeping (two deliveries to one broker taken as independent, so one of
 them falls asleep where it must not) makes scopes differ. `make test` runs
-42 scopes; the `thorough` profile 210. The depth-first search reaches the
+21 scopes; `make thorough` 210. The depth-first search reaches the
 states the breadth-first one does.
 
 Tried and not caught: a search that never expands a state again when a
@@ -26,7 +26,6 @@ from typing import Iterator
 import pytest
 
 
-from subsum.conformance import profiles
 from subsum.conformance.explore import search as search_module
 from subsum.conformance.explore.scope import Scope
 from subsum.conformance.explore.search import BreadthFirst, DepthFirst, Exploration, explore
@@ -74,18 +73,15 @@ def differing(scopes: list[Scope]) -> Iterator[str]:
             yield f"{scope}: plain {plain[0]}, {len(plain[1])} quiescent; reduced {reduced[0]}, {len(reduced[1])} quiescent"
 
 
-def scopes_for_profile() -> list[Scope]:
-    return small_scopes(210 if profiles.active().name == "thorough" else 42)
-
-
 def test_the_scopes_cover_every_protocol_and_both_verdicts():
-    scopes = small_scopes(42)
-    assert {s.protocol for s in scopes} == set(PROTOCOLS) and len(set(scopes)) == 42
-    assert len(small_scopes(210)) == 210 and small_scopes(210)[:42] == scopes
+    scopes = small_scopes(21)
+    assert {s.protocol for s in scopes} == set(PROTOCOLS) and len(set(scopes)) == 21
+    assert len(small_scopes(210)) == 210 and small_scopes(210)[:21] == scopes
 
 
-def test_sleep_sets_reach_the_same_quiescent_states_with_the_same_verdicts():
-    scopes = scopes_for_profile()
+@pytest.mark.parametrize("count", [21, pytest.param(210, marks=pytest.mark.thorough)])
+def test_sleep_sets_reach_the_same_quiescent_states_with_the_same_verdicts(count):
+    scopes = small_scopes(count)
     assert not list(differing(scopes))
     verdicts = [search(scope, True)[0] for scope in scopes]
     assert any(claims for claims, _, _ in verdicts) and any(not claims and complete for claims, _, complete in verdicts)
@@ -106,7 +102,7 @@ def independent_even_at_one_broker(asleep: Step, step: Step, state: State) -> bo
 
 def test_a_planted_error_in_the_sleep_set_bookkeeping_is_caught(monkeypatch):
     monkeypatch.setattr(search_module, "independent", independent_even_at_one_broker)
-    assert next(differing(scopes_for_profile()), None)
+    assert next(differing(small_scopes(21)), None)
 
 
 # --- depth first (--strategy dfs) -----------------------------------------------------------------
@@ -120,8 +116,10 @@ def searched_with(scope: Scope, strategy: type[BreadthFirst]) -> tuple[int, froz
     return run.result.states, frozenset(quiescent)
 
 
-@pytest.mark.parametrize("scope", [Scope("strawman", 3, 2, events=1, swaps=1), Scope("informed", 3, 1, swaps=1),
-                                   Scope("siena", 3, 3), Scope("summaries", 3, 1, events=1)], ids=str)
+@pytest.mark.parametrize("scope", [Scope("strawman", 3, 2, events=1, swaps=1),
+                                   pytest.param(Scope("informed", 3, 1, swaps=1), marks=pytest.mark.thorough),
+                                   pytest.param(Scope("siena", 3, 3), marks=pytest.mark.thorough), Scope("summaries", 3, 1, events=1)],
+                         ids=str)
 def test_depth_first_reaches_the_states_breadth_first_reaches(scope):
     assert searched_with(scope, DepthFirst) == searched_with(scope, BreadthFirst)
 
