@@ -61,8 +61,8 @@ def search_verifying_views(scope: Scope) -> Exploration:
     """A search whose records are replaced only when every field equals (`Records(verify=True)`)."""
     search = BreadthFirst(scope, Exploration(scope), time.perf_counter(), 10**6, float("inf"), None, True,
                           records=Records(verify=True))
-    with collector.young_only() as sweep:
-        search.run(True, sweep)
+    with collector.acyclic():
+        search.run(True)
     return search.result
 
 
@@ -80,8 +80,8 @@ def test_a_successor_fingerprinted_from_its_parents_parts_is_fingerprinted_right
     fingerprinted in full, and the two must agree (`check_shortcut`); the search is the one without the memo."""
     scope = CI_SCOPES[protocol]
     search = BreadthFirst(scope, Exploration(scope), time.perf_counter(), 10**6, float("inf"), None, True, check_shortcut=True)
-    with collector.young_only() as sweep:
-        search.run(True, sweep)
+    with collector.acyclic():
+        search.run(True)
     assert outcome(search.result) == outcome(explore(scope, memo=False))
 
 
@@ -99,8 +99,8 @@ def test_a_wrong_shortcut_is_caught(monkeypatch):
     monkeypatch.setattr("subsum.conformance.explore.search.delivered_parts", stale_receiver)
     scope = Scope("strawman", 3, 2)
     search = BreadthFirst(scope, Exploration(scope), time.perf_counter(), 10**6, float("inf"), None, True, check_shortcut=True)
-    with pytest.raises(AssertionError, match="the parts' fingerprint differs"), collector.young_only() as sweep:
-        search.run(True, sweep)
+    with pytest.raises(AssertionError, match="the parts' fingerprint differs"), collector.acyclic():
+        search.run(True)
     assert outcome(explore(scope)) != outcome(explore(scope, memo=False))
 
 

@@ -58,8 +58,8 @@ def search(scope: Scope, sleep_sets: bool) -> tuple[tuple, frozenset]:
     """(the verdict: violated claims, depth, completeness; the fingerprints of the quiescent states reached)."""
     quiescent: set[int] = set()
     run = BreadthFirst(scope, Exploration(scope), time.perf_counter(), 10**6, float("inf"), None, sleep_sets, quiescent=quiescent)
-    with collector.young_only() as sweep:
-        run.run(True, sweep)
+    with collector.acyclic():
+        run.run(True)
     result = run.result
     verdict = ([f.violation.claim for f in result.found], result.depth, result.complete)
     return verdict, frozenset(quiescent) if not result.found else frozenset()  # a search that stops early: its verdict
@@ -110,8 +110,8 @@ def test_a_planted_error_in_the_sleep_set_bookkeeping_is_caught(monkeypatch):
 def searched_with(scope: Scope, strategy: type[BreadthFirst]) -> tuple[int, frozenset]:
     quiescent: set[int] = set()
     run = strategy(scope, Exploration(scope), time.perf_counter(), 10**6, float("inf"), None, True, quiescent=quiescent)
-    with collector.young_only() as sweep:
-        run.run(True, sweep)
+    with collector.acyclic():
+        run.run(True)
     assert run.result.complete and not run.result.found
     return run.result.states, frozenset(quiescent)
 

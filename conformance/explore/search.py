@@ -23,7 +23,7 @@ from subsum.core import collector
 #: The default bounds: states fingerprinted, and seconds.
 MAX_STATES = 1_000_000
 BUDGET = 60.0
-#: States expanded between two calls of `progress`, and between two sweeps of the young objects (`collector.young_only`).
+#: States expanded between two calls of `progress`.
 PROGRESS_EVERY = 256
 
 
@@ -123,9 +123,9 @@ def explore(scope: Scope, *, max_states: int = MAX_STATES, budget: float = BUDGE
                                   sleep_sets)
     result = search.result
     try:
-        with collector.young_only() as sweep:
+        with collector.acyclic():
             try:
-                search.run(memo, sweep)
+                search.run(memo)
             finally:
                 result.seconds = time.perf_counter() - search.started
                 search.release_frontier()
@@ -175,15 +175,13 @@ class BreadthFirst:
         result.states = 1
         return root
 
-    def tick(self, expanded: int, sweep: Callable[[], None]) -> None:
-        """Every PROGRESS_EVERY expansions: sweep the young objects, and tell `progress`."""
-        if expanded % PROGRESS_EVERY == 0:
-            sweep()
-            if self.progress:
-                self.result.seconds = time.perf_counter() - self.started
-                self.progress(self.result)
+    def tick(self, expanded: int) -> None:
+        """Every PROGRESS_EVERY expansions: tell `progress`."""
+        if self.progress and expanded % PROGRESS_EVERY == 0:
+            self.result.seconds = time.perf_counter() - self.started
+            self.progress(self.result)
 
-    def run(self, memo: bool, sweep: Callable[[], None]) -> None:
+    def run(self, memo: bool) -> None:
         """The layers of the search, until none is left, a violation is found or a bound cuts it; `result.queue`
         counts the states reached and not yet visited, kept up to date so that Ctrl-C leaves it right."""
         result = self.result
@@ -200,15 +198,16 @@ class BreadthFirst:
                 self.expand(node, next_layer)
                 if result.found:
                     break
-                self.tick(i, sweep)
+                self.tick(i)
             frontier = next_layer
             result.queue = len(frontier)
         result.queue = 0 if result.found else result.queue
         result.complete = not frontier and not result.found
 
     def release_frontier(self) -> None:
-        """Release the states still waiting to be expanded (a search cut by a bound or a violation): what the collector
-        set aside is not walked again (`collector.young_only`), so their networks' cycles must be broken here."""
+        """Release the states still waiting to be expanded (a search cut by a bound or a violation), so that reference
+        counting frees them at once: the cyclic collector, off through the search (`collector.acyclic`), would
+        find them only on a later full pass."""
         for visit in self.seen.values():
             node = visit.waiting
             if node is not None and node.state is not None:
@@ -334,7 +333,7 @@ class DepthFirst(BreadthFirst):
     and their siblings, not a whole layer: light on memory, for larger scopes. Its first violation need not be a
     shortest one; `depth` is the deepest it went."""
 
-    def run(self, memo: bool, sweep: Callable[[], None]) -> None:
+    def run(self, memo: bool) -> None:
         result = self.result
         stack = [self.start(memo)]
         expanded = 0
@@ -350,7 +349,7 @@ class DepthFirst(BreadthFirst):
             self.expand(node, children)
             stack.extend(reversed(children))  # the first move's successor is expanded next
             expanded += 1
-            self.tick(expanded, sweep)
+            self.tick(expanded)
         result.queue = 0 if result.found else len(stack)
         result.complete = not stack and not result.found
 

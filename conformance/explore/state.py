@@ -29,7 +29,7 @@ NOT_YET, HELD, DROPPED = 0, 1, 2
 QUIESCE = {"op": "quiesce"}
 
 
-@attrs.frozen
+@attrs.frozen(cache_hash=True)
 class Progress:
     """How far the scope's client operations have gone: each subscription's
     stage, the publications made and the swaps made."""
@@ -78,7 +78,7 @@ def moves(state: State, scope: Scope) -> Iterator[Move]:
     net, progress = state.run.net, state.progress
     pending = net.transport.pending_links()
     for i, link in enumerate(pending):
-        yield Move(("deliver", link), link[1], [{"op": "deliver", "choices": [i]}], progress)
+        yield delivery(i, link, progress)
     if net.transport.pending_timers():
         if not pending or scope.overruns is None:
             yield Move(("timeout",), None, [{"op": "timeout"}], progress)
@@ -87,8 +87,7 @@ def moves(state: State, scope: Scope) -> Iterator[Move]:
     for i, stage in enumerate(progress.subscriptions):
         client, text = scope.subscription(i)
         if stage == NOT_YET or (stage == HELD and scope.unsubscribe):
-            op = "subscribe" if stage == NOT_YET else "unsubscribe"
-            yield Move((op, i), net.clients[client], [{"op": op, "client": client, "filter": text}], advanced(progress, "subscription", i))
+            yield client_move(i, client, text, "subscribe" if stage == NOT_YET else "unsubscribe", net.clients[client], progress)
     if progress.published < scope.events:
         yield Move(("publish", progress.published), None, [{"op": "publish", "client": scope.publisher(), "attributes": dict(EVENT)}],
                    advanced(progress, "published"))
@@ -96,6 +95,19 @@ def moves(state: State, scope: Scope) -> Iterator[Move]:
         after = advanced(progress, "swapped")
         for key, swap in swaps(state.run):
             yield Move(key, None, [swap], after)
+
+
+@functools.cache
+def delivery(i: int, link: tuple, progress: Progress) -> Move:
+    """The move that delivers the head of `link`, the i-th link with messages in flight (remembered, as `advanced`:
+    a move is a value no step changes)."""
+    return Move(("deliver", link), link[1], [{"op": "deliver", "choices": [i]}], progress)
+
+
+@functools.cache
+def client_move(i: int, client: int, text: str, op: str, access: int, progress: Progress) -> Move:
+    """Subscription i's subscribe or unsubscribe (`op`), by `client` at its access broker `access` (remembered)."""
+    return Move((op, i), access, [{"op": op, "client": client, "filter": text}], advanced(progress, "subscription", i))
 
 
 @functools.cache

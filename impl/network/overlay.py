@@ -31,27 +31,38 @@ class Overlay:
         self.epoch: dict[frozenset, int] = {}  # live undirected link -> the order it was added in
         self._epochs = 0
         self._links: tuple[tuple[int, int], ...] | None = None  # `links()`, until the next link or unlink
+        self._shared = False  # `adjacent` and `epoch` may be another overlay's too (`fork`): copied before a change
 
     def fork(self, share_random: bool = False) -> Overlay:
         """A copy whose later changes leave this one as it is (`sim.Network.fork`); `share_random`: LSTree's choices
-        come from this one's generator, not a copy of it."""
+        come from this one's generator, not a copy of it. The two share their links until either changes them
+        (`_own`): `subsum explore` forks at every move, and few moves change the overlay."""
         forked = Overlay.__new__(Overlay)
         if share_random:
             forked.rng = self.rng
         else:
             forked.rng = random.Random()
             forked.rng.setstate(self.rng.getstate())
-        forked.adjacent = {b: set(neighbours) for b, neighbours in self.adjacent.items()}
-        forked.epoch = dict(self.epoch)
+        forked.adjacent, forked.epoch = self.adjacent, self.epoch
         forked._epochs, forked._links = self._epochs, self._links
+        self._shared = forked._shared = True
         return forked
 
+    def _own(self) -> None:
+        """Before a change: a copy of links shared with another overlay (`fork`)."""
+        if self._shared:
+            self.adjacent = {b: set(neighbours) for b, neighbours in self.adjacent.items()}
+            self.epoch = dict(self.epoch)
+            self._shared = False
+
     def add_broker(self, b: int) -> None:
+        self._own()
         self.adjacent[b] = set()
 
     def remove_broker(self, b: int) -> None:
         """Forget b; its links must be gone already."""
         assert not self.adjacent[b], f"broker {b} still has links"
+        self._own()
         del self.adjacent[b]
 
     def has_link(self, a: int, b: int) -> bool:
@@ -62,6 +73,7 @@ class Overlay:
             raise NetworkError(f"cannot link {a} and {b}: no such broker")
         if self.connected(a, b):
             raise NetworkError(f"link ({a}, {b}) would close a cycle")
+        self._own()
         self._epochs += 1
         self.epoch[frozenset((a, b))] = self._epochs
         self._links = None
@@ -72,6 +84,7 @@ class Overlay:
         key = frozenset((a, b))
         if key not in self.epoch:
             raise NetworkError(f"there is no link ({a}, {b}) to break")
+        self._own()
         del self.epoch[key]
         self._links = None
         self.adjacent[a].discard(b)

@@ -55,7 +55,7 @@ class Network(BrokerHost):
         super().__init__()
         self.dispatch = handler_table(self.broker_class)
         self.clients: dict[int, int] = {}  # client -> access broker
-        self.client_filters: dict[int, set[Subscription]] = {}
+        self.client_filters: dict[int, frozenset[Subscription]] = {}  # values: a change replaces the set (forks share it)
         self.ledger = Ledger(trace, record_crossings)
         self.transport = Transport(seed, delay, self.ledger, self.deliver, self.to_client, self.is_broker, self.run_timer)
         # the same churn gives the same overlay whatever the protocol sends
@@ -83,7 +83,7 @@ class Network(BrokerHost):
         forked.__dict__.update(self.__dict__)
         self.owned, forked.owned = set(), set()
         forked.brokers, forked.clients = dict(self.brokers), dict(self.clients)
-        forked.client_filters = {c: set(filters) for c, filters in self.client_filters.items()}
+        forked.client_filters = dict(self.client_filters)
         forked.ledger = self.ledger.fresh() if fresh_ledger else self.ledger.fork()
         forked.transport = self.transport.fork(forked.ledger, forked.deliver, forked.to_client, forked.is_broker, forked.run_timer,
                                                share_random)
@@ -225,7 +225,7 @@ class Network(BrokerHost):
         cid = self._next_client
         self._next_client += 1
         self.clients[cid] = broker
-        self.client_filters[cid] = set()
+        self.client_filters[cid] = frozenset()
         self.notify(broker, "link_added", cid, None)
         return cid
 
@@ -241,9 +241,9 @@ class Network(BrokerHost):
         Returns the one object the network uses for f (set lookups then compare by identity)."""
         if held:
             f = self._canonical.setdefault(f, f)
-            self.client_filters[client].add(f)
+            self.client_filters[client] = self.client_filters[client] | {f}
         else:
-            self.client_filters[client].discard(f)
+            self.client_filters[client] = self.client_filters[client] - {f}
         self.ledger.record(self.now, "subscribe" if held else "unsubscribe", client=client, broker=self.clients[client], filter=f)
         return f
 

@@ -64,6 +64,8 @@ class ChosenOrder:
 
     def pending_timers(self) -> list[int]:
         """The live timers' ids, in firing order."""
+        if not self._timers:
+            return []
         return sorted(self._timers, key=lambda tid: (self._timers[tid][0], tid))
 
     def timer(self, timer: int) -> tuple[float, Timer]:

@@ -1,5 +1,5 @@
 """The cyclic garbage collector, paused over a bounded stretch of work, or
-kept to young objects over a long one.
+off over a long one that makes no cyclic garbage.
 
 The simulator's event loop allocates a few small objects per message while
 a large network stays alive. Every few hundred allocations the collector
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import gc
 from contextlib import contextmanager
-from typing import Callable, Iterator
+from typing import Iterator
 
 
 @contextmanager
@@ -38,36 +38,22 @@ def paused() -> Iterator[None]:
 
 
 @contextmanager
-def young_only() -> Iterator[Callable[[], None]]:
-    """Over a long search that keeps what it made (`subsum explore`'s states), let the collector scan only what is
-    new: the block calls the function it is given now and then (`sweep`), which collects the objects made since the
-    last sweep and sets the survivors aside (`gc.freeze`), so that no later pass walks them again. Issue 53 measured
-    strawman 3/2/1/1: 5.2-5.7 s with the collector as it is, 2.8 s with a sweep every 256 expansions, 2.9-3.0 s with
-    the collector off (and 2.5 times the memory: the cycles are never freed).
+def acyclic() -> Iterator[None]:
+    """For a long block that makes no cyclic garbage, because it breaks the cycles of what it drops itself
+    (`subsum explore`, which releases each state it drops, `Network.release`): the collector off until the block
+    ends, however it ends (what an earlier block left is collected then: nothing is set aside for good).
 
-    What was set aside and later dropped is not walked again either, so the caller must free what it drops
-    itself: the search breaks each dropped state's cycles (`Network.release`), and reference counting frees it at
-    once. (Before it did, a minute-long breadth-first search ran out of 24 GB; with it, timed 3/3/1/1 held 1.2 GB
-    after 40 s, as much as with a full pass at every doubling, which cost a fifth of the time, and up to 25 s a
-    pass at half a million states; and the states a cut search leaves unexpanded are released too, or a bench of
-    one search after another ran out of memory.) The block starts with a full pass, so that garbage an earlier one
-    left is not set aside for good; the objects set aside are handed back to the collector when it ends, however it
-    ends.
+    Issue 53 measured strawman 3/2/1/1 and 4/2/1/1 (40 s): a sweep of the young objects every 256 expansions, the
+    earlier way, found 67 and 102 objects in all, every one on its first sweep (left from before the search), and
+    cost a fifth of the time (6,300 against 7,600 states/s at 4/2/1/1, the same peak memory, 440 MB). Sweeping at
+    each doubling cost as much: the last sweep walks every state kept. A search that did leave cycles would hold
+    its garbage until the block ends; tests/test_fork.py checks that one leaves none (and that one planted to keep
+    its networks' cycles is caught).
 
     >>> import gc
-    >>> with young_only() as sweep:
-    ...     sweep()
-    ...     gc.get_freeze_count() > 0
-    True
-    >>> gc.get_freeze_count()
-    0
+    >>> with acyclic():
+    ...     gc.isenabled()
+    False
     """
-    def sweep() -> None:
-        gc.collect(1)
-        gc.freeze()
-
-    gc.collect()  # nothing an earlier block left is set aside for good
-    try:
-        yield sweep
-    finally:
-        gc.unfreeze()
+    with paused():
+        yield
