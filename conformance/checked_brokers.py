@@ -20,6 +20,7 @@ import functools
 from collections import Counter
 
 from subsum.conformance import census
+from subsum.conformance.declared import ran
 from subsum.conformance.violations import listed, require, shown
 from subsum.core.types import Subscription
 from subsum.impl.network import CLIENT_BASE, NetworkError, StrawmanBroker, broker_class_for, is_forwarding
@@ -108,6 +109,7 @@ class CheckedBroker(StrawmanBroker):
         want_state, want_messages = model_step(model_view(self) if before is None else before)
         sent = sent_by(out, self.id, run)
         got = model_view(self)
+        ran("broker-steps")
         require(got.table == want_state.table, "CLM-NET-6",
                 lambda: f"broker {self.id} {what}: table {listed(got.table ^ want_state.table, 4)} differs from the model")
         require(got.neighbors == want_state.neighbors, "CLM-NET-6", lambda: f"broker {self.id} {what}: neighbours differ from the model")
@@ -142,6 +144,7 @@ class CheckedBroker(StrawmanBroker):
         mark = len(out.effects)
         super().event_received(n, publication, out)
         targets = out.routed(mark)
+        ran("broker-steps")
         require(targets == want, "CLM-NET-6", lambda: f"broker {self.id} EVENT from {n}: forwarded to {sorted(targets)}, the model to {sorted(want)}")
 
 
@@ -163,6 +166,7 @@ class ProtocolChecks:
         mark = len(out.effects)
         sent = sent_by(out, self.id, lambda: super(ProtocolChecks, self).manage_removed_link(n, rid, out))
         got = model_view(self)
+        ran("reconfiguration-steps")
         require(not sent, "CLM-RCF-7", lambda: f"broker {self.id} sent {sent} while deferring the link to {n}")
         require(got.table == want_state.table and got.neighbors == want_state.neighbors, "CLM-RCF-7",
                 lambda: f"broker {self.id} deferring the link to {n}: table differs from the model")
@@ -171,6 +175,7 @@ class ProtocolChecks:
                 lambda: f"broker {self.id} deferred {listed(deferred)}, the model {listed(want_deferred)}")
         if ref_reconfiguration.is_leaf_without(state, n):
             started = [t for t in out.timers_set(mark) if t[3]]
+            ran("leaf-timers")
             require(not started, "CLM-RCF-4", lambda: f"leaf broker {self.id} started a timer when its link to {n} broke")
 
     def unsub_timer_expired(self, rid, out):
@@ -181,6 +186,7 @@ class ProtocolChecks:
             want += sent
         sent = sent_by(out, self.id, lambda: super(ProtocolChecks, self).unsub_timer_expired(rid, out))
         got = model_view(self)
+        ran("reconfiguration-steps")
         require(got.table == state.table, "CLM-RCF-7", lambda: f"broker {self.id} deferred UNSUBs of {rid}: table differs from the model")
         require(same_messages(sent, want), "CLM-RCF-7",
                 lambda: f"broker {self.id} deferred UNSUBs of {rid}: sent {listed(sent)}, the model sends {listed(want)}")
@@ -193,6 +199,7 @@ class ProtocolChecks:
         census.record("FLUSH:passed-on")
         state = model_view(self)
         sent = sent_by(out, self.id, lambda: super(ProtocolChecks, self).flush_received(m, rid, out))
+        ran("flushes")
         require(model_view(self).table == state.table, "CLM-RCF-5",
                 lambda: f"broker {self.id} changed its table on FLUSH({rid}) it holds no task for")
         want = [(k, "FLUSH", rid) for k in ref_reconfiguration.flush_forward(state, m)]
@@ -218,6 +225,7 @@ class InformedChecks(ProtocolChecks):
         census.record("ACTIVATE:received")
         expected = getattr(self, "_expect", None)
         if m == self.id and expected is not None:
+            ran("reconfiguration-steps")
             require(held == expected[0], "CLM-RCF-7",
                     lambda: f"broker {self.id} computed P = {listed(held)}, the model {listed(expected[0])}")
         super().activate_received(m, activation, out)
@@ -226,6 +234,7 @@ class InformedChecks(ProtocolChecks):
         want, want_held = ref_reconfiguration.activation(model_view(self), n, held)
         census.record("ACTIVATE:holds-back" if want_held else "ACTIVATE:holds-nothing")
         sent = sent_by(out, self.id, lambda: super(InformedChecks, self).activate(rid, held, n, out))
+        ran("reconfiguration-steps")
         require(same_messages(sent, want + [(n, "FLUSH", rid)]), "CLM-RCF-7",
                 lambda: f"broker {self.id} activating the link to {n}: sent {listed(sent)}, the model {listed(want)} and FLUSH")
         got_held = frozenset(self.tagged[rid][1]) if rid in self.tagged else frozenset()
@@ -237,6 +246,7 @@ class InformedChecks(ProtocolChecks):
         census.record("INFORMED:sub-timer-expired")
         want = ref_reconfiguration.released(model_view(self), n, frozenset(tagged))
         sent = sent_by(out, self.id, lambda: super(InformedChecks, self).sub_timer_expired(rid, out))
+        ran("reconfiguration-steps")
         require(same_messages(sent, want), "CLM-RCF-7",
                 lambda: f"broker {self.id} released {listed(sent)} to {n}, the model {listed(want)}")
 

@@ -23,7 +23,8 @@ import functools
 
 from subsum.conformance import network as forwarding_checks
 from subsum.conformance import routing_machine as summary_checks
-from subsum.conformance.checked_brokers import checked_class
+from subsum.conformance.checked_brokers import ProtocolChecks, checked_class
+from subsum.conformance.declared import OVERLAY_CHANGES, Always, AtQuiescence, OnStep, Property
 from subsum.conformance.routing import rounds_of, summary_brokers
 from subsum.conformance.siena import check_siena_tables
 from subsum.conformance.violations import require
@@ -31,6 +32,19 @@ from subsum.core.errors import SubsumError
 from subsum.core.types import Event
 from subsum.impl.network import PROTOCOLS, Network, SienaBroker, broker_class_for, is_forwarding
 from subsum.impl.network.protocols.summaries.broker import SummaryBroker
+
+
+def _no_violations_counted(net: Network) -> None:
+    require(not net.ledger.violations, "CLM-NET-4", lambda: f"the simulator counted {dict(net.ledger.violations)}")
+
+
+#: What every family checks of the network (DEF-EXP-8): the overlay after each change of it and at quiescence (a
+#: broker's neighbour set is its record, compared with the model's in each checked step), and the simulator's count.
+COMMON = (Always("overlay", "CLM-NET-1", "the broker links form a forest, neighbour sets are symmetric and agree with the links, "
+                 "and every client is listed by its access broker", forwarding_checks.check_overlay, after=OVERLAY_CHANGES | {"quiesce"}),
+          Always("client-messages", "CLM-NET-4", "nothing but EVENTs reaches a client", _no_violations_counted))
+PUBLICATION = OnStep("publication", "CLM-NET-3", "a publication in a quiescent static state reaches exactly the ideal set, once "
+                     "each, over needed links only")
 
 
 class Forwarding:
@@ -47,11 +61,18 @@ class Forwarding:
     def prepare(self, net: Network) -> None:
         """Whatever the checks need on the network before the first operation."""
 
-    def check_step(self, net: Network) -> None:
-        """The family's own checks after every operation (beyond the overlay and the ledger's violations)."""
-
-    def check_quiescent(self, net: Network, protocol: str) -> None:
-        forwarding_checks.check_tables(net, "CLM-NET-2" if protocol in ("strawman", "external") else "CLM-RCF-1")
+    def properties(self, protocol: str) -> tuple[Property, ...]:
+        """What a run under `protocol` checks, declared (DEF-EXP-8)."""
+        claim = "CLM-NET-2" if protocol in ("strawman", EXTERNAL) else "CLM-RCF-1"
+        found = [*COMMON, AtQuiescence("tables", claim, "every table equals the ideal oracle's",
+                                       functools.partial(forwarding_checks.check_tables, claim=claim)),
+                 OnStep("broker-steps", "CLM-NET-6", "each broker step leaves the model's table and neighbours and sends its messages"),
+                 PUBLICATION]
+        if protocol != EXTERNAL and issubclass(self.broker_class(protocol), ProtocolChecks):
+            found += [OnStep("reconfiguration-steps", "CLM-RCF-7", "each deferral, activation and timer step is the model's"),
+                      OnStep("leaf-timers", "CLM-RCF-4", "a leaf broker starts no timer when its link breaks"),
+                      OnStep("flushes", "CLM-RCF-5", "a FLUSH a broker holds no task for is only passed on")]
+        return tuple(found)
 
     def publish(self, net: Network, client: int, event: Event, static: bool) -> None:
         forwarding_checks.publish_and_check(net, client, event, static)
@@ -65,8 +86,9 @@ class Siena(Forwarding):
     def broker_class(self, protocol: str) -> type:
         return broker_class_for(protocol)
 
-    def check_quiescent(self, net: Network, protocol: str) -> None:
-        check_siena_tables(net)
+    def properties(self, protocol: str) -> tuple[Property, ...]:
+        return (*COMMON, AtQuiescence("tables", "CLM-SR-8", "every table holds the ideal filters under covering", check_siena_tables),
+                PUBLICATION)
 
 
 class Summaries(Forwarding):
@@ -80,13 +102,14 @@ class Summaries(Forwarding):
         base: type = broker_class_for(protocol)
         return _checked_summary_class(base)
 
-    def check_step(self, net: Network) -> None:
-        for eid, messages in rounds_of(net).journeys.items():
-            hops = sum(1 for kind, _, _ in messages if kind == "ROUTE")
-            require(hops <= len(net.brokers) - 1, "CLM-SR-6", lambda: f"event {eid} took {hops} ROUTE hops among {len(net.brokers)} brokers")
-
-    def check_quiescent(self, net: Network, protocol: str) -> None:
-        summary_checks.check_settled(net)
+    def properties(self, protocol: str) -> tuple[Property, ...]:
+        return (*COMMON,
+                Always("route-hops", "CLM-SR-6", "no event takes more than N - 1 ROUTE hops", _short_routes),
+                AtQuiescence("settled", "CLM-SR-6", "the plan, the merged brokers and the histories are the model's",
+                             summary_checks.check_settled),
+                OnStep("routes", "CLM-SR-6", "each ROUTE leaves the brokers of its BROCLI out and grows it"),
+                OnStep("publication", "CLM-SR-6", "a publication in a settled state takes the model's route to exactly the "
+                       "clients owed it, once each"))
 
     def publish(self, net: Network, client: int, event: Event, static: bool) -> None:
         rounds = rounds_of(net)
@@ -95,6 +118,12 @@ class Summaries(Forwarding):
             summary_checks.publish_and_check(net, client, event, rounds.options["option"])
         else:
             net.publish(client, event)  # while summaries propagate: only the checks of every step
+
+
+def _short_routes(net: Network) -> None:
+    for eid, messages in rounds_of(net).journeys.items():
+        hops = sum(1 for kind, _, _ in messages if kind == "ROUTE")
+        require(hops <= len(net.brokers) - 1, "CLM-SR-6", lambda: f"event {eid} took {hops} ROUTE hops among {len(net.brokers)} brokers")
 
 
 FORWARDING, SIENA, SUMMARIES = Forwarding(), Siena(), Summaries()

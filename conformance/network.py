@@ -15,6 +15,7 @@ from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule, run_state_machine_as_test
 
+from subsum.conformance.declared import ran
 from subsum.conformance.profiles import pinned
 from subsum.conformance import census
 from subsum.conformance import strategies as gen
@@ -126,6 +127,7 @@ def publish_and_check(net: Network, client: int, event, static: bool) -> None:
     net.run()
     want = ref.ideal_delivery(graph, access, filters, client, event)
     got = net.ledger.deliveries[eid]
+    ran("publication")
     require(set(got) == want, "CLM-NET-3", lambda: f"event {eid} delivered to {sorted(got)}, ideal {sorted(want)}")
     require(all(n == 1 for n in got.values()), "CLM-NET-3", lambda: f"event {eid} delivered more than once: {dict(got)}")
     for u, v in net.ledger.crossings[eid]:

@@ -14,6 +14,7 @@ from hypothesis.stateful import initialize, invariant, precondition, rule, run_s
 
 from subsum.conformance.profiles import pinned
 from subsum.conformance import census
+from subsum.conformance.declared import ran
 from subsum.conformance import strategies as gen
 from subsum.conformance.network import NetworkMachine
 from subsum.conformance.routing import impl_plan_as_model, rounds_of, summary_brokers
@@ -52,6 +53,7 @@ class CheckedSummaryBroker(SummaryBroker):
 
     def _check_routes_written(self, eid: int, came_with: frozenset, out, mark: int) -> None:
         for _, dst, kind, route in (e for e in out.effects[mark:] if e[0] == "direct" and e[2] == "ROUTE"):
+            ran("routes")
             require(came_with < route.brocli, "CLM-SR-6",
                     lambda: f"BROCLI of event {eid} did not grow at broker {self.id}: {sorted(came_with)} then {sorted(route.brocli)}")
             require(dst not in route.brocli, "CLM-SR-6",
@@ -223,6 +225,7 @@ def publish_and_check(net: Network, client: int, event: Event, option: str) -> N
     eid = net.publish(client, event)
     net.run()
     got = net.ledger.deliveries[eid]
+    ran("publication")
     require(set(got) == owed, "CLM-SR-6", lambda: f"event {eid} reached {sorted(got)}, owed to {sorted(owed)} (missing {sorted(owed - set(got))})")
     require(all(k == 1 for k in got.values()), "CLM-SR-6", lambda: f"event {eid} delivered more than once: {dict(got)}")
     route = ref.brocli_route(model_graph(net), ref.propagation_plan(model_graph(net)), reported, publisher, option)

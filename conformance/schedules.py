@@ -22,10 +22,11 @@ from typing import Sequence
 
 import attrs
 
+from subsum.conformance.declared import Checks
 from subsum.conformance.families import family_of
-from subsum.conformance.network import FILTERS, check_overlay
+from subsum.conformance.network import FILTERS
 from subsum.conformance.checked_brokers import checked_class
-from subsum.conformance.violations import CannotCheck, ClaimViolation, ProcessFailure, require
+from subsum.conformance.violations import CannotCheck, ClaimViolation, ProcessFailure
 from subsum.core.errors import SubsumError
 from subsum.core.filters import format_filter, parse_filter
 from subsum.core.types import Attribute, Event, Subscription, subscription_sort_key
@@ -164,6 +165,7 @@ class Run:
         self.topology = topology
         self.protocol = protocol
         self.family = family_of(protocol)
+        self.checks = Checks(self.family.properties(protocol))
         if broker_class is None and checked:
             broker_class = self.family.broker_class(protocol)
         self.net = build([tuple(e) for e in topology["links"]], topology["brokers"], seed=seed, protocol=protocol,
@@ -200,7 +202,7 @@ class Run:
                     net.transport.deliver_from(pending[index % len(pending)])
         elif kind == "quiesce":
             net.run()
-            self.family.check_quiescent(net, self.protocol)
+            self.checks.quiescent(net)
             self.static = True
         elif kind == "fire":
             timers = net.transport.pending_timers()
@@ -217,16 +219,12 @@ class Run:
         else:
             self._churn(op)
             self.static = False
-        self.check_step()
+        if kind != "quiesce":  # its checks ran above
+            self.check_step(kind)
 
-    def check_step(self, overlay: bool = True) -> None:
-        """The checks after every operation: the overlay (DEF-NET-1; `overlay` False after a step that cannot
-        change it, a delivery), nothing but EVENTs to a client, and the family's own."""
-        net = self.net
-        if overlay:
-            check_overlay(net)
-        require(not net.ledger.violations, "CLM-NET-4", lambda: f"the simulator counted {dict(net.ledger.violations)}")
-        self.family.check_step(net)
+    def check_step(self, kind: str) -> None:
+        """The checks after an operation of `kind`: the family's `Always` properties that it can change (DEF-EXP-8)."""
+        self.checks.after_operation(kind, self.net)
 
     def _churn(self, op: dict) -> None:
         net, kind = self.net, op["op"]

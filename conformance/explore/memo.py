@@ -113,7 +113,7 @@ class LocalSteps:
         for name, args in known.writes:
             getattr(net.shared, name)(*args)
         net.replay(link[1], kind, known.after, known.effects)
-        run.check_step(overlay=False)
+        run.check_step("deliver")
 
     def known(self, net, link: tuple) -> Known | None:
         """What delivering the head of `link` does, if the memo knows (and may be used now)."""
@@ -170,7 +170,7 @@ class LocalSteps:
         for name, args in known.writes:
             getattr(net.shared, name)(*args)
         net.replay(broker, kind, known.after, known.effects, handled=False)
-        run.check_step(overlay=False)
+        run.check_step(op["op"])
 
     def _record(self, run: Run, dst: int, op: dict, key: tuple) -> None:
         """Run the step as every step runs (checked), watching what it writes and what it changes of the shared

@@ -12,6 +12,7 @@ from typing import Callable, cast
 
 import attrs
 
+from subsum.conformance import declared
 from subsum.conformance.explore.memo import LocalSteps
 from subsum.conformance.explore.scope import DELAY, SEED, Scope
 from subsum.conformance.explore.fingerprints import Parts, Records, client_parts, delivered_parts, fingerprint
@@ -53,6 +54,7 @@ class Exploration:
     queue: int = 0  # states reached but not yet visited when the search was cut (TLC's "states left on queue")
     unsaved: list = attrs.field(factory=list)  # ReplayNotSaved of each violation whose replay could not be written
     local_steps: LocalSteps | None = None  # the memo of local steps (DEF-EXP-7), None when the search keeps none
+    properties: list[dict] = attrs.field(factory=list)  # each declared property and how often it ran (DEF-EXP-8)
 
     @property
     def states_per_second(self) -> float:
@@ -76,7 +78,7 @@ class Exploration:
                                 "where": f.violation.where(len(f.schedule)),
                                 "operations": len(f.schedule), "replay": str(f.replay) if f.replay else None,
                                 "saved": f.replay is not None and all(e.path != f.replay for e in self.unsaved)} for f in self.found],
-                "local_steps": self.local_steps.report() if self.local_steps else None}
+                "local_steps": self.local_steps.report() if self.local_steps else None, "properties": self.properties}
 
 
 @attrs.define(eq=False)
@@ -123,12 +125,13 @@ def explore(scope: Scope, *, max_states: int = MAX_STATES, budget: float = BUDGE
                                   sleep_sets)
     result = search.result
     try:
-        with collector.acyclic():
+        with collector.acyclic(), declared.tallying() as tally:
             try:
                 search.run(memo)
             finally:
                 result.seconds = time.perf_counter() - search.started
                 search.release_frontier()
+                result.properties = search.checks.report(tally) if search.checks else []
     except KeyboardInterrupt:  # Ctrl-C: the report says how far it got, and what was found is saved
         result.cut_by = "interrupt"
     for found in result.found:
@@ -161,11 +164,14 @@ class BreadthFirst:
     #: Make the successor of every delivery `seen_already` takes as seen, and require its fingerprint to be the one
     #: taken from the parts (a test of `delivered_fingerprint`)
     check_shortcut: bool = False
+    #: The scope's declared properties (DEF-EXP-8), from its initial state's run
+    checks: declared.Checks | None = None
 
     def start(self, memo: bool) -> Node:
         """The initial state's node, seen; the memo of local steps made (DEF-EXP-7) unless `memo` is False."""
         result = self.result
         initial = State.initial(self.scope)
+        self.checks = initial.run.checks
         root = Node(initial)
         result.local_steps = LocalSteps.for_run(initial.run) if memo else None
         key = fingerprint(initial, self.records)

@@ -94,6 +94,8 @@ def print_result(report: dict, replay_option: str) -> None:
     if steps and steps["memoized"]:
         line(f"  local steps: {steps['steps']:,} made, {steps['distinct']:,} distinct, "
              f"{steps['hit_rate']:.1%} from the memo")
+    if report["properties"]:
+        line("  properties checked: " + ", ".join(f"{p['name']} ({p['claim']}) {p['runs']:,}" for p in report["properties"]))
     for v in report["violations"]:
         line(f"  {v['claim']} at {v['where']} ({v['moves']} moves): {v['message']}")
         if v["saved"]:
