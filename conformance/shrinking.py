@@ -9,7 +9,7 @@ import time
 
 import attrs
 
-from subsum.conformance.schedules import ScheduleError, Violation, execute
+from subsum.conformance.schedules import DELAY, ScheduleError, Violation, execute
 
 
 @attrs.frozen
@@ -24,6 +24,7 @@ class Found:
     defer_timeout: float
     sub_timeout: float
     broker_class: type | None = None
+    delay: tuple[float, float] = DELAY  # the links' delay range (`subsum explore`'s walks: 0, 0)
 
 
 def same_failure(got: Violation | None, want: Violation) -> bool:
@@ -48,7 +49,8 @@ def shrink(case: Found, budget: float) -> tuple[list[dict], Violation]:
 
     def fails(schedule: list[dict]) -> Violation | None:
         try:
-            got = execute(case.topology, case.seed, schedule, case.protocol, case.defer_timeout, case.sub_timeout, case.broker_class)
+            got = execute(case.topology, case.seed, schedule, case.protocol, case.defer_timeout, case.sub_timeout, case.broker_class,
+                          case.delay)
         except ScheduleError:
             return None
         return got if same_failure(got, case.violation) else None

@@ -15,8 +15,9 @@ import attrs
 from subsum.conformance import declared
 from subsum.conformance.explore.memo import LocalSteps
 from subsum.conformance.explore.scope import DELAY, SEED, Scope
-from subsum.conformance.explore.fingerprints import Parts, Records, client_parts, delivered_parts, fingerprint
-from subsum.conformance.explore.state import State, Step, independent, moves, successor
+from subsum.conformance.explore.fingerprints import Parts, Records, client_parts, delivered_parts
+from subsum.conformance.explore.model import ScopeModel
+from subsum.conformance.explore.state import State, Step, independent
 from subsum.conformance.replays.writing import ReplayNotSaved, safe_name, save_schedule
 from subsum.conformance.schedules import Violation, violation_of
 from subsum.core import collector
@@ -44,6 +45,8 @@ class Exploration:
 
     scope: Scope
     strategy: str = "bfs"
+    seed: int | None = None  # the random walks' (DEF-EXP-9); None for a search
+    walks: int = 0  # random walks made
     states: int = 0
     transitions: int = 0
     depth: int = 0
@@ -69,7 +72,8 @@ class Exploration:
         return (self.transitions + 1) * self.states / 2.0**64
 
     def report(self) -> dict:
-        return {"protocol": self.scope.protocol, "scope": self.scope.describe(), "strategy": self.strategy,
+        walking = {"seed": self.seed, "walks": self.walks} if self.strategy == "random" else {}
+        return {"protocol": self.scope.protocol, "scope": self.scope.describe(), "strategy": self.strategy, **walking,
                 "states": self.states, "transitions": self.transitions,
                 "depth": self.depth, "complete": self.complete, "cut_by": self.cut_by, "queue": self.queue, "seconds": round(self.seconds, 3),
                 "states_per_second": round(self.states_per_second, 1),
@@ -137,7 +141,7 @@ def explore(scope: Scope, *, max_states: int = MAX_STATES, budget: float = BUDGE
     for found in result.found:
         if out_dir is not None:
             try:
-                found.replay = _save(scope, found, out_dir)
+                found.replay = save_found(scope, found, out_dir)
             except ReplayNotSaved as error:
                 result.unsaved.append(error)
                 found.replay = error.path
@@ -166,15 +170,17 @@ class BreadthFirst:
     check_shortcut: bool = False
     #: The scope's declared properties (DEF-EXP-8), from its initial state's run
     checks: declared.Checks | None = None
+    #: What the search runs on (DEF-EXP-9): the scope's model
+    model: ScopeModel = attrs.field(default=attrs.Factory(lambda self: ScopeModel(self.scope), takes_self=True))
 
     def start(self, memo: bool) -> Node:
         """The initial state's node, seen; the memo of local steps made (DEF-EXP-7) unless `memo` is False."""
         result = self.result
-        initial = State.initial(self.scope)
+        initial = self.model.init()
         self.checks = initial.run.checks
         root = Node(initial)
         result.local_steps = LocalSteps.for_run(initial.run) if memo else None
-        key = fingerprint(initial, self.records)
+        key = self.model.fingerprint(initial, self.records)
         root.visit = self.seen[key] = Visit(frozenset(), waiting=root)
         if self.quiescent is not None and initial.quiescent():
             self.quiescent.add(key)
@@ -235,7 +241,7 @@ class BreadthFirst:
         assert visit is not None and state is not None
         visit.waiting = None
         made: list[Step] = []
-        for move in moves(state, self.scope):
+        for move in self.model.actions(state):
             if move.key in node.sleep or move.key in visit.made:
                 continue
             result.transitions += 1
@@ -243,10 +249,10 @@ class BreadthFirst:
             if parts is not None and self.seen_already(node, move, made, parts.digest()):
                 continue
             try:
-                after, done, step = successor(state, move, result.local_steps)
+                after, done, step = self.model.step(state, move, result.local_steps)
             except Exception as exc:  # a failed check, or the implementation crashing
                 schedule = node.schedule()
-                result.found.append(Found(violation_of(exc, _failing_step(schedule, move.ops)), schedule + move.ops, node.depth + 1))
+                result.found.append(Found(violation_of(exc, failing_step(schedule, move.ops)), schedule + move.ops, node.depth + 1))
                 result.depth = node.depth + 1
                 return
             visit.made.add(move.key)
@@ -292,8 +298,8 @@ class BreadthFirst:
             return False
         memo = cast(LocalSteps, self.result.local_steps)
         if self.check_shortcut:
-            after = successor(cast(State, node.state), move, memo)[0]
-            assert fingerprint(after, self.records) == key, f"{move.key}: the parts' fingerprint differs"
+            after = self.model.step(cast(State, node.state), move, memo)[0]
+            assert self.model.fingerprint(after, self.records) == key, f"{move.key}: the parts' fingerprint differs"
         memo.hits += 1
         cast(Visit, node.visit).made.add(move.key)
         made.append(step)
@@ -305,11 +311,11 @@ class BreadthFirst:
         if known already (`delivered`)."""
         assert child.state is not None
         if parts is None:
-            key = fingerprint(child.state, self.records)
+            key = self.model.fingerprint(child.state, self.records)
         else:
             key = parts.digest()
             if self.check_shortcut:
-                assert fingerprint(child.state, self.records) == key, f"{child.ops}: the parts' fingerprint differs"
+                assert self.model.fingerprint(child.state, self.records) == key, f"{child.ops}: the parts' fingerprint differs"
             child.state.parts = parts
         visit = self.seen.get(key)
         if visit is None:
@@ -363,12 +369,13 @@ class DepthFirst(BreadthFirst):
 STRATEGIES = {"bfs": BreadthFirst, "dfs": DepthFirst}
 
 
-def _failing_step(before: list[dict], ops: list[dict]) -> int:
+def failing_step(before: list[dict], ops: list[dict]) -> int:
     """The step a replay reports: the move's last operation (a move is one operation; its quiesce is not applied)."""
     return len(before) + len(ops) - 1
 
 
-def _save(scope: Scope, found: Found, out_dir: Path) -> Path:
+def save_found(scope: Scope, found: Found, out_dir: Path) -> Path:
+    """Save a violation's schedule as a schedule replay of the scope's network (`subsum replay` runs it)."""
     return save_schedule(out_dir, protocol=scope.protocol, topology=scope.network(), seed=SEED, schedule=found.schedule,
                          violation=attrs.asdict(found.violation), defer_timeout=scope.defer_timeout, sub_timeout=scope.sub_timeout,
                          delay=DELAY, name=f"explore-{safe_name(scope.protocol)}-n{scope.brokers}-s{scope.subscriptions}-e{scope.events}-k{scope.swaps}.json")

@@ -13,6 +13,7 @@ from subsum.cli.progress import progress, quiet_option
 from subsum.cli.network_options import protocol_option, timeout_options
 from subsum.conformance.explore.scope import Scope
 from subsum.conformance.explore.search import BUDGET, MAX_STATES, Exploration, explore as run_search
+from subsum.conformance.explore.walk import WALKS, random_walk
 from subsum.conformance.replays import documents
 from subsum.conformance.families import family_of, schedule_protocols
 from subsum.core.errors import CheckFailed, Interrupted
@@ -37,9 +38,15 @@ from subsum.impl.network import TOPOLOGIES
               help="Stop after this many distinct states (the report says complete: false).")
 @click.option("--budget", type=FiniteFloat(0.001, 86_400.0), default=BUDGET, show_default=True,
               help="Stop after this many seconds (the report says complete: false).")
-@click.option("--strategy", type=click.Choice(("bfs", "dfs")), default="bfs", show_default=True,
+@click.option("--strategy", type=click.Choice(("bfs", "dfs", "random")), default="bfs", show_default=True,
               help="bfs: breadth first, the first violation a shortest one; dfs: depth first, the same states with a "
-                   "frontier of one path and its siblings (light on memory), a violation not always a shortest one.")
+                   "frontier of one path and its siblings (light on memory), a violation not always a shortest one; "
+                   "random: --walks random walks from the initial state (walk i drawn with --seed + i), a violation "
+                   "shrunk; it proves nothing of the states it did not reach (spec/12 DEF-EXP-9).")
+@click.option("--walks", type=click.IntRange(1, MAX_COUNT), default=WALKS, show_default=True,
+              help="With --strategy random: how many walks (each to the end of its path).")
+@click.option("--seed", type=click.IntRange(0, MAX_COUNT), default=0, show_default=True,
+              help="With --strategy random: walk i draws its actions with seed + i.")
 @click.option("--memo/--no-memo", default=True, show_default=True,
               help="Run each distinct local step (a delivery or a client operation, where the protocol declares it local) once "
                    "and reuse it "
@@ -48,7 +55,7 @@ from subsum.impl.network import TOPOLOGIES
 @format_option
 @quiet_option
 def explore(protocol, brokers, subscriptions, events, swaps, topology, unsubscribe, overruns, defer_timeout, sub_timeout, max_states,
-            budget, strategy, memo, out_dir, fmt) -> None:
+            budget, strategy, walks, seed, memo, out_dir, fmt) -> None:
     """Search every state of a small scope breadth first: each delivery (the
     head of any link), timer (in timer order), client operation and swap is
     a choice; states are fingerprinted once. Each step runs the fuzzer's
@@ -65,8 +72,11 @@ def explore(protocol, brokers, subscriptions, events, swaps, topology, unsubscri
         def told(r: Exploration) -> None:
             ticker.update(min(r.seconds, budget), f"depth {r.depth}: {r.states:,} states, {r.transitions:,} transitions, {r.queue:,} to visit")
 
-        result = run_search(scope, max_states=max_states, budget=budget, out_dir=Path(out_dir), progress=told, memo=memo,
-                            strategy=strategy)
+        if strategy == "random":
+            result = random_walk(scope, seed=seed, walks=walks, budget=budget, out_dir=Path(out_dir), progress=told)
+        else:
+            result = run_search(scope, max_states=max_states, budget=budget, out_dir=Path(out_dir), progress=told, memo=memo,
+                                strategy=strategy)
     report = result.report()
     replay_option = f"--protocol {protocol} " if looks_like_path(protocol) else ""
     emit(report, fmt, lambda: print_result(report, replay_option))
@@ -85,6 +95,8 @@ def print_result(report: dict, replay_option: str) -> None:
     cut = ""
     if report["cut_by"] == "interrupt":
         cut = f", interrupted (Ctrl-C): not complete, {report['queue']:,} states left to visit"
+    elif report["strategy"] == "random":
+        cut = f", {report['walks']:,} random walks from seed {report['seed']}{', cut by --budget' if report['cut_by'] else ''}"
     elif not report["complete"] and not report["violations"]:
         cut = f", cut by --{report['cut_by']}: not complete, {report['queue']:,} states left to visit"
     line(f"{report['protocol']}: {scope['brokers']} brokers, {scope['subscriptions']} subscriptions, {scope['events']} events, "
@@ -104,6 +116,8 @@ def print_result(report: dict, replay_option: str) -> None:
             line(f"  replay: NOT SAVED to {v['replay']} (it is printed on standard error)")
     if report["complete"]:
         line("  complete: every interleaving of the scope was checked; no violation")
+    elif report["strategy"] == "random" and not report["violations"]:
+        line("  no violation on these walks (a random walk proves nothing of the states it did not reach)")
 
 
 COMMANDS = (explore,)
