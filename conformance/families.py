@@ -77,6 +77,11 @@ class Forwarding:
     def publish(self, net: Network, client: int, event: Event, static: bool) -> None:
         forwarding_checks.publish_and_check(net, client, event, static)
 
+    def publishes_locally(self, net: Network, static: bool) -> bool:
+        """Whether a publication now is only its access broker's step (`publish` does not follow it to its end):
+        what `subsum explore`'s memo may reuse (spec/12 DEF-EXP-7)."""
+        return not (net.transport.quiescent() and static)
+
 
 class Siena(Forwarding):
     """Siena's covering forwarding: tables checked under covering at quiescence."""
@@ -118,6 +123,9 @@ class Summaries(Forwarding):
             summary_checks.publish_and_check(net, client, event, rounds.options["option"])
         else:
             net.publish(client, event)  # while summaries propagate: only the checks of every step
+
+    def publishes_locally(self, net: Network, static: bool) -> bool:
+        return False  # whether it is checked reads the rounds, which no broker's record holds
 
 
 def _short_routes(net: Network) -> None:

@@ -36,14 +36,15 @@ def outcome(result: Exploration) -> tuple:
 @pytest.mark.parametrize("protocol", every(sorted(CI_SCOPES), ("strawman", "informed", "summaries")))
 def test_the_memo_changes_nothing_but_the_time(protocol):
     """Every claim scope searched with and without the memo: the same states, moves, depth and verdict; the
-    forwarding family's deliveries come from the memo almost always, the summaries' never (not declared local)."""
+    forwarding family's local steps (deliveries, client operations, publications) come from the memo almost always,
+    the summaries' never (not declared local)."""
     scope = CI_SCOPES[protocol]
     with_memo, without = explore(scope, budget=float("inf")), explore(scope, budget=float("inf"), memo=False)
     assert outcome(with_memo) == outcome(without)
     steps = with_memo.report()["local_steps"]
     assert without.report()["local_steps"] is None
     if protocol in FORWARDING:
-        assert steps["memoized"] and steps["hit_rate"] > 0.9 and steps["distinct"] < steps["steps"] / 10, steps
+        assert steps["memoized"] and steps["hit_rate"] > 0.85 and steps["distinct"] < steps["steps"] / 8, steps
     else:
         assert not steps["memoized"] and steps["applied_from_memo"] == 0, steps
 

@@ -104,6 +104,16 @@ def client_parts(state: State, client: int, f: Any, held: bool, progress: Any, k
                    (progress, *before.head[1:]), filters)
 
 
+def published_parts(state: State, client: int, progress: Any, known: Known, records: Records) -> Parts | None:
+    """The parts of the state after `client` publishes, its access broker's local step being `known`, and the
+    scope's progress then `progress`; None as for `delivered_parts`."""
+    before = state.parts
+    if before is None:
+        return None
+    return stepped(state, before, state.run.net.clients[client], known, records, dict(before.flight), before.pending,
+                   (progress, *before.head[1:]), before.filters)
+
+
 def stepped(state: State, before: Parts, receiver: int, known: Known, records: Records, flight: dict, pending: int,
             head: tuple, filters: tuple) -> Parts | None:
     """`before` with the receiver's record replaced by the step's and the messages the step sends put on their

@@ -172,6 +172,42 @@ class LocalSteps:
         net.replay(broker, kind, known.after, known.effects, handled=False)
         run.check_step(op["op"])
 
+    @staticmethod
+    def publish_key(net, op: dict) -> tuple:
+        """A publication's local step at its access broker: the broker's record (by identity), the client, the event's
+        id and attributes, and the clock."""
+        return id(net.brokers[net.clients[op["client"]]]), op["client"], "publish", net._next_event, tuple(op["attributes"].items()), net.now
+
+    def known_publish(self, run: Run, op: dict) -> Known | None:
+        """What a publication `op` does at its access broker, if the memo knows and its family publishes locally now."""
+        if not self.enabled or census.observing() or not run.family.publishes_locally(run.net, run.static):
+            return None
+        return self.steps.get(self.publish_key(run.net, op))
+
+    def publish(self, run: Run, op: dict) -> None:
+        """A publication (the move's operation `op`): where its family says the publication is only its access
+        broker's step (not one it follows to its end and checks, CLM-NET-3), from the memo if known, else run and
+        kept; otherwise run as every publication runs."""
+        net, client = run.net, op["client"]
+        if not self.enabled or census.observing() or not run.family.publishes_locally(net, run.static):
+            self.bypassed += 1
+            run.apply(op)
+            return
+        key = self.publish_key(net, op)
+        known = self.steps.get(key)
+        if known is None:
+            self.misses += 1
+            self._record(run, net.clients[client], op, key)
+            return
+        self.hits += 1
+        eid = net._next_event
+        net._next_event += 1
+        net.ledger.published(eid)
+        for name, args in known.writes:
+            getattr(net.shared, name)(*args)
+        net.replay(net.clients[client], "EVENT", known.after, known.effects, handled=False)
+        run.check_step("publish")
+
     def _record(self, run: Run, dst: int, op: dict, key: tuple) -> None:
         """Run the step as every step runs (checked), watching what it writes and what it changes of the shared
         state; keep it unless a broker other than `dst` wrote something (then it was not local)."""

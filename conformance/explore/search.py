@@ -15,7 +15,7 @@ import attrs
 from subsum.conformance import declared
 from subsum.conformance.explore.memo import LocalSteps
 from subsum.conformance.explore.scope import DELAY, SEED, Scope
-from subsum.conformance.explore.fingerprints import Parts, Records, client_parts, delivered_parts
+from subsum.conformance.explore.fingerprints import Parts, Records, client_parts, delivered_parts, published_parts
 from subsum.conformance.explore.model import ScopeModel
 from subsum.conformance.explore.state import State, Step, independent
 from subsum.conformance.replays.writing import ReplayNotSaved, safe_name, save_schedule
@@ -284,6 +284,10 @@ class BreadthFirst:
             known = memo.known_client(state.run.net, op)
             return None if known is None else client_parts(state, op["client"], memo.filter(op["filter"]), op["op"] == "subscribe",
                                                            move.progress, known, self.records)
+        if move.key[0] == "publish":
+            op = move.ops[0]
+            known = memo.known_publish(state.run, op)
+            return None if known is None else published_parts(state, op["client"], move.progress, known, self.records)
         return None
 
     def seen_already(self, node: Node, move, made: list[Step], key: int) -> bool:

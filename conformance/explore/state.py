@@ -174,6 +174,8 @@ def successor(state: State, move: Move, memo: LocalSteps | None = None) -> tuple
         memo.deliver(run, move.key[1], move.ops[0])
     elif memo is not None and move.key[0] in ("subscribe", "unsubscribe"):
         memo.client_op(run, move.ops[0])
+    elif memo is not None and move.key[0] == "publish":
+        memo.publish(run, move.ops[0])
     else:
         for op in move.ops:
             run.apply(op)
