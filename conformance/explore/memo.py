@@ -75,6 +75,7 @@ class LocalSteps:
     (`hits`), run and kept (`misses`) or run without it (`bypassed`)."""
 
     enabled: bool
+    notifications: bool = False  # the brokers' overlay notifications are local too (`Broker.local_notifications`)
     steps: dict = attrs.field(factory=dict)
     filters: dict = attrs.field(factory=dict)  # a filter's text -> the filter (parsed once a search)
     hits: int = 0
@@ -87,7 +88,32 @@ class LocalSteps:
         share names its `writes` (or they share nothing)."""
         net = run.net
         shared_ok = net.shared is None or hasattr(type(net.shared), "writes")
-        return cls(bool(getattr(net.broker_class, "local_deliveries", False)) and shared_ok)
+        enabled = bool(getattr(net.broker_class, "local_deliveries", False)) and shared_ok
+        memo = cls(enabled, notifications=enabled and bool(getattr(net.broker_class, "local_notifications", False)))
+        if memo.notifications:
+            net.notifications = memo  # forks share it (`Network.fork` copies the attribute)
+        return memo
+
+    def notify(self, net, bid: int, method: str, args: tuple) -> bool:
+        """Carry out the overlay notification `method(*args)` at broker `bid` (`BrokerHost.notify`): from the memo if
+        the step is known, else run (checked, as every step) and kept. False: not done here (the caller runs it)."""
+        if census.observing():
+            return False
+        try:
+            key = (id(net.brokers[bid]), "notify", method, args, net.now)
+            known = self.steps.get(key)
+        except TypeError:  # an argument that cannot be hashed
+            return False
+        if known is not None:
+            self.hits += 1
+            for name, args_ in known.writes:
+                getattr(net.shared, name)(*args_)
+            net.replay(bid, method, known.after, known.effects, handled=False)
+            return True
+        self.misses += 1
+        net.owned.discard(bid)  # the handler changes a copy: the record the key names stays as it is
+        self._watch(net, bid, key, lambda: net.run_notification(bid, method, args))
+        return True
 
     def deliver(self, run: Run, link: tuple, op: dict) -> None:
         """Deliver the head of `link` (the move's operation `op`), from the memo if the step is known."""
@@ -209,18 +235,22 @@ class LocalSteps:
         run.check_step("publish")
 
     def _record(self, run: Run, dst: int, op: dict, key: tuple) -> None:
-        """Run the step as every step runs (checked), watching what it writes and what it changes of the shared
-        state; keep it unless a broker other than `dst` wrote something (then it was not local)."""
-        net = run.net
+        """Run the step as every step runs (`Run.apply`: checked), and keep it (`_watch`)."""
+        self._watch(run.net, dst, key, lambda: run.apply(op))
+
+    def _watch(self, net, dst: int, key: tuple, step) -> None:
+        """Run `step()`, watching what it writes and what it changes of the shared state; keep it unless a broker
+        other than `dst` wrote something (then it was not local)."""
         before, shared = net.brokers[dst], net.shared
         recorder = SharedWrites(shared, tuple(getattr(type(shared), "writes", ())))
         journal: list[tuple] = []
+        saved = net.journal
         net.journal, net.shared = journal, recorder  # the handlers' buffers (`new_out`) read the shared state here
         net.start_buffers()  # with a journal, a buffer the network applies when the handler returns
         try:
-            run.apply(op)
+            step()
         finally:
-            net.journal, net.shared = None, shared
+            net.journal, net.shared = saved, shared
             net.start_buffers()
         written = [entry for entry in journal if entry[0] == "wrote"]
         if any(entry[1] != dst for entry in written):

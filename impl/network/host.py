@@ -48,6 +48,8 @@ class BrokerHost:
         self.message_out = Out(None, None)
         #: None, or (see `keep_journal`) every message a broker handled and every effect a handler wrote, in order
         self.journal: list[tuple] | None = None
+        #: None, or a checker's memo that may carry out an overlay notification it knows (`notify`)
+        self.notifications: Any = None
 
     def start_buffers(self) -> None:
         """Make the out-buffer `deliver` reuses, once `shared` is set (and again for a fork, which has its own)."""
@@ -159,7 +161,16 @@ class BrokerHost:
         timer.tid = self.broker_timers[key] = self.transport.at(at, timer)
 
     def notify(self, bid: int, method: str, *args) -> None:
-        """Run `broker.method(*args, out)` now (an overlay notification) and apply its out-buffer."""
+        """Run `broker.method(*args, out)` now (an overlay notification) and apply its out-buffer; or let the
+        checker's memo of notifications (`notifications`, None but under `subsum explore`) do it, if it knows the
+        step already or records it (spec/12 DEF-EXP-7)."""
+        memo = self.notifications
+        if memo is not None and memo.notify(self, bid, method, args):
+            return
+        self.run_notification(bid, method, args)
+
+    def run_notification(self, bid: int, method: str, args: tuple) -> None:
+        """Run the notification `broker.method(*args, out)` and apply its out-buffer."""
         out = self.new_out(bid)
         getattr(self.brokers[bid] if bid in self.owned else self.own(bid), method)(*args, out)
         self.apply(out)

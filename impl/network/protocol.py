@@ -85,6 +85,9 @@ class Broker:
     #: did (`subsum explore`'s memo of local steps, spec/12 DEF-EXP-7). A subclass whose handlers read more (the
     #: overlay, other brokers, a shared counter) must say False.
     local_deliveries = False
+    #: The same for the overlay's notifications (`link_added`, `link_removed`): each depends only on the record, the
+    #: notification's arguments, the clock and the settings, and changes only what a local delivery changes.
+    local_notifications = False
 
     #: message kind -> the name of its handler method (names, so that an override in a subclass, or a test's
     #: patch of the method made before the network is built, is what runs: `handler_table`)

@@ -124,6 +124,7 @@ class StrawmanBroker(Broker):
     __slots__ = ("table", "by_node")
 
     local_deliveries = True  # a SUB, UNSUB or EVENT reads the table, the neighbours and the index's matches only
+    local_notifications = True  # so does a link's addition or removal (and its successors' deferrals: the clock, settings)
 
     def __init__(self, bid: int, shared) -> None:
         super().__init__(bid, shared)
