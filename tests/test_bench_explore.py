@@ -76,3 +76,19 @@ def test_the_quick_run_grows_each_scope_until_no_one_step_larger_one_completes(q
         assert mine[-1]["kept"] == "False"  # the search stopped at a step that did not complete
         assert all(r["complete"] == "True" for r in mine if r["kept"] == "True")
         assert largest["protocol"] != "summaries" or all(r["swaps"] == "0" for r in mine)  # a fixed overlay: no swaps tried
+
+
+def test_the_growth_verdict_follows_its_stated_rule():
+    """Issue 53's reach target: one broker and one swap more than before (one subscription for summaries)."""
+    from subsum.bench import explore_ladder as ladder
+
+    def row(protocol, brokers, subscriptions, events, swaps):
+        return {"protocol": protocol, "brokers": brokers, "subscriptions": subscriptions, "events": events, "swaps": swaps}
+
+    verdicts = {g["protocol"]: g["verdict"] for g in ladder.growth([
+        row("strawman", 4, 2, 1, 2), row("timed", 4, 2, 1, 1), row("notified", 5, 3, 1, 1), row("informed", 5, 3, 1, 0),
+        row("summaries", 5, 3, 0, 0), row("siena", 3, 2, 1, 2)])}
+    assert verdicts == {"strawman": "holds", "timed": "differs", "notified": "holds", "informed": "differs",
+                        "summaries": "holds", "siena": "differs"}
+    assert "grown by a broker and a swap" in ladder.markdown_table([{**row("strawman", 4, 2, 1, 1), "states": 1, "transitions": 1,
+                                                                      "seconds": 1.0, "states_per_second": 1.0}], 60)

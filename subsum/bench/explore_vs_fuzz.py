@@ -181,6 +181,7 @@ def run(out_dir, *, quick: bool = False, seed: int = 1, seeds: int = 5, repeat: 
                   "shorter": "explore's counterexample has no more operations than the mean of the fuzzer's shrunk ones",
                   "faster": "explore's mean seconds are below the lower end of the fuzzer's 95% interval"},
         "bugs": bugs, "ladder_budget": ladder_budget, "largest_scopes": grown.largest,
+        "growth": {"rule": ladder.GROWTH_RULE, "protocols": ladder.growth(grown.largest)},
         "files": [str(out / "explore.csv"), str(plot), str(out / "ladder.csv"), str(ladder_plot), str(out / "summary.json")],
     }
     (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
