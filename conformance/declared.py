@@ -31,7 +31,8 @@ import attrs
 #: The operations that change the overlay (spec/formats.md).
 OVERLAY_CHANGES = frozenset({"swap", "break", "add", "crash", "leave", "join"})
 #: Every operation of a schedule (`quiesce` runs the network to quiescence: it delivers messages too).
-EVERY_OPERATION = frozenset({"subscribe", "unsubscribe", "publish", "deliver", "fire", "timeout", "lose-flush", "quiesce"}) | OVERLAY_CHANGES
+EVERY_OPERATION = frozenset({"subscribe", "unsubscribe", "publish", "request", "deliver", "fire", "timeout", "lose-flush",
+                             "quiesce"}) | OVERLAY_CHANGES
 ALWAYS, AT_QUIESCENCE, ON_STEP = "always", "at quiescence", "on step"
 
 

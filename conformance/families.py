@@ -15,6 +15,9 @@ network and what it checks after a step, at quiescence and on a publication.
   and histories are the model's; a publication in a settled state takes the
   model's route to exactly the clients owed it (CLM-SR-6). The overlay is
   fixed: a schedule of this family holds no churn.
+- `Caching` (caching): Strawman's forwarding with caches; at quiescence the
+  tables are ideal and every request made (the operation `request`) is
+  answered as the model says (CLM-CACHE-6 … 9); a fixed overlay.
 """
 
 from __future__ import annotations
@@ -30,7 +33,8 @@ from subsum.conformance.siena import check_siena_tables
 from subsum.conformance.violations import require
 from subsum.core.errors import SubsumError
 from subsum.core.types import Event
-from subsum.impl.network import PROTOCOLS, Network, SienaBroker, broker_class_for, is_forwarding
+from subsum.conformance.requests import check_answered_requests
+from subsum.impl.network import PROTOCOLS, CachingBroker, Network, SienaBroker, broker_class_for, is_forwarding
 from subsum.impl.network.protocols.summaries.broker import SummaryBroker
 
 
@@ -134,7 +138,31 @@ def _short_routes(net: Network) -> None:
         require(hops <= len(net.brokers) - 1, "CLM-SR-6", lambda: f"event {eid} took {hops} ROUTE hops among {len(net.brokers)} brokers")
 
 
-FORWARDING, SIENA, SUMMARIES = Forwarding(), Siena(), Summaries()
+class Caching(Forwarding):
+    """The caching protocol (spec/09): Strawman's forwarding with caches and client requests. Its steps are not the
+    model's plain handlers (no step is compared); at quiescence the tables are the ideal ones and every request
+    made is answered as the model says. The overlay is fixed."""
+
+    name = "caching"
+    churn = False
+
+    def broker_class(self, protocol: str) -> type:
+        return broker_class_for(protocol)
+
+    def properties(self, protocol: str) -> tuple[Property, ...]:
+        return (*COMMON, AtQuiescence("tables", "CLM-NET-2", "every table equals the ideal oracle's",
+                                      functools.partial(forwarding_checks.check_tables, claim="CLM-NET-2")),
+                AtQuiescence("requests", "CLM-CACHE-6", "every request made is answered as the model says: the brokers it "
+                             "reached and where it was dropped (7), each response back along its path (6), no copy twice "
+                             "but under leaf placement (8), exactly the publications held where it reached (9)",
+                             check_answered_requests),
+                PUBLICATION)
+
+    def publishes_locally(self, net: Network, static: bool) -> bool:
+        return False  # its brokers do not declare their steps local
+
+
+FORWARDING, SIENA, SUMMARIES, CACHING = Forwarding(), Siena(), Summaries(), Caching()
 #: The protocol name of the kit's external broker in schedules and replays (conformance/kit/broker.py).
 EXTERNAL = "external"
 
@@ -155,6 +183,8 @@ def family_of(protocol: str) -> Forwarding:
     if protocol == EXTERNAL:
         return FORWARDING
     base = broker_class_for(protocol)
+    if issubclass(base, CachingBroker):
+        return CACHING
     if is_forwarding(base):
         return FORWARDING
     if issubclass(base, SienaBroker):
@@ -172,4 +202,4 @@ def schedule_protocols() -> tuple[str, ...]:
 
 
 def _checked(cls: type) -> bool:
-    return is_forwarding(cls) or issubclass(cls, (SienaBroker, SummaryBroker))
+    return is_forwarding(cls) or issubclass(cls, (SienaBroker, SummaryBroker, CachingBroker))

@@ -147,14 +147,23 @@ def requests_and_responses(placement: str, workload) -> None:
     rid = request(net, client, f)
     settle(net)
     record = cast(CacheNetwork, net.shared).requests[rid]
+    past = {eid for eid, _, event in published if matches(f, event)}
+    assert record.past == frozenset(past), f"the record's past publications {sorted(record.past)} are not {sorted(past)}"
     graph, access, filters = model_view(net)
+    check_request(net, record, graph, access, filters, before, placement)
 
+
+def check_request(net, record, graph, access: dict, filters: dict, before: dict[int, set[int]] | dict[int, frozenset[int]],
+                  placement: str) -> None:
+    """CLM-CACHE-6 … 9 for one answered request, against the model fed the overlay, the clients' access and filters
+    as they were when it was made, and `before`: the brokers that then held each publication."""
+    f = record.filter
     # CLM-CACHE-7
-    reach, dropped = ref.request_reach(graph, access, filters, client, f, overlap=filters_overlap)
+    reach, dropped = ref.request_reach(graph, access, filters, record.client, f, overlap=filters_overlap)
     require(record.paths == reach, "CLM-CACHE-7", lambda: f"the request recorded paths {record.paths}, the model {reach}")
     require(set(record.dropped_at) == dropped and len(record.dropped_at) == len(dropped), "CLM-CACHE-7",
             lambda: f"dropped at {record.dropped_at}, the model says {sorted(dropped)}")
-    exact, _ = ref.request_reach(graph, access, filters, client, f)
+    exact, _ = ref.request_reach(graph, access, filters, record.client, f)
     require(set(exact) <= set(reach), "CLM-CACHE-7", lambda: f"the exact reach {sorted(exact)} is not within the request's {sorted(reach)}")
 
     # CLM-CACHE-6
@@ -165,7 +174,7 @@ def requests_and_responses(placement: str, workload) -> None:
         require(visited == brokers_on_path[:len(visited)], "CLM-CACHE-6",
                 lambda: f"the response of {m} from {responder} visited {visited}; its request came by {stack}")
         for a, b in zip(visited, visited[1:]):
-            require(net.overlay.has_link(a, b), "CLM-CACHE-6", lambda: f"the response of {m} jumped from {a} to {b}")
+            require(graph.has_edge(a, b), "CLM-CACHE-6", lambda: f"the response of {m} jumped from {a} to {b}")
 
     # CLM-CACHE-8
     if placement != "leaf":
@@ -173,13 +182,21 @@ def requests_and_responses(placement: str, workload) -> None:
         require(not twice, "CLM-CACHE-8", lambda: f"under {placement} placement the client got {twice} more than once")
 
     # CLM-CACHE-9
-    past = {eid for eid, _, event in published if matches(f, event)}
-    assert record.past == frozenset(past), f"the record's past publications {sorted(record.past)} are not {sorted(past)}"
-    findable = {m for m in past if before.get(m, set()) & set(record.reached)}
+    findable = {m for m in record.past if before.get(m, set()) & set(record.reached)}
     if any(len(before.get(m, set()) & set(record.reached)) > 1 for m in findable):
         census.record("request:held-twice")  # two reached brokers hold one message: duplicates to suppress (CLM-CACHE-8)
     require(set(record.recovered) == findable, "CLM-CACHE-9",
             lambda: f"the client recovered {sorted(record.recovered)}; held at reached brokers: {sorted(findable)}")
+
+
+def check_answered_requests(net) -> None:
+    """CLM-CACHE-6 … 9 at quiescence, for every request whose record kept its context (`request(...,
+    note_context=True)`, `subsum explore`'s): each is answered by now (spec/12 DEF-EXP-10)."""
+    shared = cast(CacheNetwork, net.shared)
+    for record in shared.requests.values():
+        if record.context is not None:
+            links, access, filters, before = record.context
+            check_request(net, record, ref.overlay(sorted(net.brokers), list(links)), access, filters, before, shared.placement)
 
 
 @property_check(gen.summary_subscriptions(), gen.summary_subscriptions())

@@ -32,6 +32,7 @@ from subsum.core.filters import format_filter, parse_filter
 from subsum.core.types import Attribute, Event, Subscription, subscription_sort_key
 from subsum.impl.network import PROTOCOLS as PROTOCOL_REGISTRY
 from subsum.impl.network import TOPOLOGIES, Network, build, forwarding_protocols, generate, read_edgelist
+from subsum.impl.network.protocols.caching import request
 from subsum.impl.network.sim import DEFER_TIMEOUT, SUB_TIMEOUT
 
 #: The link delay range of a schedule's network, in ms, unless its replay names another (`subsum explore`'s are 0).
@@ -195,6 +196,8 @@ class Run:
             net.unsubscribe(op["client"], filter_of(op["filter"]))
         elif kind == "publish":
             self._publish(op)
+        elif kind == "request":
+            self._request(op)
         elif kind == "deliver":
             for index in op["choices"]:
                 pending = net.transport.pending_links()
@@ -250,6 +253,13 @@ class Run:
                 net.add_client(b)
         else:
             raise ScheduleError(f"unknown operation {kind!r}")
+
+    def _request(self, op: dict) -> None:
+        """A client's request for the past publications its filter matches (the caching protocol, spec/09); its
+        record keeps what the checks at quiescence compare it with (`requests.check_answered_requests`)."""
+        if self.family.name != "caching":
+            raise ScheduleError(f"operation 'request': only the caching protocol answers requests (protocol {self.protocol!r})")
+        request(self.net, op["client"], filter_of(op["filter"]), note_context=True)
 
     def _publish(self, op: dict) -> None:
         net = self.net

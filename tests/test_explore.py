@@ -189,7 +189,8 @@ def test_the_command_reports_a_complete_search_and_exits_0(tmp_path):
 @pytest.mark.parametrize("args, message", [
     (("--subscriptions", "7", "--brokers", "2"), "--subscriptions 7: 2 brokers hold 0 to 6 distinct (client, filter) pairs"),
     (("--swaps", "1", "--brokers", "2"), "--swaps 1: a swap needs 3 brokers or more"),
-    (("--protocol", "caching"), "'caching' is not one of strawman, timed, notified, informed, siena, siena-nocover, summaries"),
+    (("--protocol", "flooding"), "'flooding' is not one of strawman, timed, notified, informed, caching, siena, siena-nocover, summaries"),
+    (("--requests", "1"), "--requests 1: only the caching protocol answers requests (protocol 'strawman')"),
     (("--protocol", "summaries", "--swaps", "1"), "--swaps 1: the summaries family runs on a fixed overlay"),
     (("--overruns", "-1"), "--overruns"),
 ])

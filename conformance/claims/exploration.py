@@ -24,4 +24,6 @@ EXPLORATION_CLAIMS: tuple[Claim, ...] = (
           (NP + "siena.SienaBroker",), (example_of(checks.every_siena_interleaving, "exhaustive", EXPLORE),)),
     Claim("CLM-EXP-6", "derived (spec/12)", "spec/12-exploration.md#clm-exp-6", (M + "routing.propagation_plan", M + "routing.brocli_route"),
           (NP + "summaries.broker.SummaryBroker",), (example_of(checks.every_summaries_interleaving, "exhaustive", EXPLORE),)),
+    Claim("CLM-EXP-7", "derived (spec/12)", "spec/12-exploration.md#clm-exp-7", (NM + "ideal_tables", M + "placement.request_reach"),
+          (NP + "caching.CachingBroker",), (example_of(checks.every_caching_interleaving, "exhaustive", EXPLORE),)),
 )

@@ -1,4 +1,4 @@
-"""The exhaustive checks of spec/12 (CLM-EXP-1 … 6): one scope a protocol,
+"""The exhaustive checks of spec/12 (CLM-EXP-1 … 7): one scope a protocol,
 searched completely; a larger one under the `thorough` profile. A
 violation fails the check with the claim it breaks and its replay (in
 `fuzz-replays/`); a search a bound cut fails it too, since a claim about a
@@ -21,6 +21,7 @@ CI_SCOPES = {
     "informed": Scope("informed", 3, 1, swaps=1),
     "siena": Scope("siena", 2, 3, events=1),
     "summaries": Scope("summaries", 3, 1, events=1),
+    "caching": Scope("caching", 3, 2, events=1, requests=1),
 }
 THOROUGH_SCOPES = {
     "strawman": Scope("strawman", 3, 2, events=2, swaps=1),
@@ -29,6 +30,7 @@ THOROUGH_SCOPES = {
     "informed": Scope("informed", 3, 1, events=1, swaps=1),
     "siena": Scope("siena", 3, 4),
     "summaries": Scope("summaries", 3, 2, events=1),
+    "caching": Scope("caching", 3, 2, events=2, requests=2),
 }
 
 
@@ -40,8 +42,9 @@ def scope_for(protocol: str) -> Scope:
 def search_completely(scope: Scope) -> str:
     """Search `scope`; fail on a violation (naming its claim and replay) or on a search a bound cut."""
     result = explore(scope, max_states=MAX_STATES, budget=float("inf"), out_dir=documents.FUZZ_FOLDER)
+    asked = f", {scope.requests} requests" if scope.requests else ""
     shape = (f"{scope.protocol}, {scope.brokers} brokers, {scope.subscriptions} subscriptions, {scope.events} events, "
-             f"{scope.swaps} swaps: {result.states:,} states, {result.transitions:,} moves, depth {result.depth}")
+             f"{scope.swaps} swaps{asked}: {result.states:,} states, {result.transitions:,} moves, depth {result.depth}")
     for found in result.found:
         raise AssertionError(f"{found.violation.claim} violated at {found.violation.where(len(found.schedule))} "
                              f"({found.moves} moves; {shape}): {found.violation.message}; "
@@ -65,3 +68,4 @@ every_notified_interleaving = _check("notified")
 every_informed_interleaving = _check("informed")
 every_siena_interleaving = _check("siena")
 every_summaries_interleaving = _check("summaries")
+every_caching_interleaving = _check("caching")

@@ -1,13 +1,15 @@
 """A scope of `subsum explore` (spec/12-exploration.md DEF-EXP-1): the
 protocol, the brokers and their links, and the client operations that may
-happen: S subscriptions (each may later be unsubscribed), E publications
-and K link swaps.
+happen: S subscriptions (each may later be unsubscribed), E publications,
+K link swaps and, under the caching protocol, R requests.
 
 One client hangs off each broker. Subscription i is made by the client of
 broker i mod N, to the filter `FILTERS[(i div N) mod 3]`: the first N
 subscriptions share one filter, so that the second- and last-subscriber
 rules run. Every publication is `{"x": 1}`, which each of those filters
-matches, from the client of the last broker.
+matches, from the client of the last broker. Request k is made by the
+client of subscription k mod S, for that subscription's filter, while it
+holds it (DEF-EXP-10).
 """
 
 from __future__ import annotations
@@ -47,6 +49,8 @@ class Scope:
     #: Unless given, the family's: unbounded for forwarding and Siena, whose timers never re-arm themselves;
     #: 1 for summaries, whose round timer re-arms every period while a round is unfinished.
     overruns: int | None = attrs.field(default=attrs.Factory(lambda self: family_of(self.protocol).overruns, takes_self=True))
+    #: Requests R (the caching protocol, DEF-EXP-10): request k by subscription (k mod S)'s client, for its filter
+    requests: int = 0
 
     def __attrs_post_init__(self) -> None:
         family = family_of(self.protocol)
@@ -61,8 +65,12 @@ class Scope:
                               f"{len(FILTERS) * self.brokers} distinct (client, filter) pairs")
         if self.overruns is not None and self.overruns < 0:
             raise SubsumError(f"--overruns {self.overruns}: must be >= 0")
-        if self.events < 0 or self.swaps < 0:
-            raise SubsumError("--events and --swaps must be >= 0")
+        if self.events < 0 or self.swaps < 0 or self.requests < 0:
+            raise SubsumError("--events, --swaps and --requests must be >= 0")
+        if self.requests and family.name != "caching":
+            raise SubsumError(f"--requests {self.requests}: only the caching protocol answers requests (protocol {self.protocol!r})")
+        if self.requests and not self.subscriptions:
+            raise SubsumError(f"--requests {self.requests}: a request is made by a subscription's client, and there is none")
         if self.swaps and self.brokers < 3:
             raise SubsumError(f"--swaps {self.swaps}: a swap needs 3 brokers or more (the new link must differ from the old)")
 
@@ -98,5 +106,6 @@ class Scope:
     def describe(self) -> dict:
         """The scope as the JSON report names it."""
         return {"brokers": self.brokers, "subscriptions": self.subscriptions, "events": self.events, "swaps": self.swaps,
+                "requests": self.requests,
                 "topology": self.topology, "unsubscribe": self.unsubscribe, "defer_timeout": self.defer_timeout,
                 "sub_timeout": self.sub_timeout, "overruns": self.overruns, "symmetries": len(self.symmetries())}

@@ -38,6 +38,8 @@ class Progress:
     published: int = 0
     swapped: int = 0
     overran: int = 0  # timers fired while messages were in flight
+    requested: int = 0
+    asking: bool = False  # a request is in flight: nothing else happens until the network is quiescent (DEF-EXP-10)
 
 
 @attrs.define
@@ -84,6 +86,14 @@ def moves(state: State, scope: Scope) -> Iterator[Move]:
             yield Move(("timeout",), None, [{"op": "timeout"}], progress)
         elif progress.overran < scope.overruns:  # an overrun: counted only where the scope bounds them
             yield Move(("timeout",), None, [{"op": "timeout"}], advanced(progress, "overran"))
+    if progress.asking:
+        return  # a request runs alone, to quiescence (DEF-EXP-10)
+    if progress.requested < scope.requests and not pending and not net.transport.pending_timers():
+        i = progress.requested % scope.subscriptions
+        if progress.subscriptions[i] == HELD:
+            client, text = scope.subscription(i)
+            yield Move(("request", progress.requested), net.clients[client], [{"op": "request", "client": client, "filter": text}],
+                       advanced(progress, "requested"))
     for i, stage in enumerate(progress.subscriptions):
         client, text = scope.subscription(i)
         if stage == NOT_YET or (stage == HELD and scope.unsubscribe):
@@ -121,6 +131,10 @@ def advanced(progress: Progress, what: str, i: int = 0) -> Progress:
     if what == "subscription":
         stages = progress.subscriptions
         return attrs.evolve(progress, subscriptions=stages[:i] + (stages[i] + 1,) + stages[i + 1:])
+    if what == "requested":
+        return attrs.evolve(progress, requested=progress.requested + 1, asking=True)
+    if what == "answered":
+        return attrs.evolve(progress, asking=False)
     return attrs.evolve(progress, **{what: getattr(progress, what) + 1})
 
 
@@ -180,11 +194,14 @@ def successor(state: State, move: Move, memo: LocalSteps | None = None) -> tuple
         for op in move.ops:
             run.apply(op)
     step = Step(move, set(transport.pending_timers()) != timers, transport.quiescent())
+    progress = move.progress
     if step.quiescent:
         done.append(QUIESCE)
         run.apply(QUIESCE)
+        if progress.asking:
+            progress = advanced(progress, "answered")
     run.net.owned.clear()
-    return State(run, move.progress), done, step
+    return State(run, progress), done, step
 
 
 def independent(asleep: Step, step: Step, state: State) -> bool:

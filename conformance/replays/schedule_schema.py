@@ -45,13 +45,14 @@ def _op(kind: str, **fields: dict) -> dict:
 OPERATION = {
     "type": "object",
     "required": ["op"],
-    "properties": {"op": {"enum": ["subscribe", "unsubscribe", "publish", "deliver", "quiesce", "fire", "timeout", "lose-flush", "swap",
-                                   "break", "add", "crash", "leave", "join"]}},
+    "properties": {"op": {"enum": ["subscribe", "unsubscribe", "publish", "request", "deliver", "quiesce", "fire", "timeout", "lose-flush",
+                                   "swap", "break", "add", "crash", "leave", "join"]}},
     "allOf": [
         _op("subscribe", client=_CLIENT, filter={"type": "string", "maxLength": 100_000}),
         _op("unsubscribe", client=_CLIENT, filter={"type": "string", "maxLength": 100_000}),
         _op("publish", client=_CLIENT, attributes={"type": "object", "maxProperties": 1000, "additionalProperties": _SCALAR,
                                                    "propertyNames": _NAME}),
+        _op("request", client=_CLIENT, filter={"type": "string", "maxLength": 100_000}),
         _op("deliver", choices={"type": "array", "items": _INT, "maxItems": 10_000}),
         _op("quiesce"),
         _op("fire", choice=_INT),

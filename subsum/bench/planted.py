@@ -7,8 +7,10 @@ an order of messages the other rules leave open."""
 from __future__ import annotations
 
 from subsum.core.types import Subscription
-from subsum.impl.network import CLIENT_BASE, StrawmanBroker
+from subsum.impl.network import CLIENT_BASE, CachingBroker, StrawmanBroker
 from subsum.impl.network.actor import Out
+from subsum.impl.caching import make_cache
+from subsum.impl.network.protocols.caching import CacheRequest
 from subsum.impl.network.protocols.informed import InformedBroker
 
 
@@ -40,6 +42,25 @@ class HastyInformed(InformedBroker):
         for f in tagged:
             if self.table.get(f):
                 out.send(n, "SUB", f)
+
+
+class RelayingCache(CachingBroker):
+    """The caching protocol whose broker answers a request from its cache only for its own clients: a request relayed
+    from a neighbour broker is passed on, never answered here, so a publication held only at a remote broker is
+    never recovered (CLM-CACHE-9). Not in `PLANTED`: the fuzzer does not run the caching protocol; `subsum explore
+    --protocol subsum.bench.planted:RelayingCache --requests 1` finds it (spec/12 DEF-EXP-10)."""
+
+    __slots__ = ()
+
+    def request_received(self, x: int, request: CacheRequest, out: Out) -> None:
+        if x < CLIENT_BASE:
+            held, self.cache = self.cache, make_cache("lru", None)  # nothing held, for this request
+            try:
+                super().request_received(x, request, out)
+            finally:
+                self.cache = held
+            return
+        super().request_received(x, request, out)
 
 
 #: The planted bugs `subsum bench explore` runs: name -> (the protocol it plugs into, what it breaks).

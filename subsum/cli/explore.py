@@ -28,6 +28,9 @@ from subsum.impl.network import TOPOLOGIES
               help="Subscriptions S: subscription i by the client of broker i mod N (spec/12 DEF-EXP-1).")
 @click.option("--events", type=click.IntRange(0, MAX_COUNT), default=0, show_default=True, help="Publications E, from the last broker's client.")
 @click.option("--swaps", type=click.IntRange(0, MAX_COUNT), default=0, show_default=True, help="Link swaps K: any link for any other joining its halves.")
+@click.option("--requests", type=click.IntRange(0, MAX_COUNT), default=0, show_default=True,
+              help="Requests R (the caching protocol): request k by subscription k mod S's client for its filter, made in a "
+                   "quiescent state and answered before anything else happens (spec/12 DEF-EXP-10).")
 @click.option("--topology", type=click.Choice(TOPOLOGIES), default="path", show_default=True, help="The brokers' tree.")
 @click.option("--unsubscribe/--no-unsubscribe", default=True, show_default=True, help="Each subscription may later be unsubscribed.")
 @click.option("--overruns", type=click.IntRange(0, MAX_COUNT), default=None,
@@ -54,7 +57,7 @@ from subsum.impl.network import TOPOLOGIES
 @replay_dir_option(documents.FUZZ_FOLDER, "Where the replay of a violation goes.")
 @format_option
 @quiet_option
-def explore(protocol, brokers, subscriptions, events, swaps, topology, unsubscribe, overruns, defer_timeout, sub_timeout, max_states,
+def explore(protocol, brokers, subscriptions, events, swaps, requests, topology, unsubscribe, overruns, defer_timeout, sub_timeout, max_states,
             budget, strategy, walks, seed, memo, out_dir, fmt) -> None:
     """Search every state of a small scope breadth first: each delivery (the
     head of any link), timer (in timer order), client operation and swap is
@@ -67,7 +70,8 @@ def explore(protocol, brokers, subscriptions, events, swaps, topology, unsubscri
     runs (exit 1). Exit 0 when the search completes, or a bound cuts it
     (complete: false), with no violation."""
     bounds = {} if overruns is None else {"overruns": overruns}
-    scope = Scope(protocol, brokers, subscriptions, events, swaps, topology, unsubscribe, defer_timeout, sub_timeout, **bounds)
+    scope = Scope(protocol, brokers, subscriptions, events, swaps, topology, unsubscribe, defer_timeout, sub_timeout, requests=requests,
+                  **bounds)
     with progress("exploring", budget) as ticker:
         def told(r: Exploration) -> None:
             ticker.update(min(r.seconds, budget), f"depth {r.depth}: {r.states:,} states, {r.transitions:,} transitions, {r.queue:,} to visit")

@@ -39,7 +39,7 @@ from __future__ import annotations
 import copy
 import struct
 from collections import Counter
-from typing import cast
+from typing import Hashable, cast
 
 import attrs
 import networkx as nx
@@ -126,6 +126,9 @@ class RequestRecord:
     recovered: Counter = attrs.Factory(Counter)  # message -> copies the client got
     delay: dict[int, int] = attrs.Factory(dict)  # message -> broker hops of the response that brought it first
     responses: list[tuple[int, int, list[int]]] = attrs.Factory(list)  # (responder, message, brokers it visited)
+    #: When the caller asked for it (`request(..., note_context=True)`: `subsum explore`'s checks): the broker links,
+    #: each client's access broker and filters, and the brokers holding each of `past`, all as at the request
+    context: tuple | None = None
 
 
 class CacheNetwork(FilterIndex):
@@ -154,6 +157,14 @@ class CacheNetwork(FilterIndex):
     def fork(self) -> CacheNetwork:
         """A copy for a forked network: all of it (the requests' records and counters are the caching protocol's)."""
         return copy.deepcopy(self)
+
+    def canonical_state(self) -> Hashable:
+        """What of it a later step reads (`subsum explore`'s fingerprint, spec/12 DEF-EXP-3): the filter index, the
+        publications and where single placement put them, the requests' records and the next request id; not the
+        counters (history) nor the derived values and caches."""
+        requests = tuple(sorted((rid, repr(record)) for rid, record in self.requests.items()))
+        return (frozenset(self.refs.items()), tuple(sorted(self.events.items())), tuple(sorted(self.publisher_broker.items())),
+                tuple(sorted(self.single_holder.items())), requests, self.next_rid)
 
     def published(self, eid: int, event: Event, broker: int, overlay) -> None:
         self.events[eid] = event
@@ -188,6 +199,10 @@ class CachingBroker(StrawmanBroker):
     @classmethod
     def shared_state(cls, net) -> CacheNetwork:
         return CacheNetwork(net)
+
+    def explore_view(self) -> tuple:
+        """Strawman's view and the cache: each message held, in the policy's order, with its bookkeeping."""
+        return super().explore_view(), tuple((m, repr(self.cache.metadata(m))) for m in self.cache.order())
 
     # --- placement (DEF-CACHE-6) -----------------------------------------------------------
     def holds(self, m: int) -> bool:
@@ -323,15 +338,21 @@ class CachingBroker(StrawmanBroker):
             self.cache.unsubscribed(gone, out.now)
 
 
-def request(net, client: int, f: Subscription) -> int:
+def request(net, client: int, f: Subscription, note_context: bool = False) -> int:
     """Client `client` asks its access broker for the past publications f
-    matches (after subscribing f); returns the request's id."""
+    matches (after subscribing f); returns the request's id. `note_context`:
+    the record keeps the overlay, the clients and who holds each of those
+    publications now (`RequestRecord.context`)."""
     shared = cast(CacheNetwork, net.shared)
     rid = shared.next_rid
     shared.next_rid += 1
     past = frozenset(m for m in shared.events if shared.event_matches(f, m))
     broker = net.clients[client]
-    shared.requests[rid] = RequestRecord(rid, client, broker, f, net.now, past)
+    context = None
+    if note_context:
+        held = {m: frozenset(b for b, other in net.brokers.items() if other.holds(m)) for m in past}
+        context = (tuple(net.broker_links()), dict(net.clients), {c: frozenset(fs) for c, fs in net.client_filters.items()}, held)
+    shared.requests[rid] = RequestRecord(rid, client, broker, f, net.now, past, context=context)
     shared.counters["requests"] += 1
     net.deliver_from_client(client, "REQUEST", CacheRequest(rid, f, (client,)))
     return rid

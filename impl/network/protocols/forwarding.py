@@ -18,6 +18,8 @@
 
 from __future__ import annotations
 
+from typing import Hashable
+
 from subsum.core.types import Event, Subscription
 from subsum.impl.matching.indexed import IndexedEngine
 from subsum.impl.network.actor import Out
@@ -90,7 +92,7 @@ class FilterIndex:
         else:
             self.refs[f] = held + 1
 
-    def canonical_state(self) -> frozenset:
+    def canonical_state(self) -> Hashable:
         """What the index holds, without its caches and the names it handed out: each filter and how many
         tables hold it (`subsum explore`'s fingerprint, spec/12 DEF-EXP-3)."""
         return frozenset(self.refs.items())
