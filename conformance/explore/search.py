@@ -138,14 +138,20 @@ def explore(scope: Scope, *, max_states: int = MAX_STATES, budget: float = BUDGE
                 result.properties = search.checks.report(tally) if search.checks else []
     except KeyboardInterrupt:  # Ctrl-C: the report says how far it got, and what was found is saved
         result.cut_by = "interrupt"
+    save_all(result, out_dir)
+    return result
+
+
+def save_all(result: Exploration, out_dir: Path | None) -> None:
+    """Save each violation found as a replay into `out_dir` (None: do not); one that cannot be written is kept in
+    `result.unsaved`, to be printed in full instead of lost."""
     for found in result.found:
         if out_dir is not None:
             try:
-                found.replay = save_found(scope, found, out_dir)
+                found.replay = save_found(result.scope, found, out_dir)
             except ReplayNotSaved as error:
                 result.unsaved.append(error)
                 found.replay = error.path
-    return result
 
 
 @attrs.define

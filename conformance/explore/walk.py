@@ -24,8 +24,7 @@ from subsum.conformance.explore.fingerprints import Records
 from subsum.conformance.explore.memo import LocalSteps
 from subsum.conformance.explore.model import Model, ScopeModel
 from subsum.conformance.explore.scope import DELAY, SEED, Scope
-from subsum.conformance.explore.search import Exploration, Found, failing_step, save_found
-from subsum.conformance.replays.writing import ReplayNotSaved
+from subsum.conformance.explore.search import Exploration, Found, failing_step, save_all
 from subsum.conformance.schedules import violation_of
 from subsum.conformance.shrinking import Found as Shrinkable
 from subsum.conformance.shrinking import shrink
@@ -90,12 +89,7 @@ def random_walk(scope: Scope, *, seed: int = 0, walks: int = WALKS, budget: floa
     result.seconds = time.perf_counter() - started
     for found in result.found:
         _shrink(scope, found, shrink_budget if result.cut_by != "interrupt" else 0.0)
-        if out_dir is not None:
-            try:
-                found.replay = save_found(scope, found, out_dir)
-            except ReplayNotSaved as error:
-                result.unsaved.append(error)
-                found.replay = error.path
+    save_all(result, out_dir)
     return result
 
 
