@@ -147,10 +147,13 @@ def main(argv: list[str]) -> int:
 
 
 def added_fields(now: dict, recorded: dict | None) -> list[str] | None:
-    """The fields `now`'s JSON report has that `recorded`'s has not, if everything else is the same; None if not.
+    """The fields `now`'s JSON report has that `recorded`'s has not, at any depth (a nested one named by its path),
+    if everything else is the same; None if not.
 
     >>> added_fields({"exit": 0, "report": {"a": 1, "b": 2}}, {"exit": 0, "report": {"a": 1}})
     ['b']
+    >>> added_fields({"exit": 0, "report": {"a": {"x": 1, "y": 0}}}, {"exit": 0, "report": {"a": {"x": 1}}})
+    ['a.y']
     >>> added_fields({"exit": 0, "report": {"a": 2, "b": 2}}, {"exit": 0, "report": {"a": 1}}) is None
     True
     """
@@ -159,9 +162,22 @@ def added_fields(now: dict, recorded: dict | None) -> list[str] | None:
     report, was = now.get("report"), recorded.get("report")
     if not isinstance(report, dict) or not isinstance(was, dict):
         return [] if now == recorded else None
-    extra = sorted(set(report) - set(was))
-    kept = {**now, "report": {k: v for k, v in report.items() if k not in extra}}
-    return extra if kept == recorded else None
+    extra: list[str] = []
+    kept = {**now, "report": _without_added(report, was, "", extra)}
+    return sorted(extra) if kept == recorded else None
+
+
+def _without_added(now: dict, was: dict, prefix: str, extra: list[str]) -> dict:
+    """`now` without the keys `was` lacks (each named into `extra`), nested dicts alike."""
+    kept = {}
+    for key, value in now.items():
+        if key not in was:
+            extra.append(prefix + key)
+        elif isinstance(value, dict) and isinstance(was[key], dict):
+            kept[key] = _without_added(value, was[key], f"{prefix}{key}.", extra)
+        else:
+            kept[key] = value
+    return kept
 
 
 if __name__ == "__main__":

@@ -55,7 +55,9 @@ class Network(BrokerHost):
         super().__init__()
         self.dispatch = handler_table(self.broker_class)
         self.clients: dict[int, int] = {}  # client -> access broker
-        self.client_filters: dict[int, frozenset[Subscription]] = {}  # values: a change replaces the set (forks share it)
+        self.client_filters: dict[int, set[Subscription]] = {}
+        #: The clients whose filter set this network alone holds; a fork shares the others' until one changes them
+        self.own_filters: set[int] = set()
         self.ledger = Ledger(trace, record_crossings)
         self.transport = Transport(seed, delay, self.ledger, self.deliver, self.to_client, self.is_broker, self.run_timer)
         # the same churn gives the same overlay whatever the protocol sends
@@ -84,6 +86,7 @@ class Network(BrokerHost):
         self.owned, forked.owned = set(), set()
         forked.brokers, forked.clients = dict(self.brokers), dict(self.clients)
         forked.client_filters = dict(self.client_filters)
+        self.own_filters, forked.own_filters = set(), set()
         forked.ledger = self.ledger.fresh() if fresh_ledger else self.ledger.fork()
         forked.transport = self.transport.fork(forked.ledger, forked.deliver, forked.to_client, forked.is_broker, forked.run_timer,
                                                share_random)
@@ -225,7 +228,8 @@ class Network(BrokerHost):
         cid = self._next_client
         self._next_client += 1
         self.clients[cid] = broker
-        self.client_filters[cid] = frozenset()
+        self.client_filters[cid] = set()
+        self.own_filters.add(cid)
         self.notify(broker, "link_added", cid, None)
         return cid
 
@@ -241,11 +245,18 @@ class Network(BrokerHost):
         Returns the one object the network uses for f (set lookups then compare by identity)."""
         if held:
             f = self._canonical.setdefault(f, f)
-            self.client_filters[client] = self.client_filters[client] | {f}
+            self._own_filters_of(client).add(f)
         else:
-            self.client_filters[client] = self.client_filters[client] - {f}
+            self._own_filters_of(client).discard(f)
         self.ledger.record(self.now, "subscribe" if held else "unsubscribe", client=client, broker=self.clients[client], filter=f)
         return f
+
+    def _own_filters_of(self, client: int) -> set[Subscription]:
+        """The client's filter set, copied first if a fork shares it (`fork`)."""
+        if client not in self.own_filters:
+            self.client_filters[client] = set(self.client_filters[client])
+            self.own_filters.add(client)
+        return self.client_filters[client]
 
     def publish(self, client: int, event: Event) -> int:
         eid = self._next_event
