@@ -87,7 +87,8 @@ def explore(protocol, brokers, subscriptions, events, swaps, requests, topology,
     show_unsaved(result.unsaved)
     found = f"; {result.found[0].violation.claim} violated, replay: {result.found[0].replay}" if result.found else ""
     if result.cut_by == "interrupt":
-        raise Interrupted(f"interrupted (Ctrl-C) at depth {result.depth}: {result.states:,} states, {result.queue:,} left to visit{found}")
+        left = f"{result.walks:,} walks made" if strategy == "random" else f"{result.queue:,} left to visit"
+        raise Interrupted(f"interrupted (Ctrl-C) at depth {result.depth}: {result.states:,} states, {left}{found}")
     if result.unsaved:
         raise CheckFailed(f"{result.found[0].violation.claim} violated; its replay could not be written (printed above)")
     if result.found:
