@@ -118,6 +118,11 @@ def tallying() -> Iterator[Counter]:
         _active.remove(counts)
 
 
+def current_tally() -> Counter:
+    """The innermost `tallying` block's counts (an empty Counter outside any)."""
+    return _active[-1] if _active else Counter()
+
+
 def ran(name: str) -> None:
     """The property `name` was checked once (what a check inside a step calls)."""
     for counts in _active:

@@ -18,7 +18,7 @@ from hypothesis.stateful import run_state_machine_as_test
 from subsum.conformance.explore.machine import machine_for
 from subsum.conformance.explore.model import ScopeModel
 from subsum.conformance.explore.scope import Scope
-from subsum.conformance.explore.search import BreadthFirst
+from subsum.conformance.explore.searches import BreadthFirst
 from subsum.conformance.explore.walk import random_walk
 from subsum.conformance.violations import ClaimViolation
 

@@ -15,7 +15,8 @@ from subsum.conformance.checked_brokers import InformedChecks
 from subsum.conformance.explore.checks import CI_SCOPES
 from subsum.conformance.explore.memo import LocalSteps
 from subsum.conformance.explore.scope import Scope
-from subsum.conformance.explore.search import BreadthFirst, Exploration, explore
+from subsum.conformance.explore.search import explore
+from subsum.conformance.explore.searches import BreadthFirst, Exploration
 from subsum.conformance.explore.fingerprints import Records
 from subsum.core import collector
 
@@ -97,7 +98,7 @@ def test_a_wrong_shortcut_is_caught(monkeypatch):
         return None if parts is None else fingerprints.Parts(parts.head, state.parts.brokers, parts.filters, parts.flight,
                                                             parts.timers, parts.links, parts.shared, parts.pending)
 
-    monkeypatch.setattr("subsum.conformance.explore.search.delivered_parts", stale_receiver)
+    monkeypatch.setattr("subsum.conformance.explore.searches.delivered_parts", stale_receiver)
     scope = Scope("strawman", 3, 2)
     search = BreadthFirst(scope, Exploration(scope), time.perf_counter(), 10**6, float("inf"), None, True, check_shortcut=True)
     with pytest.raises(AssertionError, match="the parts' fingerprint differs"), collector.acyclic():

@@ -26,9 +26,10 @@ from typing import Iterator
 import pytest
 
 
-from subsum.conformance.explore import search as search_module
+from subsum.conformance.explore import searches as search_module
 from subsum.conformance.explore.scope import Scope
-from subsum.conformance.explore.search import BreadthFirst, DepthFirst, Exploration, explore
+from subsum.conformance.explore.search import explore
+from subsum.conformance.explore.searches import BreadthFirst, DepthFirst, Exploration
 from subsum.conformance.explore.state import Step, State
 from subsum.conformance.families import family_of
 from subsum.core import collector

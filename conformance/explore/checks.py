@@ -10,7 +10,8 @@ from typing import Callable
 
 from subsum.conformance import profiles
 from subsum.conformance.explore.scope import Scope
-from subsum.conformance.explore.search import MAX_STATES, explore
+from subsum.conformance.explore.search import explore
+from subsum.conformance.explore.searches import MAX_STATES
 from subsum.conformance.replays import documents
 
 #: The scope each claim checks under `ci` (each completes in well under its budget) and under `thorough`.

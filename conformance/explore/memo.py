@@ -81,6 +81,9 @@ class LocalSteps:
     hits: int = 0
     misses: int = 0
     bypassed: int = 0
+    #: Under --jobs: the distinct steps the workers met after the fork, each counted by every worker that met it
+    elsewhere: int = 0
+    distinct_at_fork: int = 0
 
     @classmethod
     def for_run(cls, run: Run) -> LocalSteps:
@@ -261,5 +264,5 @@ class LocalSteps:
     def report(self) -> dict:
         """The memo's part of the JSON report: local steps made, distinct, and the share applied from the memo."""
         made = self.hits + self.misses
-        return {"memoized": self.enabled, "steps": made + self.bypassed, "distinct": len(self.steps),
+        return {"memoized": self.enabled, "steps": made + self.bypassed, "distinct": len(self.steps) + self.elsewhere,
                 "applied_from_memo": self.hits, "hit_rate": round(self.hits / made, 4) if made else 0.0}

@@ -24,7 +24,8 @@ from subsum.conformance.explore.fingerprints import Records
 from subsum.conformance.explore.memo import LocalSteps
 from subsum.conformance.explore.model import Model, ScopeModel
 from subsum.conformance.explore.scope import DELAY, SEED, Scope
-from subsum.conformance.explore.search import Exploration, Found, failing_step, save_all
+from subsum.conformance.explore.search import save_all
+from subsum.conformance.explore.searches import Exploration, Found, failing_step
 from subsum.conformance.schedules import violation_of
 from subsum.conformance.shrinking import Found as Shrinkable
 from subsum.conformance.shrinking import shrink

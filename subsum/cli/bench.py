@@ -15,6 +15,7 @@ from rich.table import Table
 
 from subsum.bench import caching as bc
 from subsum.bench import client_server as bcs
+from subsum.bench import explore_jobs as bej
 from subsum.bench import explore_vs_fuzz as bef
 from subsum.bench import matching as bm
 from subsum.bench import network as bn
@@ -250,6 +251,23 @@ def bench_explore(out_dir, fmt, quick, seeds, repeat, ladder_budget, seed) -> No
     missed = [b["bug"] for b in summary["bugs"] if b["verdicts"]["explore finds it"] != "holds"]
     if missed:
         raise CheckFailed(f"explore missed planted bugs: {', '.join(missed)}")
+
+
+@bench_command("explore-jobs", "jobs.csv, jobs.png and summary.json",
+               quick="The 3-broker scope (8,633 states), two rounds.",
+               seed="Which search goes first in the first round (the order rotates each round).")
+@click.option("--repeat", type=click.IntRange(2, 20), default=5, show_default=True, help="Rounds; each runs the three searches once.")
+def bench_explore_jobs(out_dir, fmt, quick, repeat, seed) -> None:
+    """`subsum explore --jobs 2` beside one job on strawman 4/2/1/1 (140,453
+    states): one job as by default (sleep sets on), one job without sleep
+    sets (the search the workers make), and 2 jobs, each --repeat times;
+    the speed-ups with 95% intervals and verdicts by the rules summary.json
+    states. Exits 1 if the results are not identical."""
+    folder = Path(out_dir) / "explore-jobs"
+    summary = bej.run(folder, quick=quick, seed=seed, repeat=repeat, log=say)
+    emit(summary, fmt, lambda: markdown(bej.markdown_table(summary) + f"\n\n{summary['seconds']} s; results in {folder}"))
+    if summary["identical_results"] != "holds":
+        raise CheckFailed("--jobs 2 and one job found different results (jobs.csv)")
 
 
 def markdown(text: str) -> None:

@@ -12,7 +12,8 @@ from subsum.cli.options import MAX_COUNT, FiniteFloat, format_option, replay_dir
 from subsum.cli.progress import progress, quiet_option
 from subsum.cli.network_options import protocol_option, timeout_options
 from subsum.conformance.explore.scope import Scope
-from subsum.conformance.explore.search import BUDGET, MAX_STATES, Exploration, explore as run_search
+from subsum.conformance.explore.search import explore as run_search
+from subsum.conformance.explore.searches import BUDGET, MAX_STATES, Exploration
 from subsum.conformance.explore.walk import WALKS, random_walk
 from subsum.conformance.replays import documents
 from subsum.conformance.families import family_of, schedule_protocols
@@ -50,6 +51,9 @@ from subsum.impl.network import TOPOLOGIES
               help="With --strategy random: how many walks (each to the end of its path).")
 @click.option("--seed", type=click.IntRange(0, MAX_COUNT), default=0, show_default=True,
               help="With --strategy random: walk i draws its actions with seed + i.")
+@click.option("--jobs", type=click.IntRange(1, 64), default=1, show_default=True,
+              help="Processes the breadth-first search runs on, sharing one fingerprint table (TLC's workers); the same "
+                   "states, verdict and shortest violation as one job, with sleep sets off (spec/12 DEF-EXP-11).")
 @click.option("--memo/--no-memo", default=True, show_default=True,
               help="Run each distinct local step (a delivery or a client operation, where the protocol declares it local) once "
                    "and reuse it "
@@ -58,7 +62,7 @@ from subsum.impl.network import TOPOLOGIES
 @format_option
 @quiet_option
 def explore(protocol, brokers, subscriptions, events, swaps, requests, topology, unsubscribe, overruns, defer_timeout, sub_timeout, max_states,
-            budget, strategy, walks, seed, memo, out_dir, fmt) -> None:
+            budget, strategy, walks, seed, jobs, memo, out_dir, fmt) -> None:
     """Search every state of a small scope breadth first: each delivery (the
     head of any link), timer (in timer order), client operation and swap is
     a choice; states are fingerprinted once. Each step runs the fuzzer's
@@ -69,6 +73,8 @@ def explore(protocol, brokers, subscriptions, events, swaps, requests, topology,
     violation is a shortest one; it is saved as a replay `subsum replay`
     runs (exit 1). Exit 0 when the search completes, or a bound cuts it
     (complete: false), with no violation."""
+    if jobs > 1 and strategy != "bfs":
+        raise click.BadParameter(f"--jobs {jobs} runs the breadth-first search only (not --strategy {strategy})", param_hint="--jobs")
     bounds = {} if overruns is None else {"overruns": overruns}
     scope = Scope(protocol, brokers, subscriptions, events, swaps, topology, unsubscribe, defer_timeout, sub_timeout, requests=requests,
                   **bounds)
@@ -80,7 +86,7 @@ def explore(protocol, brokers, subscriptions, events, swaps, requests, topology,
             result = random_walk(scope, seed=seed, walks=walks, budget=budget, out_dir=Path(out_dir), progress=told)
         else:
             result = run_search(scope, max_states=max_states, budget=budget, out_dir=Path(out_dir), progress=told, memo=memo,
-                                strategy=strategy)
+                                strategy=strategy, jobs=jobs)
     report = result.report()
     replay_option = f"--protocol {protocol} " if looks_like_path(protocol) else ""
     emit(report, fmt, lambda: print_result(report, replay_option))
@@ -106,7 +112,8 @@ def print_result(report: dict, replay_option: str) -> None:
         cut = f", cut by --{report['cut_by']}: not complete, {report['queue']:,} states left to visit"
     line(f"{report['protocol']}: {scope['brokers']} brokers, {scope['subscriptions']} subscriptions, {scope['events']} events, "
          f"{scope['swaps']} swaps ({scope['topology']}): {report['states']:,} states, {report['transitions']:,} transitions, "
-         f"depth {report['depth']}, {report['seconds']:.1f} s ({report['states_per_second']:,.0f} states/s){cut}")
+         f"depth {report['depth']}, {report['seconds']:.1f} s ({report['states_per_second']:,.0f} states/s"
+         f"{', ' + str(report['jobs']) + ' processes' if report['jobs'] > 1 else ''}){cut}")
     steps = report["local_steps"]
     if steps and steps["memoized"]:
         line(f"  local steps: {steps['steps']:,} made, {steps['distinct']:,} distinct, "
