@@ -44,22 +44,29 @@ class Row:
     verdict: str
     readings: tuple[tuple[str, Ours | None, str], ...] = ()  # (label, ours, verdict)
     absent: str = ""  # the absent file, when the verdict is FILE_ABSENT
+    direction: str = ""  # a number's: which way our series goes, beside the verdict (`verdict.direction_note`)
 
 
-def judge(statement: Statement, ours: Ours | None, series: Ours | None = None) -> str:
-    """The verdict by the stated rule (`subsum.bench.verdict`); `series` is
-    our series along the parameter a number moves with, if the seed says."""
+def judge(statement: Statement, ours: Ours | None) -> str:
+    """The verdict by the stated rule (`subsum.bench.verdict`)."""
     if ours is None:
         return rule.NOT_REPRODUCED
     if statement.kind == "number":
         assert statement.number is not None
-        return rule.number_verdict(statement.number, statement.band, ours.mean, stated_direction=statement.direction,
-                                   our_series=series.series if series is not None else ours.series)
+        return rule.number_verdict(statement.number, statement.band, ours.mean)
     if statement.kind == "trend":
         assert statement.direction is not None
         return rule.trend_verdict(statement.direction, ours.series)
     assert statement.better is not None
-    return rule.ranking_verdict(statement.order, statement.better, ours.points)
+    return rule.ranking_verdict(statement.order, statement.better, ours.points, ours.point_ci95 or None)
+
+
+def direction(statement: Statement, ours: Ours | None, series: Ours | None) -> str:
+    """Beside a number's verdict: which way our series goes along the parameter the seed says the number moves with
+    (`series`, or our own), against the way the seed says (`verdict.direction_note`)."""
+    if statement.kind != "number" or ours is None:
+        return ""
+    return rule.direction_note(statement.direction, series.series if series is not None else ours.series)
 
 
 def measured(s: Statement, results: Results, allow_missing: bool) -> Row:
@@ -76,8 +83,8 @@ def measured(s: Statement, results: Results, allow_missing: bool) -> Row:
                 raise
             readings.append((reading.label, None, FILE_ABSENT))
             continue
-        readings.append((reading.label, theirs, judge(s, theirs, series)))
-    return Row(s, ours, judge(s, ours, series), tuple(readings))
+        readings.append((reading.label, theirs, judge(s, theirs)))
+    return Row(s, ours, judge(s, ours), tuple(readings), direction=direction(s, ours, series))
 
 
 def evaluate(statements: Sequence[Statement], results: Results, *, allow_missing: bool = False) -> list[Row]:
@@ -113,8 +120,9 @@ def judged(bench: str, folder, seed: str, figures: Sequence[str], statements_dir
 
 
 def unexplained(rows: Sequence[Row]) -> list[str]:
-    """The ids of differing or unreproduced rows with no explanation (there must be none)."""
-    return [r.statement.id for r in rows if r.verdict in (rule.DIFFERS, rule.NOT_REPRODUCED) and not r.statement.explain.strip()]
+    """The ids of rows that do not match and have no explanation (there must be none)."""
+    return [r.statement.id for r in rows if r.verdict in (rule.SAME_TREND, rule.DIFFERS, rule.NOT_REPRODUCED)
+            and not r.statement.explain.strip()]
 
 
 def markings(allow_missing: bool) -> tuple[str, ...]:
@@ -178,7 +186,7 @@ def markdown(rows: Sequence[Row], source: str, quick: bool | None, allow_missing
         lines.append(f"| {seed} | " + " | ".join(str(c[v]) for v in marks) + f" | {sum(c.values())} |")
     lines += readings_section(rows)
     for seed in sorted(k for k in tally if k != "all"):
-        lines += ["", f"## Seed {seed}", "", "| id | section | the seed says | seed's value | ours | verdict | other readings | why it differs |",
+        lines += ["", f"## Seed {seed}", "", "| id | section | the seed says | seed's value | ours | verdict | other readings | why it does not match |",
                   "|---|---|---|---|---|---|---|---|"]
         for r in rows:
             s = r.statement
@@ -189,7 +197,8 @@ def markdown(rows: Sequence[Row], source: str, quick: bool | None, allow_missing
             said = s.quote + (f" ({s.gloss})" if s.gloss else "")
             others = "; ".join(f"{label}: {ours_text(s, o)}, **{v}**" for label, o, v in r.readings)
             lines.append(f"| {s.id} | {where} | {cell_text(said)} | {cell_text(seed_value(s))} | "
-                         f"{cell_text(ours_text(s, r.ours))} | **{r.verdict}** | {cell_text(others)} | {cell_text(why)} |")
+                         f"{cell_text(ours_text(s, r.ours))} | **{r.verdict}**{f' ({r.direction})' if r.direction else ''} | "
+                         f"{cell_text(others)} | {cell_text(why)} |")
     return "\n".join(lines) + "\n"
 
 
@@ -228,7 +237,7 @@ def as_json(rows: Sequence[Row], quick: bool | None, allow_missing: bool = False
     return {"quick": quick, "counts": counts(rows, allow_missing), **extra,
             "statements": [{"id": r.statement.id, "section": r.statement.section, "kind": r.statement.kind, "quote": r.statement.quote,
                             "seed_value": r.statement.value, "ours": None if r.ours is None else ours_text(r.statement, r.ours),
-                            "verdict": r.verdict, "explanation": explanation(r),
+                            "verdict": r.verdict, "direction": r.direction, "explanation": explanation(r),
                             "readings": [{"label": label, "ours": None if o is None else ours_text(r.statement, o), "verdict": v}
                                          for label, o, v in r.readings]}
                            for r in rows],
@@ -239,9 +248,9 @@ def explanation(r: Row) -> str:
     """What a differing or unreproduced row says about why, or which file is absent ("" for the others)."""
     if r.verdict == FILE_ABSENT:
         return f"{r.absent} is absent (--allow-missing)"
-    if r.verdict not in (rule.DIFFERS, rule.NOT_REPRODUCED):
+    if r.verdict == rule.MATCHES:
         return ""
-    return r.statement.explain or "NO EXPLANATION RECORDED: this row did not differ in the committed results"
+    return r.statement.explain or "NO EXPLANATION RECORDED: this row matched in the committed results"
 
 
 def check_output(path: Path) -> None:

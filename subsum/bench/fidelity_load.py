@@ -22,7 +22,7 @@ in one of these kinds (`where` is an inline table of CSV column = value):
 
 A number statement may add `[statement.trend]`, an `along` measure: the
 series along the parameter the seed says it moves with (`direction`),
-for the *same trend* verdict. `[[statement.reading]]` tables (label,
+for the note beside its verdict (spec/13 DEF-FID-3). `[[statement.reading]]` tables (label,
 measure) are other readings of an open choice, judged by the same rule
 and shown beside the default.
 """

@@ -41,6 +41,8 @@ class Ours:
     series: tuple[tuple[float, float], ...] = ()
     points: tuple[Mapping[str, float], ...] = ()
     where: str = ""
+    #: The 95% half-widths of `points`' means, point by point, where the CSV has them (a `{column}_ci95` column)
+    point_ci95: tuple[Mapping[str, float], ...] = ()
 
     def text(self) -> str:
         parts = []
@@ -305,11 +307,20 @@ def ranked(file: str, column: str, by: str, names: Sequence[str], x: str | Seque
     at every point (a value of `x`, or of each column `x` lists) where all are measured."""
     def measure(results: Results) -> Ours | None:
         table = by_point(results, file, column, by, x, where)
-        points = tuple({n: p[n] for n in names} for _, p in sorted(table.items()) if all(n in p for n in names))
-        if not points:
+        keys = [k for k, p in sorted(table.items()) if all(n in p for n in names)]
+        if not keys:
             return None
-        return Ours(points=points, where=where_text or f"at each {x}, {describe(where)}")
+        points = tuple({n: table[k][n] for n in names} for k in keys)
+        halves = half_widths(results, file, column, by, x, where)
+        point_ci95 = tuple({n: halves[k][n] for n in names if n in halves.get(k, {})} for k in keys) if halves else ()
+        return Ours(points=points, where=where_text or f"at each {x}, {describe(where)}", point_ci95=point_ci95)
     return measure
+
+
+def half_widths(results: Results, file: str, column: str, by: str, x: str | Sequence[str], where: Mapping) -> dict[tuple, dict[str, float]]:
+    """point -> value of `by` -> the 95% half-width of `column` (its `{column}_ci95` column), or {} if the CSV has none."""
+    header, _ = results.table(file)
+    return by_point(results, file, f"{column}_ci95", by, x, where) if f"{column}_ci95" in header else {}
 
 
 def one_against_others(file: str, column: str, by: str, order: Sequence[str], one: str, others: Sequence[str], better: str,
@@ -324,15 +335,19 @@ def one_against_others(file: str, column: str, by: str, order: Sequence[str], on
 
     def measure(results: Results) -> Ours | None:
         table = by_point(results, file, column, by, x, where)
-        points = []
-        for _, p in sorted(table.items()):
+        halves = half_widths(results, file, column, by, x, where)
+        points, point_ci95 = [], []
+        for key, p in sorted(table.items()):
             if one in p and all(o in p for o in others):
-                values = [p[o] for o in others]
                 best, worst = (max, min) if better == "higher" else (min, max)
-                points.append({one: p[one], rival_label: (best if one_first else worst)(values)})
+                rival = (best if one_first else worst)(others, key=lambda o: p[o])
+                points.append({one: p[one], rival_label: p[rival]})
+                half = halves.get(key, {})
+                point_ci95.append({label: half[name] for label, name in ((one, one), (rival_label, rival)) if name in half})
         if not points:
             return None
-        return Ours(points=tuple(points), where=where_text or f"at each {x}, {describe(where)}")
+        return Ours(points=tuple(points), where=where_text or f"at each {x}, {describe(where)}",
+                    point_ci95=tuple(point_ci95) if halves else ())
     return measure
 
 

@@ -1,26 +1,31 @@
 """The one rule that turns a seed's statement and our measurement into a
-verdict (issue 33): `benchmarks/FIDELITY.md` and every bench's summary.json
-take their verdicts from here, never from a hand-written label.
+verdict (issue 33, made strict by issue 54; spec/13-fidelity.md):
+`benchmarks/FIDELITY.md` and every bench's summary.json take their verdicts
+from here, never from a hand-written label.
 
 - **matches**: a number within the seed's stated precision (its range), or
   within ±15% of its value where it states none; a trend whose every step
-  goes the stated way; a ranking that holds at every point measured.
-- **same trend**: a number outside that band whose stated direction (as a
-  parameter grows) agrees with ours; a trend whose first and last points
-  go the stated way though some step does not; a ranking that holds at more
-  than half of the points.
+  goes the stated way (a flat one: every point within ±15% of the series'
+  mean); a ranking that holds at every point measured.
+- **same trend**: a trend of which at least 75% of the steps go the stated
+  way; a ranking that holds at at least 75% of the points, where every
+  point at which it fails does so inside the 95% intervals (each reversed or
+  tied pair of neighbours in the order has overlapping intervals; a point
+  with no interval cannot show it). A number is never *same trend*: one
+  outside its band *differs*, and the direction of our series is reported
+  beside the verdict (`direction_note`), never instead of it. A flat trend
+  either matches or differs.
 - **differs**: anything else measured.
 - **not reproduced**: nothing of ours measures it.
 
-A flat trend is one whose every point lies within ±15% of the series'
-mean. Means are compared; their 95% intervals are reported beside them.
+Means are compared; their 95% intervals are reported beside them.
 
 >>> number_verdict(6.0, None, 5.4)
 'matches'
->>> number_verdict(9.0, None, 24.4, stated_direction="up", our_series=[(5, 0.4), (50, 24.4)])
-'same trend'
+>>> number_verdict(5.0, None, 0.2)
+'differs'
 >>> trend_verdict("down", [(0.05, 1.0), (0.5, 0.6), (1.5, 0.7)])
-'same trend'
+'differs'
 >>> ranking_verdict(["soha", "sc", "server"], "lower", [{"soha": 2.9, "sc": 3.4, "server": 5.0}])
 'matches'
 """
@@ -35,6 +40,8 @@ VERDICTS = (MATCHES, SAME_TREND, DIFFERS, NOT_REPRODUCED)
 #: the band around a seed's number when it states no precision
 TOLERANCE = 0.15
 DIRECTIONS = ("up", "down", "flat")
+#: The share of a trend's steps, or of a ranking's points, that must go the stated way for *same trend*
+MAJORITY = 0.75
 BETTER = ("lower", "higher")
 
 
@@ -65,38 +72,57 @@ def direction_of(series: Sequence[tuple[float, float]]) -> str | None:
     return "up" if points[-1] > points[0] else "down"
 
 
-def steps_agree(direction: str, series: Sequence[tuple[float, float]]) -> bool:
-    """Every step of the series goes the stated way (flat: every point near the mean)."""
+def steps_going(direction: str, series: Sequence[tuple[float, float]]) -> tuple[int, int]:
+    """How many steps of the series (in x order) go the stated way (up or down), of how many."""
     points = [y for _, y in sorted(series)]
-    if direction == "flat":
-        return direction_of(series) == "flat"
     pairs = list(zip(points, points[1:]))
-    return bool(pairs) and all((b > a) if direction == "up" else (b < a) for a, b in pairs)
+    return sum((b > a) if direction == "up" else (b < a) for a, b in pairs), len(pairs)
 
 
-def number_verdict(value: float, stated_band: Sequence[float] | None, ours: float | None, *,
-                   stated_direction: str | None = None, our_series: Sequence[tuple[float, float]] = ()) -> str:
-    """A number the seed states, against our mean (and, for same trend, our
-    series along the parameter the seed says it moves with)."""
+def number_verdict(value: float, stated_band: Sequence[float] | None, ours: float | None) -> str:
+    """A number the seed states, against our mean: within its band or not (its direction is a note beside the
+    verdict, `direction_note`, never the verdict).
+
+    >>> number_verdict(0.45, None, 0.5), number_verdict(0.45, None, 0.9)
+    ('matches', 'differs')
+    """
     if ours is None:
         return NOT_REPRODUCED
     low, high = band_of(value, stated_band)
-    if low <= ours <= high:
-        return MATCHES
-    if stated_direction is not None and direction_of(our_series) == stated_direction:
-        return SAME_TREND
-    return DIFFERS
+    return MATCHES if low <= ours <= high else DIFFERS
+
+
+def direction_note(stated_direction: str | None, series: Sequence[tuple[float, float]]) -> str:
+    """Beside a number's verdict: the way our series goes from its first point to its last, and whether that is the
+    way the seed says the number moves ("" when the seed says none or we have no series).
+
+    >>> direction_note("down", [(1, 5.0), (2, 3.0)])
+    'our series goes down, as the seed says'
+    """
+    ours = direction_of(series)
+    if stated_direction is None or ours is None:
+        return ""
+    return f"our series goes {ours}, as the seed says" if ours == stated_direction else \
+        f"our series goes {ours}; the seed says {stated_direction}"
 
 
 def trend_verdict(direction: str, series: Sequence[tuple[float, float]] | None) -> str:
-    """A trend the seed states (up, down or flat as the parameter grows) against our series."""
+    """A trend the seed states (up, down or flat as the parameter grows) against our series: every step the stated
+    way matches, at least 75% of them keep the same trend; flat matches only with every point near the mean.
+
+    >>> trend_verdict("up", [(1, 1.0), (2, 10.0), (3, 9.0), (4, 8.0), (5, 3.0)])
+    'differs'
+    """
     if direction not in DIRECTIONS:
         raise ValueError(f"unknown direction {direction!r}; expected one of {', '.join(DIRECTIONS)}")
     if not series or len(series) < 2:
         return NOT_REPRODUCED
-    if steps_agree(direction, series):
+    if direction == "flat":
+        return MATCHES if direction_of(series) == "flat" else DIFFERS
+    going, steps = steps_going(direction, series)
+    if going == steps:
         return MATCHES
-    return SAME_TREND if direction_of(series) == direction else DIFFERS
+    return SAME_TREND if going >= MAJORITY * steps else DIFFERS
 
 
 def holds(order: Sequence[str], better: str, point: Mapping[str, float]) -> bool:
@@ -106,14 +132,38 @@ def holds(order: Sequence[str], better: str, point: Mapping[str, float]) -> bool
     return all(a < b for a, b in pairs) if better == "lower" else all(a > b for a, b in pairs)
 
 
-def ranking_verdict(order: Sequence[str], better: str, points: Sequence[Mapping[str, float]] | None) -> str:
+def within_intervals(order: Sequence[str], better: str, point: Mapping[str, float], ci95: Mapping[str, float] | None) -> bool:
+    """Whether a point where the order fails fails inside the 95% intervals: every pair of neighbours in the order
+    that is reversed or tied has overlapping intervals. A point with no intervals for such a pair cannot show it.
+
+    >>> within_intervals("abc", "lower", {"a": 0.0, "b": 0.11, "c": 0.09}, {"a": 0.0, "b": 0.06, "c": 0.01})
+    True
+    """
+    failing = [(a, b) for a, b in zip(order, order[1:]) if not holds((a, b), better, point)]
+    if ci95 is None or any(name not in ci95 for pair in failing for name in pair):
+        return False
+    return all(abs(point[a] - point[b]) <= ci95[a] + ci95[b] for a, b in failing)
+
+
+def ranking_verdict(order: Sequence[str], better: str, points: Sequence[Mapping[str, float]] | None,
+                    ci95: Sequence[Mapping[str, float]] | None = None) -> str:
     """A ranking the seed states (best first; `better` says whether lower or
-    higher values are better) against our means at each point measured."""
+    higher values are better) against our means at each point measured
+    (`ci95`: their 95% half-widths at each point, where known).
+
+    >>> good, bad = {"a": 1.0, "b": 2.0}, {"a": 2.1, "b": 2.0}
+    >>> ranking_verdict("ab", "lower", [good, good, good, bad], [{}, {}, {}, {"a": 0.1, "b": 0.1}])
+    'same trend'
+    >>> ranking_verdict("ab", "lower", [good, good, good, bad])
+    'differs'
+    """
     if better not in BETTER:
         raise ValueError(f"unknown sense {better!r}; expected lower or higher")
     if not points:
         return NOT_REPRODUCED
-    holding = sum(holds(order, better, p) for p in points)
-    if holding == len(points):
+    failing = [i for i, p in enumerate(points) if not holds(order, better, p)]
+    if not failing:
         return MATCHES
-    return SAME_TREND if 2 * holding > len(points) else DIFFERS
+    intervals = list(ci95) if ci95 is not None else [None] * len(points)
+    inside = all(within_intervals(order, better, points[i], intervals[i] if i < len(intervals) else None) for i in failing)
+    return SAME_TREND if len(points) - len(failing) >= MAJORITY * len(points) and inside else DIFFERS
