@@ -10,6 +10,7 @@ import pytest
 
 from subsum.bench import fidelity, fidelity_load
 from subsum.bench import verdict as rule
+from subsum.bench import fidelity_measure
 from subsum.bench.fidelity_measure import Ours, Results
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -187,3 +188,39 @@ def test_quick_results_say_so_at_the_top(tmp_path):
     (tmp_path / "client-server" / "summary.json").write_text('{"parameters": {"quick": true}}')
     fidelity.run(tmp_path, tmp_path / "F.md", allow_missing=True)  # no CSVs: every statement is not measured (file absent)
     assert "**QUICK RESULTS.**" in (tmp_path / "F.md").read_text()
+
+
+def measure_tables(statement: dict):
+    """Every measure table of a raw TOML statement (its measure, trend and readings, and the parts of a combined one)."""
+    tables = [statement.get("measure"), statement.get("trend"), *[r.get("measure") for r in statement.get("reading", [])]]
+    while tables:
+        table = tables.pop()
+        if isinstance(table, dict):
+            tables += [table.get("a"), table.get("b")] if table.get("kind") == "combine" else []
+            yield table
+
+
+def test_every_column_and_where_key_a_statement_reads_is_in_the_committed_csv_and_selects_rows():
+    """A column or `where` key that disappears from a bench's CSV (or a `where` that no longer selects a row) would turn
+    a verdict into *not reproduced* or refuse the run; the committed results must have every one (spec/13 DEF-FID-4)."""
+    import csv
+    import tomllib
+
+    problems, checked = [], 0
+    for path in sorted((ROOT / "benchmarks" / "fidelity").glob("seed*.toml")):
+        for statement in tomllib.loads(path.read_text(encoding="utf-8"))["statement"]:
+            for table in measure_tables(statement):
+                if "file" not in table:
+                    continue
+                with open(ROOT / "benchmarks" / "results" / table["file"], newline="") as fh:
+                    rows = list(csv.DictReader(fh))
+                header = set(rows[0]) if rows else set()
+                reads = [table[k] for k in ("column", "x", "by") if isinstance(table.get(k), str)]
+                reads += list(table.get("names", {}).values()) + list(table.get("where", {}))
+                problems += [f"{statement['id']}: {table['file']} has no column {c!r}" for c in reads if c not in header]
+                where = {k: str(v) for k, v in table.get("where", {}).items()}
+                if not any(all(fidelity_measure.same(r[k], v) for k, v in where.items()) for r in rows if set(where) <= set(r)):
+                    problems.append(f"{statement['id']}: {table['file']}: no row has {where}")
+                checked += 1
+    assert checked > 100
+    assert not problems, "\n".join(problems)
