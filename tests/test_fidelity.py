@@ -139,6 +139,21 @@ def test_a_statement_file_that_breaks_the_schema_is_refused_with_its_name(tmp_pa
             fidelity_load.load(bad)
 
 
+def test_a_statement_said_in_several_places_is_one_row_naming_the_others(tmp_path):
+    text = ('[[statement]]\nid = "999-a"\nsection = "§1"\nquote = "q"\nkind = "number"\nvalue = "v"\nnumber = 1\n'
+            'also = {also}\n[statement.measure]\nkind = "none"\n')
+    path = tmp_path / "seed999.toml"
+    path.write_text(text.format(also='["§6 (was 999-b)"]'))
+    (statement,) = fidelity_load.load(path)
+    assert statement.also == ("§6 (was 999-b)",)
+    assert "| 999-a | §1; also §6 (was 999-b) |" in fidelity.markdown(fidelity.evaluate([statement], Results(tmp_path)), "x", None)
+    path.write_text(text.format(also='"§6"'))
+    with pytest.raises(fidelity_load.StatementError, match="field 'also': expected a list"):
+        fidelity_load.load(path)
+    ids = [s.id for s in fidelity_load.load_all()]
+    assert len(ids) == len(set(ids)) and not {"000-6-a", "000-6-c", "000-6-e", "004-4.3-a"} & set(ids)
+
+
 def test_the_committed_table_is_what_the_generator_writes_from_the_committed_results(tmp_path):
     """benchmarks/FIDELITY.md and fidelity.json are generated, never edited:
     regenerated from benchmarks/results/ they come out byte for byte the

@@ -193,7 +193,7 @@ def markdown(rows: Sequence[Row], source: str, quick: bool | None, allow_missing
             if s.seed != seed:
                 continue
             why = explanation(r)
-            where = f"{s.section}" + (f", {s.figure}" if s.figure else "")
+            where = f"{s.section}" + (f", {s.figure}" if s.figure else "") + (f"; also {', '.join(s.also)}" if s.also else "")
             said = s.quote + (f" ({s.gloss})" if s.gloss else "")
             others = "; ".join(f"{label}: {ours_text(s, o)}, **{v}**" for label, o, v in r.readings)
             lines.append(f"| {s.id} | {where} | {cell_text(said)} | {cell_text(seed_value(s))} | "
@@ -235,7 +235,8 @@ def absent_files(rows: Sequence[Row]) -> list[str]:
 def as_json(rows: Sequence[Row], quick: bool | None, allow_missing: bool = False) -> dict:
     extra = {"absent_files": absent_files(rows)} if allow_missing else {}
     return {"quick": quick, "counts": counts(rows, allow_missing), **extra,
-            "statements": [{"id": r.statement.id, "section": r.statement.section, "kind": r.statement.kind, "quote": r.statement.quote,
+            "statements": [{"id": r.statement.id, "section": r.statement.section, "also": list(r.statement.also),
+                            "kind": r.statement.kind, "quote": r.statement.quote,
                             "seed_value": r.statement.value, "ours": None if r.ours is None else ours_text(r.statement, r.ours),
                             "verdict": r.verdict, "direction": r.direction, "explanation": explanation(r),
                             "readings": [{"label": label, "ours": None if o is None else ours_text(r.statement, o), "verdict": v}

@@ -66,8 +66,9 @@ class Statement:
     number; `direction` (up, down, flat) for a trend, or for a number the
     seed says moves with a parameter; `order` (best first) and `better`
     (lower or higher) for a ranking. `explain` names the experiment that
-    explains a difference: required when the verdict is differs or not
-    reproduced."""
+    explains a difference: required when the verdict is not matches.
+    `also`: the other places the seed says the same (one row for a
+    statement said several times, with the same measure)."""
 
     id: str
     section: str
@@ -85,6 +86,7 @@ class Statement:
     gloss: str = ""
     trend: Measure | None = None
     readings: tuple[Reading, ...] = ()
+    also: tuple[str, ...] = ()
 
     def __attrs_post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -177,12 +179,15 @@ def load(path: Path) -> list[Statement]:
         trend = build_measure({**raw["trend"], "kind": "along"}, order, context) if "trend" in raw else None
         readings = tuple(Reading(r["label"], build_measure(r["measure"], order, context, better)) for r in raw.get("reading", []))
         band = raw.get("band")
+        also = raw.get("also", [])
+        if not isinstance(also, list) or not all(isinstance(a, str) and a.strip() for a in also):
+            raise StatementError(f"{context}: field 'also': expected a list of the other places the seed says it, got {also!r}")
         try:
             statements.append(Statement(
                 id=raw["id"], section=raw["section"], quote=raw["quote"], kind=raw["kind"], value=raw["value"], measure=measure,
                 number=raw.get("number"), band=tuple(band) if band else None, direction=raw.get("direction"), order=order,
                 better=raw.get("better"), figure=raw.get("figure", ""), explain=raw.get("explain", ""), gloss=raw.get("gloss", ""),
-                trend=trend, readings=readings))
+                trend=trend, readings=readings, also=tuple(also)))
         except (KeyError, ValueError) as error:
             raise StatementError(f"{context}: {error}") from None
     return statements
