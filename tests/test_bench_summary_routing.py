@@ -8,9 +8,9 @@ import random
 import numpy as np
 import pytest
 
+from subsum.bench import fidelity
 from subsum.bench import summary_routing as sr
 from subsum.bench import summary_routing_report as report
-from subsum.bench import verdict as rule
 from subsum.bench.summaries_workload import SCHEMA
 from subsum.bench.summary_routing_events import false_positive_row, route_shape, routing_rows
 from subsum.bench.summary_routing_overlays import make_topology, rng_for, topologies
@@ -43,9 +43,9 @@ def test_quick_run_writes_every_file_and_no_disagreement(quick):
     assert saved["thesis"] == report.THESIS and saved["differences"] and saved["comparison"]
     # verdicts: seed 000's statements about Figs. 5-2 … 5-5, judged by the fidelity rule on this run's CSVs
     assert {v["figure"] for v in saved["verdicts"]} == set(sr.FIGURES)
-    assert all(v["id"].startswith("000-") and v["verdict"] in rule.VERDICTS for v in saved["verdicts"])
+    assert all(v["id"].startswith("000-") and v["verdict"] in fidelity.markings(False) for v in saved["verdicts"])
     by_id = {v["id"]: v["verdict"] for v in saved["verdicts"]}
-    assert by_id["000-5.2.1-p"] == rule.MATCHES  # Siena's 552 hops at 0% covering: by construction
+    assert by_id["000-5.2.1-p"] == fidelity.BY_CONSTRUCTION  # Siena's 552 hops at 0% covering
     assert saved["why"] == report.WHY
     assert any("p=0.9" in m for m in messages)
     assert report.markdown_table(saved).count("\n") == 7

@@ -35,6 +35,9 @@ from subsum.core.outputs import check_output_folder, check_output_path, write_li
 
 #: the marking of a statement whose file is absent, under --allow-missing: not a verdict of the rule
 FILE_ABSENT = "not measured (file absent)"
+#: the marking of a row that matches because our implementation makes it so (its statement's `by_construction` says
+#: why): counted apart from the rule's *matches* (spec/13 DEF-FID-6)
+BY_CONSTRUCTION = "by construction"
 
 
 @attrs.frozen
@@ -84,7 +87,10 @@ def measured(s: Statement, results: Results, allow_missing: bool) -> Row:
             readings.append((reading.label, None, FILE_ABSENT))
             continue
         readings.append((reading.label, theirs, judge(s, theirs)))
-    return Row(s, ours, judge(s, ours), tuple(readings), direction=direction(s, ours, series))
+    verdict = judge(s, ours)
+    if s.by_construction and verdict == rule.MATCHES:
+        verdict = BY_CONSTRUCTION
+    return Row(s, ours, verdict, tuple(readings), direction=direction(s, ours, series))
 
 
 def evaluate(statements: Sequence[Statement], results: Results, *, allow_missing: bool = False) -> list[Row]:
@@ -127,7 +133,8 @@ def unexplained(rows: Sequence[Row]) -> list[str]:
 
 def markings(allow_missing: bool) -> tuple[str, ...]:
     """What the counts count: the rule's verdicts, and FILE_ABSENT apart from them under --allow-missing."""
-    return (*rule.VERDICTS, FILE_ABSENT) if allow_missing else rule.VERDICTS
+    verdicts = (rule.MATCHES, BY_CONSTRUCTION, *rule.VERDICTS[1:])
+    return (*verdicts, FILE_ABSENT) if allow_missing else verdicts
 
 
 def counts(rows: Sequence[Row], allow_missing: bool = False) -> dict[str, dict[str, int]]:
@@ -202,7 +209,7 @@ def markdown(rows: Sequence[Row], source: str, quick: bool | None, allow_missing
     return "\n".join(lines) + "\n"
 
 
-RANK = {rule.MATCHES: 0, rule.SAME_TREND: 1, rule.DIFFERS: 2, rule.NOT_REPRODUCED: 3}
+RANK = {rule.MATCHES: 0, BY_CONSTRUCTION: 0, rule.SAME_TREND: 1, rule.DIFFERS: 2, rule.NOT_REPRODUCED: 3}
 
 
 def reading_changes(rows: Sequence[Row]) -> list[tuple[Row, str, str]]:
@@ -251,6 +258,8 @@ def explanation(r: Row) -> str:
         return f"{r.absent} is absent (--allow-missing)"
     if r.verdict == rule.MATCHES:
         return ""
+    if r.verdict == BY_CONSTRUCTION:
+        return f"By construction: {r.statement.by_construction}"
     return r.statement.explain or "NO EXPLANATION RECORDED: this row matched in the committed results"
 
 

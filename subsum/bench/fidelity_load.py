@@ -87,6 +87,8 @@ class Statement:
     trend: Measure | None = None
     readings: tuple[Reading, ...] = ()
     also: tuple[str, ...] = ()
+    #: Why the statement holds by the way we built the system, not by what a run measured (spec/13 DEF-FID-6)
+    by_construction: str = ""
 
     def __attrs_post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -187,7 +189,7 @@ def load(path: Path) -> list[Statement]:
                 id=raw["id"], section=raw["section"], quote=raw["quote"], kind=raw["kind"], value=raw["value"], measure=measure,
                 number=raw.get("number"), band=tuple(band) if band else None, direction=raw.get("direction"), order=order,
                 better=raw.get("better"), figure=raw.get("figure", ""), explain=raw.get("explain", ""), gloss=raw.get("gloss", ""),
-                trend=trend, readings=readings, also=tuple(also)))
+                trend=trend, readings=readings, also=tuple(also), by_construction=raw.get("by_construction", "")))
         except (KeyError, ValueError) as error:
             raise StatementError(f"{context}: {error}") from None
     return statements
