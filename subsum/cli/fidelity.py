@@ -20,7 +20,6 @@ from rich.markup import escape
 from rich.table import Table
 
 from subsum.bench import fidelity as fid
-from subsum.bench import verdict as rule
 from subsum.bench.fidelity_load import FOLDER, StatementError
 from subsum.cli.console import emit, out
 from subsum.cli.options import BENCH_SCRATCH, format_option
@@ -45,8 +44,10 @@ class StatementFileError(SubsumError):
 def fidelity(results_dir, output, statements_dir, allow_missing, fmt) -> None:
     """Write FIDELITY.md: a row per quantitative statement of seeds 000
     §5–6, 003 §2.6–6 and 004, the seed's value beside ours (with its 95%
-    interval), a computed verdict (matches, same trend, differs, not
-    reproduced) and, where it differs, the experiment that explains it.
+    interval), a verdict by the rule of spec/13 (matches, same trend,
+    differs, not reproduced; a match the implementation makes true is
+    counted apart, by construction) and, for every row that does not
+    match, its explanation.
     Says so at the top when the results came from --quick runs.
 
     A results file that is absent, empty, truncated, lacks a column a
@@ -66,7 +67,7 @@ def fidelity(results_dir, output, statements_dir, allow_missing, fmt) -> None:
 
 def show(document: dict, output: str) -> None:
     table = Table(title="seed statements against our results" + (" (QUICK results)" if document["quick"] else ""))
-    marks = list(document["counts"]["all"]) if document["counts"] else list(rule.VERDICTS)  # the verdicts, and FILE_ABSENT
+    marks = list(document["counts"]["all"]) if document["counts"] else list(fid.markings(False))  # the verdicts, and FILE_ABSENT
     for column in ("seed", *marks, "statements"):
         table.add_column(column)
     for seed, counts in sorted(document["counts"].items()):
