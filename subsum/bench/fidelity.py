@@ -1,8 +1,8 @@
 """`benchmarks/FIDELITY.md`: every quantitative statement of seeds 000
-§5–6, 003 §2.6–6 and 004 beside what our benches measured, with a verdict
-computed by one rule (`subsum.bench.verdict`) and, for every statement
-that differs or is not reproduced, the experiment that explains it
-(issue 33; `subsum fidelity`, run last by `make bench`).
+§5–6, 001 §4, 003 §2.6–6 and 004 beside what our benches measured, with a
+verdict computed by one rule (`subsum.bench.verdict`, spec/13) and, for
+every statement that does not match, what explains it (issues 33 and 54;
+`subsum fidelity`, run last by `make bench`).
 
 The statements are data (`benchmarks/fidelity/seed*.toml`, read by
 `fidelity_load`): the seed's words and value, and a measure that reads

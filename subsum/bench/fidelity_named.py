@@ -123,3 +123,30 @@ def routing_order_above_75(results: Results) -> Ours | None:
 def routing_order_above_75_siena_covering(results: Results) -> Ours | None:
     """Fig. 5-4 above 75 % popularity against Siena's covering reading of event cost (covering probability 0.9)."""
     return _routing_order_above_75(results, "siena_cover90_hops", ", Siena charged only each subscription's own links (covering 0.9)")
+
+
+# --- seed 001 (`subsum bench matching`): the algorithms' work, independent of Python's cost per operation ---------
+
+MATCHING = "matching/matching.csv"
+#: The seed's four algorithms by our engines' names, fastest first as the seed ranks them (RABasedMatching,
+#: ICCounting, Counting, BruteForce)
+SEED001_ORDER = ("rab", "indexed", "counting", "brute")
+
+
+def _work_at_each(results: Results, group: str, symbol: str) -> Ours | None:
+    """Index lookups plus counter increments of each of the seed's algorithms at each point of one experiment group
+    (the literal generator)."""
+    table: dict[float, dict[str, float]] = {}
+    for r in results.rows(MATCHING, "x", "engine", "index_lookups", "counter_increments", group=group, variant="literal"):
+        if r["engine"] in SEED001_ORDER:
+            table.setdefault(number(r["x"]), {})[str(r["engine"])] = number(r["index_lookups"]) + number(r["counter_increments"])
+    points = tuple({e: p[e] for e in SEED001_ORDER} for _, p in sorted(table.items()) if all(e in p for e in SEED001_ORDER))
+    return Ours(points=points, where=f"index lookups + counter increments, at each {symbol} (group {group}, literal)") if points else None
+
+
+def matching_work_along_events(results: Results) -> Ours | None:
+    return _work_at_each(results, "2", "E")
+
+
+def matching_work_along_subscriptions(results: Results) -> Ours | None:
+    return _work_at_each(results, "5", "S")

@@ -1,5 +1,5 @@
 """subsum fidelity: benchmarks/FIDELITY.md, every quantitative statement of
-seeds 000, 003 and 004 beside what the benches measured, with verdicts
+seeds 000, 001, 003 and 004 beside what the benches measured, with verdicts
 computed by one rule (subsum/bench/verdict.py). It runs no benchmark: it
 reads a results folder (`make bench` runs it last).
 
@@ -43,7 +43,7 @@ class StatementFileError(SubsumError):
 @format_option
 def fidelity(results_dir, output, statements_dir, allow_missing, fmt) -> None:
     """Write FIDELITY.md: a row per quantitative statement of seeds 000
-    §5–6, 003 §2.6–6 and 004, the seed's value beside ours (with its 95%
+    §5–6, 001 §4, 003 §2.6–6 and 004, the seed's value beside ours (with its 95%
     interval), a verdict by the rule of spec/13 (matches, same trend,
     differs, not reproduced; a match the implementation makes true is
     counted apart, by construction) and, for every row that does not
