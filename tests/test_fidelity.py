@@ -248,3 +248,19 @@ def test_a_row_true_by_construction_is_counted_apart_and_says_why():
     assert all(fidelity.explanation(r).startswith("By construction: ") for r in marked)
     tally = fidelity.counts(rows)["all"]
     assert tally[fidelity.BY_CONSTRUCTION] == len(marked) and sum(tally.values()) == len(rows)
+
+
+def test_every_left_out_statement_gives_one_of_the_stated_reasons_and_the_table_counts_them(tmp_path):
+    left = fidelity_load.left_out_all()
+    assert len(left) >= 50 and {reason for _, reason in left} <= set(fidelity_load.LEFT_OUT_REASONS)
+    assert not {statement_id for statement_id, _ in left} & {s.id for s in fidelity_load.load_all()}  # left out, not a row too
+    table = (ROOT / "benchmarks" / "FIDELITY.md").read_text(encoding="utf-8")
+    survey = sum(reason == "survey" for _, reason in left)
+    assert "## Left out, by reason" in table and f"| survey | 0 | 0 | 0 | {survey} | {survey} |" in table
+    bad = tmp_path / "seed999.toml"
+    bad.write_text("# LEFT OUT\n# 999-a [setting] an input.\n# 999-b because it is dull\n")
+    with pytest.raises(fidelity_load.StatementError, match=r"seed999.toml:3: expected '# ID \[reason\] why'"):
+        fidelity_load.left_out(bad)
+    bad.write_text("# LEFT OUT\n# 999-a [boring] an input.\n")
+    with pytest.raises(fidelity_load.StatementError, match="seed999.toml:2"):
+        fidelity_load.left_out(bad)

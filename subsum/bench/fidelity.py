@@ -28,7 +28,7 @@ from typing import Sequence
 import attrs
 
 from subsum.bench import verdict as rule
-from subsum.bench.fidelity_load import FOLDER, Statement, StatementError, load_all
+from subsum.bench.fidelity_load import FOLDER, LEFT_OUT_REASONS, Statement, StatementError, left_out_all, load_all
 from subsum.bench.fidelity_measure import FileAbsent, Ours, Results, fmt
 from subsum.core.errors import InputError
 from subsum.core.outputs import check_output_folder, check_output_path, write_lines_atomically
@@ -173,7 +173,30 @@ def cell_text(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
-def markdown(rows: Sequence[Row], source: str, quick: bool | None, allow_missing: bool = False) -> str:
+def left_out_counts(left: Sequence[tuple[str, str]]) -> dict[str, dict[str, int]]:
+    """How many statements each seed leaves out, by reason (spec/13 DEF-FID-8), and in all."""
+    out: dict[str, dict[str, int]] = {}
+    for statement_id, reason in left:
+        for key in (statement_id.split("-", 1)[0] if statement_id[:1].isdigit() else "other", "all"):
+            out.setdefault(key, {r: 0 for r in LEFT_OUT_REASONS})[reason] += 1
+    return out
+
+
+def left_out_section(left: Sequence[tuple[str, str]]) -> list[str]:
+    tally = left_out_counts(left)
+    if not tally:
+        return []
+    seeds = sorted(k for k in tally if k != "all") + ["all"]
+    lines = ["", "## Left out, by reason", "",
+             "Statements that are not rows, each listed with its reason at the end of its seed's file (spec/13 DEF-FID-8):", "",
+             "| reason | " + " | ".join(seeds) + " |", "|---" * (len(seeds) + 1) + "|"]
+    lines += [f"| {reason} | " + " | ".join(str(tally[k][reason]) for k in seeds) + " |"
+              for reason in LEFT_OUT_REASONS if tally["all"][reason]]
+    return lines
+
+
+def markdown(rows: Sequence[Row], source: str, quick: bool | None, allow_missing: bool = False,
+             left: Sequence[tuple[str, str]] = ()) -> str:
     """FIDELITY.md: the rule, the counts, and a row per statement."""
     tally = counts(rows, allow_missing)
     marks = markings(allow_missing)
@@ -191,6 +214,7 @@ def markdown(rows: Sequence[Row], source: str, quick: bool | None, allow_missing
     for seed in sorted(tally):
         c = tally[seed]
         lines.append(f"| {seed} | " + " | ".join(str(c[v]) for v in marks) + f" | {sum(c.values())} |")
+    lines += left_out_section(left)
     lines += readings_section(rows)
     for seed in sorted(k for k in tally if k != "all"):
         lines += ["", f"## Seed {seed}", "", "| id | section | the seed says | seed's value | ours | verdict | other readings | why it does not match |",
@@ -316,10 +340,12 @@ def run(results_dir, output, *, json_output=None, statements_dir=None, allow_mis
     (`evaluate`; `allow_missing` lets absent files mark their statements)."""
     out, target = check_outputs(output, json_output, results_dir, statements_dir)
     results = Results(Path(results_dir))
-    rows = evaluate(load_all(Path(statements_dir) if statements_dir else FOLDER), results, allow_missing=allow_missing)
+    folder = Path(statements_dir) if statements_dir else FOLDER
+    rows = evaluate(load_all(folder), results, allow_missing=allow_missing)
+    left = left_out_all(folder)
     quick = results.quick()
-    document = as_json(rows, quick, allow_missing)
-    text = markdown(rows, str(results_dir), quick, allow_missing)
+    document = {**as_json(rows, quick, allow_missing), "left_out": left_out_counts(left)}
+    text = markdown(rows, str(results_dir), quick, allow_missing, left)
     for path in (out, target):
         make_folder(path)
     write_lines_atomically(out, text.rstrip("\n").split("\n"))

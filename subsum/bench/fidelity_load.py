@@ -30,6 +30,7 @@ and shown beside the default.
 from __future__ import annotations
 
 import math
+import re
 import tomllib
 from pathlib import Path
 from typing import Mapping
@@ -205,6 +206,34 @@ def check_numbers(raw: dict, context: str) -> None:
     band = raw.get("band")
     if band is not None and not (isinstance(band, list) and len(band) == 2 and all(map(finite, band)) and band[0] <= band[1]):
         raise StatementError(f"{context}: field 'band': expected [low, high], two finite numbers, got {band!r}")
+
+
+#: Why a statement of a seed is not a row (spec/13 DEF-FID-8), as each file's LEFT OUT list gives it: `# ID [reason] why`
+LEFT_OUT_REASONS = ("setting", "definition", "worked example", "motivation", "aim", "future work", "restatement", "survey",
+                    "qualitative", "missing", "pending")
+_LEFT_OUT = re.compile(r"^# (\S+)\s+\[([a-z ]+)\]\s+\S")
+
+
+def left_out(path: Path) -> list[tuple[str, str]]:
+    """(id, reason) of every statement a file's LEFT OUT list leaves out. Every line after the list's heading is an
+    entry or its continuation (`#   ...`), and every reason is one of LEFT_OUT_REASONS (StatementError otherwise)."""
+    lines = Path(path).read_text(encoding="utf-8").splitlines()
+    start = next((i for i, line in enumerate(lines) if line.startswith("# LEFT OUT")), None)
+    if start is None:
+        raise StatementError(f"{path}: no '# LEFT OUT' list")
+    entries = []
+    for number, line in enumerate(lines[start + 1:], start + 2):
+        found = _LEFT_OUT.match(line)
+        if found and found.group(2) in LEFT_OUT_REASONS:
+            entries.append((found.group(1), found.group(2)))
+        elif not (line.startswith("#   ") or not line.strip()):
+            raise StatementError(f"{path}:{number}: expected '# ID [reason] why' (a reason of {', '.join(LEFT_OUT_REASONS)}) "
+                                 f"or a continuation '#   ...', got {line[:60]!r}")
+    return entries
+
+
+def left_out_all(folder: Path = FOLDER) -> list[tuple[str, str]]:
+    return [entry for f in sorted(Path(folder).glob("seed*.toml")) for entry in left_out(f)]
 
 
 def load_all(folder: Path = FOLDER) -> list[Statement]:
