@@ -207,3 +207,15 @@ def ss_ever_delay_rank_brokers(results: Results) -> Ours | None:
 def ss_ever_hit_rank_brokers(results: Results) -> Ours | None:
     """Hit of the four request policies at each N, SS asking every past requester."""
     return _ranked_ever(results, "hit", "brokers")
+
+
+def replacement_delay_spread(results: Results) -> Ours | None:
+    """The largest spread of FIFO's, Regenerate's and LRU's delay at any point of series 2 (N and K sweeps, SC):
+    (largest - smallest) / their mean; seed 003 §5.3.2 says the three are almost the same."""
+    table: dict[tuple[str, float], dict[str, float]] = {}
+    for r in results.rows(CS, "varied", "value", "cache_policy", "delay", series="2", policy="sc"):
+        if r["cache_policy"] in ("fifo", "regdeg", "lru") and r["varied"] in ("brokers", "slots"):
+            table.setdefault((str(r["varied"]), number(r["value"])), {})[str(r["cache_policy"])] = number(r["delay"])
+    spreads = [(max(p.values()) - min(p.values())) / (sum(p.values()) / 3) for p in table.values() if len(p) == 3]
+    return Ours(mean=max(spreads), where="largest (max - min) / mean of FIFO, Reg-Deg and LRU's delay, series 2, every N and K") \
+        if spreads else None
