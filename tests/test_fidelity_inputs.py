@@ -22,7 +22,8 @@ ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results"
 #: the CSVs the committed statements read (about 1.3 MB), and one summary.json
 READ = ("caching/caching.csv", "client-server/client_server.csv", "summaries/summaries.csv", "summary-routing/hops.csv",
-        "summary-routing/propagation.csv", "summary-routing/routing.csv", "summary-routing/storage.csv", "caching/summary.json")
+        "summary-routing/propagation.csv", "summary-routing/routing.csv", "summary-routing/storage.csv", "matching/matching.csv",
+        "caching/summary.json")
 STATEMENT = '''[[statement]]
 id = "999-a"
 section = "§1"

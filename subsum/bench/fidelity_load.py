@@ -215,12 +215,13 @@ _LEFT_OUT = re.compile(r"^# (\S+)\s+\[([a-z ]+)\]\s+\S")
 
 
 def left_out(path: Path) -> list[tuple[str, str]]:
-    """(id, reason) of every statement a file's LEFT OUT list leaves out. Every line after the list's heading is an
-    entry or its continuation (`#   ...`), and every reason is one of LEFT_OUT_REASONS (StatementError otherwise)."""
+    """(id, reason) of every statement a file's LEFT OUT list leaves out (none if it has no list: a user's own statement
+    files need none). Every line after the list's heading is an entry or its continuation (`#   ...`), and every reason
+    is one of LEFT_OUT_REASONS (StatementError otherwise)."""
     lines = Path(path).read_text(encoding="utf-8").splitlines()
     start = next((i for i, line in enumerate(lines) if line.startswith("# LEFT OUT")), None)
     if start is None:
-        raise StatementError(f"{path}: no '# LEFT OUT' list")
+        return []
     entries = []
     for number, line in enumerate(lines[start + 1:], start + 2):
         found = _LEFT_OUT.match(line)
