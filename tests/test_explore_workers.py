@@ -146,3 +146,13 @@ def test_a_worker_that_dies_fails_the_search_at_once(monkeypatch):
     monkeypatch.setattr(workers.ParallelSearch, "work", dying)
     with pytest.raises(workers.WorkerFailed, match="worker 0 ended without its results .exit code 5."):
         explore(SCOPES[0], budget=60, jobs=2)
+
+
+def test_ctrl_c_in_a_search_stops_the_bench_that_runs_it(monkeypatch):
+    """explore() keeps Ctrl-C to report on (cut_by "interrupt"); a bench running searches must stop, not go on."""
+    from subsum.bench import explore_jobs as bench
+    from subsum.conformance.explore.searches import Exploration
+
+    monkeypatch.setattr(bench, "explore", lambda scope, **_: Exploration(scope, cut_by="interrupt"))
+    with pytest.raises(KeyboardInterrupt):
+        bench.one_run("2 jobs", bench.QUICK_SCOPE, 0)

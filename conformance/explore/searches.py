@@ -59,6 +59,12 @@ class Exploration:
     local_steps: LocalSteps | None = None  # the memo of local steps (DEF-EXP-7), None when the search keeps none
     properties: list[dict] = attrs.field(factory=list)  # each declared property and how often it ran (DEF-EXP-8)
 
+    def raise_if_interrupted(self) -> None:
+        """Raise KeyboardInterrupt again if Ctrl-C cut the search (which keeps it to report on): for a caller that runs
+        several searches, such as a bench, which must stop there as the user asked."""
+        if self.cut_by == "interrupt":
+            raise KeyboardInterrupt
+
     @property
     def states_per_second(self) -> float:
         return self.states / self.seconds if self.seconds else 0.0

@@ -45,6 +45,7 @@ QUICK_SCOPE = Scope("strawman", brokers=3, subscriptions=2, events=1, swaps=1)
 def one_run(search: str, scope: Scope, round_: int) -> dict:
     jobs, sleep_sets = SEARCHES[search]
     result = explore(scope, budget=3600, jobs=jobs, sleep_sets=sleep_sets)
+    result.raise_if_interrupted()
     return {"round": round_, "search": search, "states": result.states, "transitions": result.transitions, "depth": result.depth,
             "complete": result.complete, "violations": ";".join(f.violation.claim for f in result.found),
             "seconds": round(result.seconds, 3), "states_per_second": round(result.states_per_second, 1)}

@@ -35,6 +35,7 @@ def try_scope(protocol: str, size: dict, budget: float) -> dict | None:
     except SubsumError:
         return None
     result = explore(scope, budget=budget)
+    result.raise_if_interrupted()
     if result.found:
         raise AssertionError(f"{protocol} {size}: {result.found[0].violation.claim} violated: {result.found[0].violation.message}")
     return {"protocol": protocol, **size, "complete": result.complete, "states": result.states, "transitions": result.transitions,

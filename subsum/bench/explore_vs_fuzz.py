@@ -76,6 +76,7 @@ def explore_row(bug: str, repeat: int) -> dict:
         for _ in range(repeat):
             started = time.perf_counter()
             result = explore(Scope(plugin(bug), **SCOPES[bug]), budget=EXPLORE_BUDGET, out_dir=Path(scratch))
+            result.raise_if_interrupted()
             times.append(time.perf_counter() - started)
     assert result is not None
     found = result.found[0] if result.found else None
