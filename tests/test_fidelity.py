@@ -266,3 +266,15 @@ def test_every_left_out_statement_gives_one_of_the_stated_reasons_and_the_table_
     bad.write_text("# LEFT OUT\n# 999-a [boring] an input.\n")
     with pytest.raises(fidelity_load.StatementError, match="seed999.toml:2"):
         fidelity_load.left_out(bad)
+
+
+def test_named_rankings_carry_their_intervals_so_a_failure_inside_them_keeps_the_trend():
+    from subsum.bench import fidelity_named_cs
+
+    results = Results(ROOT / "benchmarks" / "results")
+    ours = fidelity_named_cs.soha_best_delay_and_hit(results)
+    assert ours is not None and len(ours.point_ci95) == len(ours.points) and all(set(h) == {"soha", "best other"} for h in ours.point_ci95)
+    failing = [i for i, p in enumerate(ours.points) if not rule.holds(("soha", "best other"), "lower", p)]
+    assert failing and all(rule.within_intervals(("soha", "best other"), "lower", ours.points[i], ours.point_ci95[i]) for i in failing)
+    assert rule.ranking_verdict(("soha", "best other"), "lower", ours.points, ours.point_ci95) == rule.SAME_TREND
+    assert rule.ranking_verdict(("soha", "best other"), "lower", ours.points) == rule.DIFFERS  # without them: differs

@@ -53,23 +53,37 @@ def _value(row: dict, metric: str) -> float:
     return 1 - number(row["hit"]) if metric == "miss" else number(row[metric])
 
 
-def _versus(tables, metrics, lead: str, group, lead_label: str, group_label: str, pick) -> tuple[dict[str, float], ...]:
-    """At every point where all are measured: the lead's value and `pick` (min or max) of the group's."""
-    points = []
+def _half_width(row: dict, metric: str) -> float | None:
+    """A row's 95% half-width of `metric` (1 − hit has hit's), if the CSV has it."""
+    column = "hit_ci95" if metric == "miss" else f"{metric}_ci95"
+    return number(row[column]) if column in row and row[column] != "" else None
+
+
+def _versus(tables, metrics, lead: str, group, lead_label: str, group_label: str, pick) -> tuple[tuple[dict, ...], tuple[dict, ...]]:
+    """At every point where all are measured: the lead's value and `pick` (min or max) of the group's; and beside each
+    point the 95% half-widths of those two values where the CSV has them (the ranking rule's intervals, spec/13)."""
+    points, halves = [], []
     for table in tables:
         for _, by in sorted(table.items()):
             if lead in by and all(g in by for g in group):
                 for metric in metrics:
-                    points.append({lead_label: _value(by[lead], metric), group_label: pick(_value(by[g], metric) for g in group)})
-    return tuple(points)
+                    chosen = pick(group, key=lambda g: _value(by[g], metric))
+                    points.append({lead_label: _value(by[lead], metric), group_label: _value(by[chosen], metric)})
+                    widths = {lead_label: _half_width(by[lead], metric), group_label: _half_width(by[chosen], metric)}
+                    halves.append({k: v for k, v in widths.items() if v is not None})
+    return tuple(points), tuple(halves)
+
+
+def _ours(versus: tuple[tuple[dict, ...], tuple[dict, ...]], where: str) -> Ours | None:
+    points, halves = versus
+    return Ours(points=points, where=where, point_ci95=halves) if points else None
 
 
 # --- Server against the cached policies (§4.2, Fig. 5-1) --------------------------------------------------
 
 def _server_worst(results: Results, sweeps, where: str) -> Ours | None:
-    points = _versus([_series1(results, s) for s in sweeps], ("delay",), "server", CACHED, "server", "cached (worst)", max)
     # order in the statement: ["cached (worst)", "server"], lower is better
-    return Ours(points=tuple({"cached (worst)": p["cached (worst)"], "server": p["server"]} for p in points), where=where) if points else None
+    return _ours(_versus([_series1(results, s) for s in sweeps], ("delay",), "server", CACHED, "server", "cached (worst)", max), where)
 
 
 def server_delay_worst_everywhere(results: Results) -> Ours | None:
@@ -85,8 +99,8 @@ def server_delay_worst_brokers(results: Results) -> Ours | None:
 # --- SOHA against the other request policies (Fig. 5-3, §6) ------------------------------------------------
 
 def _soha_best(results: Results, sweeps, metrics, ever: bool, where: str) -> Ours | None:
-    points = _versus([_series1(results, s, ever) for s in sweeps], metrics, "soha", ("sc", "ss", "server"), "soha", "best other", min)
-    return Ours(points=points, where=where + (" (SS: every past requester)" if ever else "")) if points else None
+    return _ours(_versus([_series1(results, s, ever) for s in sweeps], metrics, "soha", ("sc", "ss", "server"), "soha", "best other", min),
+                 where + (" (SS: every past requester)" if ever else ""))
 
 
 def soha_delay_best_slots(results: Results) -> Ours | None:
@@ -114,22 +128,20 @@ def soha_best_delay_and_hit_ss_ever(results: Results) -> Ours | None:
 def lfu_hit_best_45_50(results: Results) -> Ours | None:
     """Fig. 5-10: LFU's hit above the best of FIFO, Reg-Deg, LRU at N = 45 and 50."""
     table = {x: by for x, by in _series2(results, "brokers").items() if x >= 45}
-    points = tuple({"lfu": p["lfu"], "best other": p["best other"]} for p in
-                   _versus([table], ("hit",), "lfu", OTHER_CACHES, "lfu", "best other", max))
-    return Ours(points=points, where="hit, LFU against the best of FIFO, Reg-Deg, LRU, N = 45 and 50") if points else None
+    return _ours(_versus([table], ("hit",), "lfu", OTHER_CACHES, "lfu", "best other", max),
+                 "hit, LFU against the best of FIFO, Reg-Deg, LRU, N = 45 and 50")
 
 
 def lfu_delay_best_slots(results: Results) -> Ours | None:
     """Fig. 5-11: LFU's delay below the best of FIFO, Reg-Deg, LRU at each K."""
-    points = _versus([_series2(results, "slots")], ("delay",), "lfu", OTHER_CACHES, "lfu", "best other", min)
-    return Ours(points=points, where="delay, LFU against the best of FIFO, Reg-Deg, LRU, at each K") if points else None
+    return _ours(_versus([_series2(results, "slots")], ("delay",), "lfu", OTHER_CACHES, "lfu", "best other", min),
+                 "delay, LFU against the best of FIFO, Reg-Deg, LRU, at each K")
 
 
 def lfu_best_delay_and_hit(results: Results) -> Ours | None:
     """§6: LFU best on delay and on hit (as 1 − hit) against the best of FIFO, Reg-Deg, LRU, every series-2 point."""
-    points = _versus([_series2(results, "brokers"), _series2(results, "slots")], ("delay", "miss"), "lfu", OTHER_CACHES, "lfu",
-                     "best other", min)
-    return Ours(points=points, where="delay and 1 − hit, LFU against the best other, every series-2 point") if points else None
+    return _ours(_versus([_series2(results, "brokers"), _series2(results, "slots")], ("delay", "miss"), "lfu", OTHER_CACHES, "lfu",
+                         "best other", min), "delay and 1 − hit, LFU against the best other, every series-2 point")
 
 
 def _lfu_gap(results: Results, varied: str, value: float, metric: str, sign: float, where: str) -> Ours | None:
