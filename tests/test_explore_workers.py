@@ -27,6 +27,8 @@ HASTY = "subsum.bench.planted:HastyInformed"
 SCOPES = [Scope("strawman", 3, 2, events=1, swaps=1), Scope("informed", 3, 1, swaps=1), Scope("timed", 3, 1, swaps=1),
           Scope("notified", 3, 1, swaps=1), Scope("siena", 3, 2, events=2), Scope("summaries", 2, 1, events=1),
           Scope("caching", 3, 2, events=1, requests=1)]
+#: `make test` runs the families' equality on these (one of each family); `make thorough` on every scope above
+EVERY_CHANGE = {"strawman", "informed", "siena", "summaries", "caching"}
 
 
 @pytest.fixture(autouse=True)
@@ -38,7 +40,8 @@ def outcome(result) -> tuple:
     return result.states, result.transitions, result.complete, result.depth, [f.violation.claim for f in result.found]
 
 
-@pytest.mark.parametrize("scope", SCOPES, ids=lambda s: s.protocol)
+@pytest.mark.parametrize("scope", [s if s.protocol in EVERY_CHANGE else pytest.param(s, marks=pytest.mark.thorough) for s in SCOPES],
+                         ids=lambda s: s.protocol)
 def test_two_jobs_give_one_jobs_states_and_verdict(scope, monkeypatch):
     forks = []
     fork = workers.ParallelSearch.fork
@@ -113,11 +116,18 @@ def test_the_bench_judges_speed_ups_by_its_stated_rule(tmp_path):
     assert bench.speedup(rows([17, 17, 17.2], [10, 10, 10]), "one job")["verdict"] == "holds"
     assert bench.speedup(rows([22, 12, 17], [10, 10, 10]), "one job")["verdict"] == "holds at the mean"
     assert bench.speedup(rows([15, 15, 15], [10, 10, 10]), "one job")["verdict"] == "differs"
+
+
+@pytest.mark.thorough  # 11 s: the quick bench itself
+def test_the_quick_bench_writes_its_files_and_finds_identical_results(tmp_path):
+    from subsum.bench import explore_jobs as bench
+
     summary = bench.run(tmp_path, quick=True, log=lambda _: None)
     assert summary["identical_results"] == "holds" and summary["states"] == 8633
     assert {p.name for p in tmp_path.iterdir()} == {"jobs.csv", "jobs.png", "summary.json"}
 
 
+@pytest.mark.thorough  # 10 s; explore's own Ctrl-C test (tests/test_findings_kept.py) runs on every change
 def test_ctrl_c_stops_every_worker_and_exits_130_with_the_partial_report(tmp_path):
     from tests.test_findings_kept import interrupt_when
 
