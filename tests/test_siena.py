@@ -4,13 +4,14 @@ checks with a small example budget."""
 
 import pytest
 from hypothesis import given, settings
+from hypothesis import strategies as st
 from hypothesis.stateful import run_state_machine_as_test
 
 from subsum.conformance import siena
 from subsum.core.filters import parse_filter
 from subsum.core.types import Attribute, Event, Subscription
 from subsum.impl.network import build, forwarding_protocols
-from subsum.impl.network.protocols.covering import filter_covers
+from subsum.impl.network.protocols.covering import covered_by_any, filter_covers, keys_of
 from subsum.impl.network.workloads.routing import delivery_audit, simulate
 
 X0, X2 = parse_filter("x > 0"), parse_filter("x > 2")
@@ -109,3 +110,17 @@ def test_conformance_machines_with_a_small_budget(machine):
 
 def test_conformance_examples():
     assert siena.covering_examples() == f"{len(siena.COVERING_EXAMPLES)} cases"
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(siena.covering_pairs(), min_size=1, max_size=6))
+def test_covered_by_any_is_filter_covers_over_the_set(pairs):
+    """The broker's grouped test (`covered_by_any`, filters grouped by their keys) says what trying
+    `filter_covers` against every filter of the set says."""
+    filters = [g for g, _ in pairs]
+    grouped: dict = {}
+    for g in filters:
+        grouped.setdefault(keys_of(g), {})[g] = None
+    for _, specific in pairs:
+        assert covered_by_any(specific, grouped) == any(filter_covers(g, specific) for g in filters)
+    assert not covered_by_any(filters[0], {})

@@ -37,7 +37,7 @@ False
 from __future__ import annotations
 
 import math
-from typing import cast
+from typing import Mapping, Sequence, cast
 
 from subsum.core.types import INT_MAX, INT_MIN, Constraint, Subscription
 from subsum.impl.matching.ops import HOLDS
@@ -72,7 +72,7 @@ def interval(c: Constraint) -> tuple:
     return (low, high)
 
 
-def numeric_bounds(constraints: list[Constraint]) -> tuple:
+def numeric_bounds(constraints: Sequence[Constraint]) -> tuple:
     """The interval the constraints on one numeric key confine a value to."""
     low, high = DOMAIN[constraints[0].type]
     for c in constraints:
@@ -132,12 +132,13 @@ def string_implies(s: Constraint, g: Constraint) -> bool:
     return start.startswith(left) and end.endswith(right)
 
 
-def implied(g: Constraint, specific: list[Constraint]) -> bool:
-    """Every event matching the constraints `specific` (all on g's key) satisfies g."""
+def implied(g: Constraint, specific: Sequence[Constraint], bounds: tuple | None = None) -> bool:
+    """Every event matching the constraints `specific` (all on g's key) satisfies g (`bounds`: their
+    `numeric_bounds`, if already known)."""
     if g.op == "any":
         return True
     if g.type in DOMAIN:
-        low, high = numeric_bounds(specific)
+        low, high = bounds if bounds is not None else numeric_bounds(specific)
         if g.op == "!=":
             return not low <= g.value <= high or any(s.op == "!=" and s.value == g.value for s in specific)
         lo, hi = interval(g)
@@ -147,7 +148,7 @@ def implied(g: Constraint, specific: list[Constraint]) -> bool:
     return any(string_implies(s, g) for s in specific)
 
 
-def unsatisfiable(by_key: dict[tuple[str, str], list[Constraint]]) -> bool:
+def unsatisfiable(by_key: Mapping[tuple[str, str], Sequence[Constraint]]) -> bool:
     """Some numeric or bool key of a filter allows no value, so it matches no event."""
     for (_, type_), constraints in by_key.items():
         if type_ in DOMAIN:
@@ -161,9 +162,41 @@ def unsatisfiable(by_key: dict[tuple[str, str], list[Constraint]]) -> bool:
 
 def filter_covers(general: Subscription, specific: Subscription) -> bool:
     """DEF-SR-6's covering test: True only if every event matching `specific` matches `general`."""
+    by_key = keyed(specific)
+    return unsatisfiable(by_key) or covers_keyed(general, by_key, {})
+
+
+def keyed(specific: Subscription) -> dict[tuple[str, str], list[Constraint]]:
+    """`specific`'s constraints by key (name, type)."""
     by_key: dict[tuple[str, str], list[Constraint]] = {}
     for c in specific.constraints:
         by_key.setdefault((c.name, c.type), []).append(c)
+    return by_key
+
+
+def covers_keyed(general: Subscription, by_key: Mapping[tuple[str, str], Sequence[Constraint]], bounds: Mapping[tuple, tuple]) -> bool:
+    """`filter_covers(general, specific)` for a satisfiable `specific` given as `keyed(specific)`, with the
+    `numeric_bounds` of those of its keys that are known."""
+    for g in general.constraints:
+        key = (g.name, g.type)
+        if key not in by_key or not implied(g, by_key[key], bounds.get(key)):
+            return False
+    return True
+
+
+def keys_of(f: Subscription) -> frozenset[tuple[str, str]]:
+    """The keys (name, type) `f` constrains: a filter covers a satisfiable one only if its keys are among the other's."""
+    return frozenset((c.name, c.type) for c in f.constraints)
+
+
+def covered_by_any(specific: Subscription, by_keys: dict[frozenset, dict[Subscription, None]]) -> bool:
+    """Some filter of a set, grouped by `keys_of`, covers `specific` (`filter_covers`): only the groups whose keys
+    are among `specific`'s are tried, and `specific`'s constraints are grouped once."""
+    if not by_keys:
+        return False
+    by_key = keyed(specific)
     if unsatisfiable(by_key):
         return True
-    return all((g.name, g.type) in by_key and implied(g, by_key[(g.name, g.type)]) for g in general.constraints)
+    mine = frozenset(by_key)
+    bounds = {key: numeric_bounds(constraints) for key, constraints in by_key.items() if key[1] in DOMAIN}
+    return any(keys <= mine and any(covers_keyed(g, by_key, bounds) for g in group) for keys, group in by_keys.items())

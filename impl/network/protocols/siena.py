@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from subsum.core.types import Subscription
 from subsum.impl.network.actor import Out
-from subsum.impl.network.protocols.covering import filter_covers
+from subsum.impl.network.protocols.covering import covered_by_any, keys_of
 from subsum.impl.network.protocols.forwarding import StrawmanBroker
 from subsum.impl.network.protocol import handles, register
 from subsum.impl.network.transport import CLIENT_BASE
@@ -33,7 +33,7 @@ from subsum.impl.network.transport import CLIENT_BASE
 class SienaBroker(StrawmanBroker):
     """One broker running covering forwarding (DEF-SR-6)."""
 
-    __slots__ = ("forwarded",)
+    __slots__ = ("forwarded", "forwarded_keys")
 
     #: whether a filter covered by one already forwarded is held back
     covering = True
@@ -41,14 +41,30 @@ class SienaBroker(StrawmanBroker):
     def __init__(self, bid: int, shared) -> None:
         super().__init__(bid, shared)
         self.forwarded: dict[int, dict[Subscription, None]] = {}  # broker neighbour m -> F(m), insertion-ordered
+        #: m -> F(m) grouped by `keys_of` (what `covered_by_any` tries); follows from `forwarded`
+        self.forwarded_keys: dict[int, dict[frozenset, dict[Subscription, None]]] = {}
 
     def explore_view(self) -> tuple:
         """Strawman's view and the filters forwarded to each broker neighbour (F(m))."""
         return super().explore_view(), frozenset((m, frozenset(filters)) for m, filters in self.forwarded.items())
 
-    def covered(self, f: Subscription, filters) -> bool:
-        """Some filter of `filters` covers f (never, with covering off)."""
-        return self.covering and any(filter_covers(g, f) for g in filters)
+    def covered(self, f: Subscription, m: int) -> bool:
+        """Some filter of F(m) covers f (never, with covering off)."""
+        return self.covering and covered_by_any(f, self.forwarded_keys[m])
+
+    def note_forwarded(self, m: int, f: Subscription) -> None:
+        """f enters F(m)."""
+        self.forwarded[m][f] = None
+        self.forwarded_keys[m].setdefault(keys_of(f), {})[f] = None
+
+    def forget_forwarded(self, m: int, f: Subscription) -> None:
+        """f leaves F(m)."""
+        del self.forwarded[m][f]
+        keys = keys_of(f)
+        group = self.forwarded_keys[m][keys]
+        del group[f]
+        if not group:
+            del self.forwarded_keys[m][keys]
 
     def broker_neighbours(self) -> list[int]:
         return [m for m in self.neighbors if m < CLIENT_BASE]
@@ -75,9 +91,9 @@ class SienaBroker(StrawmanBroker):
         """SUB to m for each filter of W(m), in table order, that F(m) does not cover yet."""
         sent = self.forwarded[m]
         for f, subscribers in self.table.items():
-            if f not in sent and (m not in subscribers or len(subscribers) > 1) and not self.covered(f, sent):
+            if f not in sent and (m not in subscribers or len(subscribers) > 1) and not self.covered(f, m):
                 out.send(m, "SUB", f)
-                sent[f] = None
+                self.note_forwarded(m, f)
 
     def withdraw(self, m: int, gone: list[Subscription], out: Out) -> None:
         """Filters have left W(m): those in F(m) leave it too. First the
@@ -88,7 +104,7 @@ class SienaBroker(StrawmanBroker):
         if not withdrawn:
             return
         for f in withdrawn:
-            del sent[f]
+            self.forget_forwarded(m, f)
         self.cover(m, out)
         for f in withdrawn:
             out.send(m, "UNSUB", f)
@@ -104,10 +120,9 @@ class SienaBroker(StrawmanBroker):
         wanting = self.now_wanting(subscribers, n)
         self.insert_entry(n, f, out)
         for m in wanting:
-            sent = self.forwarded[m]
-            if not self.covered(f, sent):
+            if not self.covered(f, m):
                 out.send(m, "SUB", f)
-                sent[f] = None
+                self.note_forwarded(m, f)
 
     def process_unsub_from(self, n: int, f: Subscription, out: Out) -> None:
         for m in self.no_longer_wanting(self.drop_entry(n, f, out)):
@@ -120,6 +135,7 @@ class SienaBroker(StrawmanBroker):
         unsubscribed by the next of n's entries)."""
         self.neighbors.discard(n)
         self.forwarded.pop(n, None)
+        self.forwarded_keys.pop(n, None)
         gone: dict[int, list[Subscription]] = {}
         for f in [f for f, subscribers in self.table.items() if n in subscribers]:  # table order: deterministic
             for m in self.no_longer_wanting(self.drop_entry(n, f, out)):
@@ -130,7 +146,7 @@ class SienaBroker(StrawmanBroker):
     def add_link_to(self, n: int, out: Out) -> None:
         self.neighbors.add(n)
         if n < CLIENT_BASE:
-            self.forwarded[n] = {}
+            self.forwarded[n], self.forwarded_keys[n] = {}, {}
             self.cover(n, out)
 
 
