@@ -2,10 +2,15 @@
 5-5; spec/08-summary-routing.md DEF-SR-1, DEF-SR-2, DEF-SR-5;
 benchmarks/README.md).
 
-Summaries against Siena's covering-based forwarding and baseline (i) on
-24-broker overlays: the Cable & Wireless US backbone (the thesis's
+Summaries against Siena's covering-based forwarding and baselines (i) and
+(ii) on 24-broker overlays: the Cable & Wireless US backbone (the thesis's
 topology, Topology Zoo version, the full graph with its cycles) and a few
-random trees.
+random trees; means over five seeds (--quick: two) with 95% intervals
+(`summary_routing_seeds`). The baselines are measured on the simulator
+(`summary_routing_simulated`: SienaBroker, BroadcastBroker and
+FloodingBroker on CWIX's breadth-first tree); the thesis's own model of
+Siena (a covering probability per broker) stays beside them as a
+cross-check:
 
 - **Fig. 5-2, propagation bandwidth per period** against σ: each broker's
   delta of σ new subscriptions (DEF-SUM-14) merged with its children's
@@ -30,15 +35,19 @@ from `seed` (`summary_routing_overlays.rng_for`).
 
 This module runs the benchmark and writes its files; the parts are
 `summary_routing_overlays` (the topologies), `summary_routing_summaries`
-(propagation and storage of summaries), `summary_routing_siena` (Siena
-and baseline (i)), `summary_routing_events` (routing and false
-positives); the findings and the thesis's numbers are in
-`summary_routing_report`, the figures in `summary_routing_plots`.
+(propagation and storage of summaries), `summary_routing_siena` (the
+thesis's model of Siena, and baseline (i) by formula),
+`summary_routing_simulated` (the baselines on the simulator),
+`summary_routing_events` (routing and false positives) and
+`summary_routing_seeds` (the means over seeds); the findings and the
+thesis's numbers are in `summary_routing_report`, the figures in
+`summary_routing_plots`.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import time
 from pathlib import Path
 from typing import Callable, Mapping
@@ -47,11 +56,14 @@ import attrs
 
 from subsum.bench import fidelity
 from subsum.bench import summary_routing_report as report
-from subsum.bench.output import write_csv
+from subsum.bench import summary_routing_simulated as simulated
+from subsum.bench.output import map_runs, write_csv
 from subsum.bench.summaries_workload import PROBABILITIES, SCHEMA
 from subsum.bench.summary_routing_events import false_positive_row, routing_rows
 from subsum.bench.summary_routing_overlays import BROKERS, RANDOM_TREES, Topology, rng_for, topologies
 from subsum.bench.summary_routing_plots import plots
+from subsum.bench.summary_routing_seeds import (KEYS, beside_summaries, means_over_seeds, routing_beside_summaries,
+                                                storage_beside_summaries)
 from subsum.bench.summary_routing_siena import (SUBSCRIPTION_BYTES, baseline_formula_bytes, baseline_walked_links,
                                                 siena_expected_messages, siena_period)
 from subsum.bench.summary_routing_summaries import GrowingDeltas, broker_workloads, propagate, summary_propagation, summary_storage
@@ -62,6 +74,7 @@ SIGMAS = (10, 30, 100, 300, 1000)  # Table 5-2: σ = 10 … 1000 new subscriptio
 SUBSCRIPTIONS = 1000  # Table 5-2: S active subscriptions per broker
 EVENTS_PER_BROKER = 1000  # Fig. 5-4: 1000 events published at each broker
 FP_EVENTS_PER_BROKER = 40  # real events per broker for the false-positive run
+SIMULATED_EVENTS_PER_BROKER = 100  # Fig. 5-4 on the simulator: events per broker and point, under each baseline
 
 
 @attrs.define
@@ -73,6 +86,9 @@ class Results:
     routing: list = attrs.field(factory=list)  # Fig. 5-4: topology, k
     storage: list = attrs.field(factory=list)  # Fig. 5-5: topology, p
     false_positives: list = attrs.field(factory=list)
+    simulated: list = attrs.field(factory=list)  # Figs 5-2, 5-3, 5-5: Siena and baseline (i) on the simulator, CWIX
+    simulated_storage: list = attrs.field(factory=list)  # Fig. 5-5: the same, at σ = S
+    simulated_routing: list = attrs.field(factory=list)  # Fig. 5-4: Siena, flooding and baseline (i) on the simulator
     disagreements: list = attrs.field(factory=list)
 
 
@@ -169,40 +185,105 @@ def topology_summary(t: Topology) -> dict:
             "propagation_sends": t.n - len(t.plan.sinks)}
 
 
-def run(out_dir: Path, *, quick: bool = False, seed: int = 1, log: Callable[[str], None] = print) -> dict:
-    """The whole benchmark: writes propagation.csv, hops.csv, routing.csv,
-    storage.csv, false_positives.csv, one PNG per figure and summary.json
+@attrs.frozen
+class Sweep:
+    """What one run measures (the full run's, or --quick's)."""
+
+    seeds: int  # seeds seed, seed + 1, …
+    subscriptions: int
+    sigmas: tuple[int, ...]
+    trees: int
+    events: int  # Fig. 5-4, per broker, BROCLI's count
+    fp_events: int
+    checks: int  # routes per point routed one by one
+    simulated_events: int  # Fig. 5-4, per broker, on the simulator
+
+
+FULL = Sweep(5, SUBSCRIPTIONS, SIGMAS, RANDOM_TREES, EVENTS_PER_BROKER, FP_EVENTS_PER_BROKER, 20, SIMULATED_EVENTS_PER_BROKER)
+QUICK = Sweep(2, 60, (10, 30, 60), 1, 100, 5, 3, 10)
+
+
+def measure_seed(seed: int, sweep: Sweep) -> Results:
+    """The summaries side, and the model's Siena and baseline (i) beside it (the cross-check), for one seed."""
+    tops = topologies(seed, sweep.trees)
+    results = Results()
+    for p in PROBABILITIES:
+        measure_probability(tops, p, sweep.sigmas, sweep.subscriptions, sweep.fp_events, seed, results, lambda _: None)
+    results.hops = hop_rows(tops, results.propagation, seed)
+    measure_routing(tops, sweep.events, seed, sweep.checks, results, lambda _: None)
+    return results
+
+
+def run_task(task: tuple) -> dict:
+    """One task of a run (a worker process's job): a seed's summaries side, one covering probability's periods on
+    the simulator (CWIX), or a seed's event routing on the simulator."""
+    kind, seed, p, quick = task
+    sweep = QUICK if quick else FULL
+    if kind == "summaries":
+        return attrs.asdict(measure_seed(seed, sweep))
+    cwix = topologies(seed, 0)[0]
+    if kind == "periods":
+        w = broker_workloads(p, BROKERS, sweep.subscriptions, 0, seed)
+        return {"rows": [simulated.period_row(cwix, w, sigma, seed, store=sigma == sweep.subscriptions)
+                         for sigma in sorted(set(sweep.sigmas) | {sweep.subscriptions})]}
+    return {"rows": simulated.routing_rows(cwix, sweep.simulated_events, seed)}
+
+
+def run_seeds(seeds: tuple[int, ...], quick: bool, workers: int, log: Callable[[str], None]) -> Results:
+    """Every task of every seed, in `workers` processes; the means over seeds with their intervals."""
+    simulated_ps = PROBABILITIES[::2] if quick else PROBABILITIES  # --quick: the lowest, middle and highest covering
+    tasks = [("summaries", s, None, quick) for s in seeds] + [("periods", s, p, quick) for s in seeds for p in simulated_ps]
+    tasks += [("routing", s, None, quick) for s in seeds]
+    done: dict[tuple, dict] = {}
+    for task, result in zip(tasks, map_runs(run_task, tasks, workers)):
+        done[task[:3]] = result
+        log(f"{len(done)} of {len(tasks)}: {task[0]}, seed {task[1]}" + (f", p={task[2]}" if task[2] is not None else ""))
+    per_seed: dict[str, list] = {name: [] for name in KEYS}
+    disagreements = []
+    for s in seeds:
+        mine = done[("summaries", s, None)]
+        for name in ("propagation", "hops", "routing", "storage", "false_positives"):
+            per_seed[name].append(mine[name])
+        disagreements += [f"seed {s}: {problem}" for problem in mine["disagreements"]]
+        periods = [row for p in simulated_ps for row in done[("periods", s, p)]["rows"]]
+        per_seed["simulated"].append(beside_summaries(periods, mine["propagation"]))
+        per_seed["simulated_storage"].append(storage_beside_summaries(periods, mine["storage"]))
+        per_seed["simulated_routing"].append(routing_beside_summaries(done[("routing", s, None)]["rows"], mine["routing"]))
+    tables = {name: means_over_seeds(rows, KEYS[name]) for name, rows in per_seed.items()}
+    return Results(**tables, disagreements=disagreements)
+
+
+def run(out_dir: Path, *, quick: bool = False, seed: int = 1, workers: int | None = None,
+        log: Callable[[str], None] = print) -> dict:
+    """The whole benchmark over the seeds seed, seed + 1, … (5; --quick: 2), in `workers` processes (default: one
+    per core; --quick: this one): writes propagation.csv, hops.csv, routing.csv, storage.csv, false_positives.csv,
+    simulated.csv, simulated_routing.csv (means with their 95% intervals), one PNG per figure and summary.json
     into out_dir; returns the summary dict."""
-    subscriptions, trees = SUBSCRIPTIONS, RANDOM_TREES
-    sigmas: tuple[int, ...] = SIGMAS
-    events, fp_events, checks = EVENTS_PER_BROKER, FP_EVENTS_PER_BROKER, 20
-    if quick:
-        subscriptions, sigmas, trees, events, fp_events, checks = 200, (10, 50, 200), 1, 100, 5, 3
+    sweep = QUICK if quick else FULL
+    seeds = tuple(range(seed, seed + sweep.seeds))
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
-    tops = topologies(seed, trees)
-    results = Results()
-    for p in PROBABILITIES:
-        measure_probability(tops, p, sigmas, subscriptions, fp_events, seed, results, log)
-    results.hops = hop_rows(tops, results.propagation, seed)
-    measure_routing(tops, events, seed, checks, results, log)
-    tables = {"propagation.csv": results.propagation, "hops.csv": results.hops, "routing.csv": results.routing,
-              "storage.csv": results.storage, "false_positives.csv": results.false_positives}
+    workers = 1 if quick else (workers or os.cpu_count() or 1)
+    results = run_seeds(seeds, quick, workers, log)
+    tables = {f"{name}.csv": getattr(results, name) for name in KEYS}
     for name, rows in tables.items():
         write_csv(out / name, rows)
-    figures = plots(results, [topology_summary(t) for t in tops], out)
-    comparison = report.comparison(results)
+    tops = [topology_summary(t) for t in topologies(seed, sweep.trees)]
+    figures = plots(results, tops, out)
     summary: dict = {
         "seconds": round(time.perf_counter() - started, 1),
-        "parameters": {"quick": quick, "seed": seed, "brokers": BROKERS, "subscriptions_per_broker": subscriptions,
-                       "sigmas": list(sigmas), "probabilities": list(PROBABILITIES), "events_per_broker": events,
-                       "false_positive_events_per_broker": fp_events, "checked_routes_per_point": checks,
+        "parameters": {"quick": quick, "seed": seed, "seeds": list(seeds), "brokers": BROKERS,
+                       "subscriptions_per_broker": sweep.subscriptions, "sigmas": list(sweep.sigmas),
+                       "probabilities": list(PROBABILITIES), "events_per_broker": sweep.events,
+                       "simulated_events_per_broker": sweep.simulated_events,
+                       "false_positive_events_per_broker": sweep.fp_events, "checked_routes_per_point": sweep.checks,
                        "subscription_bytes": SUBSCRIPTION_BYTES, "schema": [f"{n}:{t}" for n, t in SCHEMA],
-                       "id_bytes": IdLayout(BROKERS, subscriptions, len(SCHEMA)).id_bytes, "random_trees": trees},
-        "topologies": [topology_summary(t) for t in tops],
+                       "id_bytes": IdLayout(BROKERS, sweep.subscriptions, len(SCHEMA)).id_bytes, "random_trees": sweep.trees},
+        "topologies": tops,
+        "simulated_tree": "CWIX's breadth-first tree from its centre: " + str(simulated.spanning_tree(topologies(seed, 0)[0])),
         "thesis": report.THESIS,
-        "comparison": comparison,
+        "comparison": {**report.comparison(results), "simulated_cwix": report.simulated_comparison(results)},
         "verdicts": [],  # below, once the CSVs are written
         "why": report.WHY,
         "differences": report.DIFFERENCES,

@@ -116,16 +116,19 @@ def bench_summaries(out_dir, fmt, quick, subscriptions, events, repeat, seed) ->
     show(result, fmt, summaries_table(result["rows"]), "cross-checks failed")
 
 
-@bench_command("summary-routing", "propagation.csv, hops.csv, routing.csv, storage.csv, false_positives.csv, fig5-2 … fig5-5 PNGs and summary.json",
-               quick="S = 200, σ = 10, 50, 200, one random tree, 100 events per broker (about 15 s).",
-               seed="Seed of the workloads, trees, Siena's coins and the interested brokers.")
+@bench_command("summary-routing", "propagation.csv, hops.csv, routing.csv, storage.csv, false_positives.csv, simulated.csv, "
+               "simulated_storage.csv, simulated_routing.csv, fig5-2 … fig5-5 PNGs and summary.json",
+               quick="2 seeds, S = 60, σ = 10, 30, 60, one random tree, the simulator at p = 0.1, 0.5, 0.9 (about 30 s).",
+               seed="The first seed (the full run takes seeds SEED … SEED + 4): workloads, trees, coins, interested brokers.")
 def bench_summary_routing(out_dir, fmt, quick, seed) -> None:
     """Seed 000 Figs 5-2 to 5-5 on 24 brokers (the CWIX backbone and random
-    trees): summary propagation bandwidth and hops (Algorithm 4-2), BROCLI
-    routing hops (Algorithm 4-3) and storage, against Siena's probabilistic
-    covering and baseline (i), with the thesis's numbers beside ours; plus
-    the false-positive DELIVERs of real summaries. Exits 1 if a routing
-    cross-check fails."""
+    trees), means over five seeds with 95% intervals: summary propagation
+    bandwidth and hops (Algorithm 4-2), BROCLI routing hops (Algorithm 4-3)
+    and storage, against Siena (SienaBroker), baseline (i) (BroadcastBroker)
+    and baseline (ii) (FloodingBroker) run on the simulator, and the
+    thesis's own covering model of Siena as a cross-check; the thesis's
+    numbers beside ours; the false-positive DELIVERs of real summaries.
+    About 30 minutes on two cores. Exits 1 if a routing cross-check fails."""
     run_and_show(sr.run, summary_routing_report.markdown_table, Path(out_dir) / "summary-routing", fmt, quick, seed,
                  "routing cross-checks failed")
 
