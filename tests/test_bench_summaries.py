@@ -13,7 +13,8 @@ from subsum.impl.summary import IdLayout, OwnerSummary
 def test_quick_run_writes_every_file_without_disagreements(quick_bench):
     run = quick_bench("summaries", bs.run)
     out, result, messages = run
-    saved = run.written(("summaries.csv", "sizes.png", "false_positives.png", "throughput.png", "summary.json"))
+    saved = run.written(("summaries.csv", "scaling.csv", "scaling.png", "sizes.png", "false_positives.png", "throughput.png",
+                         "summary.json"))
     with open(out / "summaries.csv", newline="") as fh:
         rows = list(csv.DictReader(fh))
     assert [float(r["p"]) for r in rows] == list(workload.PROBABILITIES)
@@ -29,6 +30,11 @@ def test_quick_run_writes_every_file_without_disagreements(quick_bench):
     assert messages and any("p=0.9" in m for m in messages)
     table = markdown_table(result["rows"])
     assert table.count("\n") == len(workload.PROBABILITIES) + 1
+    with open(out / "scaling.csv", newline="") as fh:
+        scaled = list(csv.DictReader(fh))
+    assert {(float(r["p"]), int(r["subscriptions"])) for r in scaled} == {(p, s) for p in (0.1, 0.5, 0.9) for s in (100, 200, 400)}
+    for r in scaled:  # each subscription adds five ID entries (one per constrained attribute), removal aside
+        assert float(r["id_entries"]) == 5 * int(r["subscriptions"]) and r["match_us_per_event_ci95"] != ""
 
 
 def test_generator_is_deterministic_for_a_seed():

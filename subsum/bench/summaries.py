@@ -12,6 +12,8 @@ One run compares the following, for each covering probability p:
 - **throughput**: `Summary.match`, `Summary.match` plus `OwnerSummary.recheck`,
   and the `indexed` engine's `match_batch`, on the same subscriptions and
   events (best of `repeat` runs, building excluded).
+- **scaling** (`summaries_scaling`, scaling.csv): matching and maintenance
+  times against the number of subscriptions, over three seeds.
 
 Every event is cross-checked: summary candidates must contain the indexed
 engine's matches (no false negatives) and the re-check must give exactly
@@ -32,6 +34,7 @@ import time
 from pathlib import Path
 from typing import Callable
 
+from subsum.bench import summaries_scaling as scaling
 from subsum.bench.output import write_csv
 from subsum.bench.summaries_measure import BROKERS, measure, measure_merged
 from subsum.bench.summaries_report import assess, markdown_table, plots
@@ -45,7 +48,7 @@ CSV_FIELDS = (
     "raw_formula_bytes", "raw_jsonl_bytes", "formula_ratio", "binary_ratio",
     "siena_stored", "siena_formula_bytes", "summary_vs_siena",
     "planted_events", "true_pairs", "reported_pairs", "false_pairs", "fp_share", "events_with_fp_share",
-    "candidates_per_event", "matches_per_event",
+    "candidates_per_event", "matches_per_event", "ids_counted_per_event",
     "build_summary_s", "build_indexed_s", "summary_s", "summary_recheck_s", "indexed_s",
     "summary_eps", "summary_recheck_eps", "indexed_eps", "summary_vs_indexed", "recheck_vs_indexed",
     "merged_brokers", "merged_rows", "merged_id_entries", "merged_formula_bytes", "merged_binary_bytes",
@@ -82,14 +85,16 @@ def run(out_dir: Path, *, probabilities=PROBABILITIES, subscriptions: int = 1000
         rows.append(row)
         disagreements += problems
     write_csv(out / "summaries.csv", rows, CSV_FIELDS)
-    figures = plots(rows, out)
+    scaled = scaling.sweep(seed, quick, 1 if quick else repeat, log)
+    write_csv(out / "scaling.csv", scaled)
+    figures = [*plots(rows, out), scaling.plot(scaled, out / "scaling.png")]
     summary = {
         "seconds": round(time.perf_counter() - started, 1),
         "parameters": parameters(probabilities, subscriptions, events, repeat, seed, quick),
         "rows": rows,
         "findings": assess(rows, disagreements),
         "disagreements": disagreements,
-        "files": [str(out / "summaries.csv"), *map(str, figures), str(out / "summary.json")],
+        "files": [str(out / "summaries.csv"), str(out / "scaling.csv"), *map(str, figures), str(out / "summary.json")],
     }
     (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
     log(f"wrote {', '.join(summary['files'])} in {summary['seconds']}s")

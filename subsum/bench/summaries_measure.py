@@ -153,6 +153,18 @@ def throughput_figures(owner: OwnerSummary, summary, engine, events: list, repea
     }
 
 
+def ids_counted(summary, events: list) -> float:
+    """The work of Algorithm 4-1's step 1, per event: the IDs of the rows each event attribute satisfies, which
+    `Summary.counters` counts one by one."""
+    total = 0
+    for event in events:
+        for a in event.attributes:
+            structure = summary.structures.get((a.name, a.type))
+            if structure is not None:
+                total += len(structure.lookup(a.value))
+    return round(total / len(events), 3) if events else 0.0
+
+
 def measure(w: Workload, repeat: int, log: Callable[[str], None]) -> tuple[dict, list[str]]:
     """One workload's row (sizes, false positives, throughput) and its disagreements."""
     S, E = len(w.subscriptions), len(w.events)
@@ -175,7 +187,8 @@ def measure(w: Workload, repeat: int, log: Callable[[str], None]) -> tuple[dict,
         problems = problems[:20] + [f"p={w.p}: … and {len(problems) - 20} more"]
     timing = throughput_figures(owner, summary, engine, w.events, repeat, build_summary, build_indexed)
     row = {"p": w.p, "subscriptions": S, "events": E, "seed": w.seed, "repeat": repeat,
-           "covered_drawn": round(w.covered_drawn, 4), **sizes, **accuracy, **timing, "disagreements": len(problems)}
+           "covered_drawn": round(w.covered_drawn, 4), **sizes, **accuracy, "ids_counted_per_event": ids_counted(summary, w.events),
+           **timing, "disagreements": len(problems)}
     log(f"p={w.p}: covering {row['covering_realized']:.3f} (drawn {row['covered_drawn']:.3f}), {row['rows']} rows; "
         f"summary {row['summary_formula_bytes']:,} B formula / {row['summary_binary_bytes']:,} B binary vs raw "
         f"{row['raw_formula_bytes']:,} B / {row['raw_jsonl_bytes']:,} B JSONL; FP {row['fp_share']:.1%} of "
