@@ -8,6 +8,7 @@ through as "not measured (file absent)", never "not reproduced"."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -16,14 +17,16 @@ from click.testing import CliRunner
 
 from subsum.bench import fidelity
 from subsum.bench import verdict as rule
+from subsum.bench.fidelity_explain import quoted_numbers
 from subsum.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results"
 #: the CSVs the committed statements read (about 1.3 MB), and one summary.json
-READ = ("caching/caching.csv", "client-server/client_server.csv", "summaries/summaries.csv", "summary-routing/hops.csv",
-        "summary-routing/propagation.csv", "summary-routing/routing.csv", "summary-routing/storage.csv", "matching/matching.csv",
-        "caching/summary.json")
+READ = ("caching/caching.csv", "client-server/client_server.csv", "summaries/summaries.csv", "summaries/scaling.csv",
+        "summary-routing/hops.csv", "summary-routing/propagation.csv", "summary-routing/routing.csv", "summary-routing/storage.csv",
+        "summary-routing/simulated.csv", "summary-routing/simulated_storage.csv", "summary-routing/simulated_routing.csv",
+        "matching/matching.csv", "caching/summary.json")
 STATEMENT = '''[[statement]]
 id = "999-a"
 section = "§1"
@@ -205,3 +208,53 @@ def test_an_output_that_cannot_be_written_is_refused_before_any_work(tmp_path, o
 def test_an_output_folder_that_does_not_exist_is_made(committed_copy, tmp_path):
     fidelity.run(committed_copy, tmp_path / "new" / "deeper" / "F.md")
     assert (tmp_path / "new" / "deeper" / "F.md").is_file() and (tmp_path / "new" / "deeper" / "fidelity.json").is_file()
+
+
+# --- DEF-FID-9: graded explanations, numbers read through placeholders --------------------------------------
+
+def graded_statement(tmp_path, extra: str) -> Path:
+    """A statements folder with one statement reading b/r.csv, and `extra` appended to it."""
+    folder = tmp_path / "graded"
+    folder.mkdir()
+    (folder / "seed009.toml").write_text(
+        '[[statement]]\nid = "009-1-a"\nsection = "§1"\nquote = "q"\nkind = "number"\nvalue = "2"\nnumber = 2.0\n'
+        + extra + '\n[statement.measure]\nkind = "cell"\nfile = "b/r.csv"\ncolumn = "y"\nwhere = {x = 1}\n'
+        '[statement.values]\nz = {kind = "cell", file = "b/r.csv", column = "y", where = {x = 2}}\n', encoding="utf-8")
+    return folder
+
+
+def test_an_explanation_reads_its_numbers_through_placeholders(tmp_path):
+    results, _ = small(tmp_path, "x,y\n1,5\n2,7\n")
+    folder = graded_statement(tmp_path, 'explain = "ours is {ours}, the other {z}"\ngrade = "E"\nevidence = "z"')
+    [row] = fidelity.evaluate(fidelity.load_all(folder), fidelity.Results(results))
+    assert row.verdict == "differs"
+    assert fidelity.explanation(row) == "E (a measured reading: z): ours is 5, the other 7"
+
+
+@pytest.mark.parametrize("extra, said", [
+    ('explain = "x"\ngrade = "B"', "field 'grade'"),
+    ('explain = "x"\ngrade = "E"\nevidence = "nothing"', "field 'evidence'"),
+    ('explain = "see {w}"\ngrade = "D"', "placeholders ['w']"),
+])
+def test_a_bad_grade_or_placeholder_is_refused(tmp_path, extra, said):
+    with pytest.raises(fidelity.StatementError, match=re.escape(said)):
+        fidelity.load_all(graded_statement(tmp_path, extra))
+
+
+def test_no_committed_explanation_quotes_a_result_by_hand():
+    """Every number an explanation shows comes from the results (spec/13 DEF-FID-9)."""
+    quoted = {s.id: found for s in fidelity.load_all(fidelity.FOLDER) if (found := quoted_numbers(s.explain))}
+    assert quoted == {}
+
+
+def test_every_shown_explanation_is_graded():
+    rows = fidelity.evaluate(fidelity.load_all(fidelity.FOLDER), fidelity.Results(RESULTS))
+    assert [r.statement.id for r in fidelity.explained(rows) if not r.statement.grade] == []
+
+
+def test_every_shown_difference_says_whose_it_is():
+    """spec/13 DEF-FID-10: every row that does not match says whose the difference is, and an asserted cause (A)
+    is ours. (Issue 54 aims at 12 rows of ours at most; FIDELITY.md counts them, and the issue stays open.)"""
+    rows = fidelity.explained(fidelity.evaluate(fidelity.load_all(fidelity.FOLDER), fidelity.Results(RESULTS)))
+    assert [r.statement.id for r in rows if not r.statement.difference_by] == []
+    assert [r.statement.id for r in rows if r.statement.grade == "A" and r.statement.difference_by != "ours"] == []

@@ -28,7 +28,8 @@ from typing import Sequence
 import attrs
 
 from subsum.bench import verdict as rule
-from subsum.bench.fidelity_load import FOLDER, LEFT_OUT_REASONS, Statement, StatementError, left_out_all, load_all
+from subsum.bench.fidelity_explain import DIFFERENCE_BY, GRADES, NOT_MEASURED, graded, render
+from subsum.bench.fidelity_load import FOLDER, LEFT_OUT_REASONS, Reading, Statement, StatementError, left_out_all, load_all
 from subsum.bench.fidelity_measure import FileAbsent, Ours, Results, fmt
 from subsum.core.errors import InputError
 from subsum.core.outputs import check_output_folder, check_output_path, write_lines_atomically
@@ -48,6 +49,7 @@ class Row:
     readings: tuple[tuple[str, Ours | None, str], ...] = ()  # (label, ours, verdict)
     absent: str = ""  # the absent file, when the verdict is FILE_ABSENT
     direction: str = ""  # a number's: which way our series goes, beside the verdict (`verdict.direction_note`)
+    values: tuple[tuple[str, Ours | None], ...] = ()  # what the explanation's placeholders read
 
 
 def judge(statement: Statement, ours: Ours | None) -> str:
@@ -79,18 +81,23 @@ def measured(s: Statement, results: Results, allow_missing: bool) -> Row:
     series = s.trend(results) if s.trend is not None else None
     readings: list[tuple[str, Ours | None, str]] = []
     for reading in s.readings:
-        try:
-            theirs = reading.measure(results) if reading.measure is not None else None
-        except FileAbsent:
-            if not allow_missing:
-                raise
-            readings.append((reading.label, None, FILE_ABSENT))
-            continue
-        readings.append((reading.label, theirs, judge(s, theirs)))
+        theirs, absent = measured_or_absent(reading, results, allow_missing)
+        readings.append((reading.label, theirs, FILE_ABSENT if absent else judge(s, theirs)))
+    values = tuple((value.label, measured_or_absent(value, results, allow_missing)[0]) for value in s.values)
     verdict = judge(s, ours)
     if s.by_construction and verdict == rule.MATCHES:
         verdict = BY_CONSTRUCTION
-    return Row(s, ours, verdict, tuple(readings), direction=direction(s, ours, series))
+    return Row(s, ours, verdict, tuple(readings), direction=direction(s, ours, series), values=values)
+
+
+def measured_or_absent(reading: Reading, results: Results, allow_missing: bool) -> tuple[Ours | None, bool]:
+    """A reading's (or a value's) measure on the results, and whether its file is absent (only under `allow_missing`)."""
+    try:
+        return (reading.measure(results) if reading.measure is not None else None), False
+    except FileAbsent:
+        if not allow_missing:
+            raise
+        return None, True
 
 
 def evaluate(statements: Sequence[Statement], results: Results, *, allow_missing: bool = False) -> list[Row]:
@@ -215,6 +222,7 @@ def markdown(rows: Sequence[Row], source: str, quick: bool | None, allow_missing
         c = tally[seed]
         lines.append(f"| {seed} | " + " | ".join(str(c[v]) for v in marks) + f" | {sum(c.values())} |")
     lines += left_out_section(left)
+    lines += grades_section(rows)
     lines += readings_section(rows)
     for seed in sorted(k for k in tally if k != "all"):
         lines += ["", f"## Seed {seed}", "", "| id | section | the seed says | seed's value | ours | verdict | other readings | why it does not match |",
@@ -231,6 +239,28 @@ def markdown(rows: Sequence[Row], source: str, quick: bool | None, allow_missing
                          f"{cell_text(ours_text(s, r.ours))} | **{r.verdict}**{f' ({r.direction})' if r.direction else ''} | "
                          f"{cell_text(others)} | {cell_text(why)} |")
     return "\n".join(lines) + "\n"
+
+
+#: the verdicts whose explanation the table shows: every one but matches and by construction
+SHOWN = (rule.SAME_TREND, rule.DIFFERS, rule.NOT_REPRODUCED)
+
+
+def explained(rows: Sequence[Row]) -> list[Row]:
+    """The rows whose explanation the table shows."""
+    return [r for r in rows if r.verdict in SHOWN]
+
+
+def grades_section(rows: Sequence[Row]) -> list[str]:
+    """How many explanations rest on a measured reading, a derivation, a cause in the seed, or nothing yet."""
+    shown = explained(rows)
+    lines = ["", "## Explanations, by grade", "", "| grade | meaning | rows |", "|---|---|---|"]
+    lines += [f"| {g} | {meaning} | {sum(r.statement.grade == g for r in shown)} |" for g, meaning in GRADES.items()]
+    ungraded = [r.statement.id for r in shown if not r.statement.grade]
+    lines += [f"| – | not graded | {len(ungraded)}: {', '.join(ungraded)} |"] if ungraded else []
+    lines += ["", "Whose each difference is (spec/13 DEF-FID-10):", "", "| by | meaning | rows |", "|---|---|---|"]
+    lines += [f"| {by} | {meaning} | {sum(r.statement.difference_by == by for r in shown)} |" for by, meaning in DIFFERENCE_BY.items()]
+    unassigned = [r.statement.id for r in shown if not r.statement.difference_by]
+    return lines + ([f"| – | not said | {len(unassigned)}: {', '.join(unassigned)} |"] if unassigned else [])
 
 
 RANK = {rule.MATCHES: 0, BY_CONSTRUCTION: 0, rule.SAME_TREND: 1, rule.DIFFERS: 2, rule.NOT_REPRODUCED: 3}
@@ -270,6 +300,8 @@ def as_json(rows: Sequence[Row], quick: bool | None, allow_missing: bool = False
                             "kind": r.statement.kind, "quote": r.statement.quote,
                             "seed_value": r.statement.value, "ours": None if r.ours is None else ours_text(r.statement, r.ours),
                             "verdict": r.verdict, "direction": r.direction, "explanation": explanation(r),
+                            "grade": r.statement.grade if r.verdict in SHOWN else "",
+                            "difference_by": r.statement.difference_by if r.verdict in SHOWN else "",
                             "readings": [{"label": label, "ours": None if o is None else ours_text(r.statement, o), "verdict": v}
                                          for label, o, v in r.readings]}
                            for r in rows],
@@ -284,7 +316,17 @@ def explanation(r: Row) -> str:
         return ""
     if r.verdict == BY_CONSTRUCTION:
         return f"By construction: {r.statement.by_construction}"
-    return r.statement.explain or "NO EXPLANATION RECORDED: this row matched in the committed results"
+    s = r.statement
+    if not s.explain:
+        return "NO EXPLANATION RECORDED: this row matched in the committed results"
+    texts = {name: value_text(ours) for name, ours in r.values}
+    texts["ours"] = value_text(r.ours)
+    return graded(s.grade, s.evidence, render(s.explain, texts))
+
+
+def value_text(ours: Ours | None) -> str:
+    """A measured value as an explanation quotes it: the numbers, without the rows they come from."""
+    return NOT_MEASURED if ours is None else attrs.evolve(ours, where="").text()
 
 
 def check_output(path: Path) -> None:

@@ -38,11 +38,12 @@ from typing import Mapping
 import attrs
 
 from subsum.bench import fidelity_measure as fm
+from subsum.bench.fidelity_explain import DIFFERENCE_BY, GRADES, placeholders
 from subsum.bench import fidelity_named, fidelity_named_cs
 from subsum.bench import verdict as rule
 from subsum.bench.fidelity_measure import Measure
 
-OPS = {"a-b": lambda a, b: a - b, "a/b": lambda a, b: a / b if b else float("inf"), "1-a/b": lambda a, b: 1 - a / b if b else float("nan")}
+OPS = {"a-b": lambda a, b: a - b, "a+b": lambda a, b: a + b, "a/b": lambda a, b: a / b if b else float("inf"), "1-a/b": lambda a, b: 1 - a / b if b else float("nan")}
 #: where `kind = "named"` measures live
 NAMED = (fidelity_named, fidelity_named_cs)
 FOLDER = Path(__file__).resolve().parents[2] / "benchmarks" / "fidelity"
@@ -90,6 +91,13 @@ class Statement:
     also: tuple[str, ...] = ()
     #: Why the statement holds by the way we built the system, not by what a run measured (spec/13 DEF-FID-6)
     by_construction: str = ""
+    #: What the explanation rests on (`fidelity_explain.GRADES`), and for E the reading or value that shows it
+    grade: str = ""
+    evidence: str = ""
+    #: Whose the difference is, for a row that does not match (`fidelity_explain.DIFFERENCE_BY`)
+    difference_by: str = ""
+    #: The values `explain` reads through `{name}` placeholders, each measured as a reading is (spec/13 DEF-FID-9)
+    values: tuple[Reading, ...] = ()
 
     def __attrs_post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -100,6 +108,21 @@ class Statement:
             raise ValueError(f"{self.id}: a trend needs a direction (up, down or flat)")
         if self.kind == "ranking" and (len(self.order) < 2 or self.better not in rule.BETTER):
             raise ValueError(f"{self.id}: a ranking needs an order of two or more and better = lower or higher")
+        self.check_explanation()
+
+    def check_explanation(self) -> None:
+        """The grade is one of GRADES; E names a reading or value it rests on; every placeholder is measured."""
+        if self.difference_by and self.difference_by not in DIFFERENCE_BY:
+            raise ValueError(f"field 'difference_by': expected one of {', '.join(DIFFERENCE_BY)}, got {self.difference_by!r}")
+        if self.grade and self.grade not in GRADES:
+            raise ValueError(f"field 'grade': expected one of {', '.join(GRADES)}, got {self.grade!r}")
+        named = {r.label for r in self.readings} | {v.label for v in self.values}
+        if self.grade == "E" and self.evidence not in named:
+            raise ValueError(f"field 'evidence': grade E names the reading or value that shows the cause; {self.evidence!r} is "
+                             f"none of {sorted(named)}")
+        unknown = [n for n in placeholders(self.explain) if n != "ours" and n not in {v.label for v in self.values}]
+        if unknown:
+            raise ValueError(f"field 'explain': placeholders {unknown} are not in [statement.values]")
 
     @property
     def seed(self) -> str:
@@ -182,6 +205,10 @@ def load(path: Path) -> list[Statement]:
         trend = build_measure({**raw["trend"], "kind": "along"}, order, context) if "trend" in raw else None
         readings = tuple(Reading(r["label"], build_measure(r["measure"], order, context, better)) for r in raw.get("reading", []))
         band = raw.get("band")
+        values_spec = raw.get("values", {})
+        if not isinstance(values_spec, dict) or not all(isinstance(v, dict) for v in values_spec.values()):
+            raise StatementError(f"{context}: field 'values': expected a table of name = {{measure}}")
+        values = tuple(Reading(name, build_measure(spec, order, context, better)) for name, spec in values_spec.items())
         also = raw.get("also", [])
         if not isinstance(also, list) or not all(isinstance(a, str) and a.strip() for a in also):
             raise StatementError(f"{context}: field 'also': expected a list of the other places the seed says it, got {also!r}")
@@ -190,7 +217,9 @@ def load(path: Path) -> list[Statement]:
                 id=raw["id"], section=raw["section"], quote=raw["quote"], kind=raw["kind"], value=raw["value"], measure=measure,
                 number=raw.get("number"), band=tuple(band) if band else None, direction=raw.get("direction"), order=order,
                 better=raw.get("better"), figure=raw.get("figure", ""), explain=raw.get("explain", ""), gloss=raw.get("gloss", ""),
-                trend=trend, readings=readings, also=tuple(also), by_construction=raw.get("by_construction", "")))
+                trend=trend, readings=readings, also=tuple(also), by_construction=raw.get("by_construction", ""),
+                grade=raw.get("grade", ""), evidence=raw.get("evidence", ""), values=values,
+                difference_by=raw.get("difference_by", "")))
         except (KeyError, ValueError) as error:
             raise StatementError(f"{context}: {error}") from None
     return statements

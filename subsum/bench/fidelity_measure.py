@@ -352,16 +352,24 @@ def one_against_others(file: str, column: str, by: str, order: Sequence[str], on
 
 
 def columns(file: str, names: Mapping[str, str], x: str, where_text: str = "", **where) -> Measure:
-    """Our means of several columns (label -> column) at every `x`: a ranking across columns of one row."""
+    """Our means of several columns (label -> column) at every `x`: a ranking across columns of one row. Where
+    each point is one row and the CSV has a column's `{column}_ci95`, its half-width goes beside the mean."""
     def measure(results: Results) -> Ours | None:
+        header, _ = results.table(file)
         table: dict[float, dict[str, list[float]]] = {}
+        halves: dict[float, dict[str, float]] = {}
         for r in results.rows(file, x, *names.values(), **where):
             if all(r[c] != "" for c in names.values()):
                 slot = table.setdefault(number(r[x]), {})
                 for label, c in names.items():
                     slot.setdefault(label, []).append(number(r[c]))
-        points = tuple({label: sum(v) / len(v) for label, v in p.items()} for _, p in sorted(table.items()))
-        return Ours(points=points, where=where_text or f"at each {x}, {describe(where)}") if points else None
+                    if f"{c}_ci95" in header and r[f"{c}_ci95"] != "":
+                        halves.setdefault(number(r[x]), {})[label] = number(r[f"{c}_ci95"])
+        keys = sorted(table)
+        points = tuple({label: sum(v) / len(v) for label, v in table[k].items()} for k in keys)
+        one_row = all(len(v) == 1 for k in keys for v in table[k].values())
+        point_ci95 = tuple(halves.get(k, {}) for k in keys) if halves and one_row else ()
+        return Ours(points=points, where=where_text or f"at each {x}, {describe(where)}", point_ci95=point_ci95) if points else None
     return measure
 
 

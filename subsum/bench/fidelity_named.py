@@ -7,13 +7,14 @@ from __future__ import annotations
 from subsum.bench.fidelity_measure import Ours, Results, number
 
 ROUTING = "summary-routing/routing.csv"
+SIMULATED_ROUTING = "summary-routing/simulated_routing.csv"  # Siena on the simulator, the summaries beside it
 PROPAGATION = "summary-routing/propagation.csv"
 STORAGE = "summary-routing/storage.csv"
 CWIX = "cwix"
 
 
-def _summaries_win_up_to(results: Results, siena: str, reading: str) -> Ours | None:
-    rows = sorted(results.rows(ROUTING, topology=CWIX), key=lambda r: number(r["popularity"]))
+def _summaries_win_up_to(results: Results, siena: str, reading: str, file: str = ROUTING) -> Ours | None:
+    rows = sorted(results.rows(file, topology=CWIX), key=lambda r: number(r["popularity"]))
     if not rows or siena not in rows[0]:
         return None
     reach = 0.0
@@ -34,18 +35,32 @@ def summaries_win_up_to(results: Results) -> Ours | None:
     return _summaries_win_up_to(results, "siena_hops", "")
 
 
+def summaries_win_up_to_simulated(results: Results) -> Ours | None:
+    """`summaries_win_up_to` against Siena on the simulator (EVENT messages, CWIX's tree), means over seeds."""
+    return _summaries_win_up_to(results, "siena_sim_hops", ", Siena on the simulator", SIMULATED_ROUTING)
+
+
 def summaries_win_up_to_siena_covering(results: Results) -> Ours | None:
     """Fig. 5-4 against Siena's covering reading of event cost (covering probability 0.9)."""
     return _summaries_win_up_to(results, "siena_cover90_hops", ", Siena charged only each subscription's own links (covering 0.9)")
 
 
+def _routing_hops_on_average(results: Results, file: str, siena: str, reading: str) -> Ours | None:
+    rows = results.rows(file, topology=CWIX)
+    if not rows or siena not in rows[0]:
+        return None
+    mean = {label: sum(number(r[c]) for r in rows) / len(rows) for label, c in (("summaries", "summary_a_messages"), ("siena", siena))}
+    return Ours(points=(mean,), where=f"CWIX, mean over every popularity{reading}")
+
+
 def routing_hops_on_average(results: Results) -> Ours | None:
     """Fig. 5-4 averaged over popularity: mean messages per event, summaries (option a) and Siena."""
-    rows = results.rows(ROUTING, topology=CWIX)
-    if not rows:
-        return None
-    mean = {label: sum(number(r[c]) for r in rows) / len(rows) for label, c in (("summaries", "summary_a_messages"), ("siena", "siena_hops"))}
-    return Ours(points=(mean,), where="CWIX, mean over every popularity")
+    return _routing_hops_on_average(results, ROUTING, "siena_hops", "")
+
+
+def routing_hops_on_average_simulated(results: Results) -> Ours | None:
+    """`routing_hops_on_average` against Siena on the simulator (EVENT messages, CWIX's tree)."""
+    return _routing_hops_on_average(results, SIMULATED_ROUTING, "siena_sim_hops", ", Siena on the simulator")
 
 
 def siena_over_baseline_max(results: Results) -> Ours | None:
@@ -106,13 +121,20 @@ def storage_both_ways_mean(results: Results) -> Ours | None:
                 where="CWIX, mean over p, owners' exact copies charged to summaries too")
 
 
-def _routing_order_above_75(results: Results, siena: str, reading: str) -> Ours | None:
-    rows = sorted((r for r in results.rows(ROUTING, topology=CWIX) if number(r["popularity"]) > 0.75),
+def _routing_order_above_75(results: Results, siena: str, reading: str, file: str = ROUTING) -> Ours | None:
+    rows = sorted((r for r in results.rows(file, topology=CWIX) if number(r["popularity"]) > 0.75),
                   key=lambda r: number(r["popularity"]))
     if not rows or siena not in rows[0]:
         return None
-    return Ours(points=tuple({"siena": number(r[siena]), "summaries": number(r["summary_a_messages"])} for r in rows),
-                where=f"CWIX, every popularity above 75%, messages per event{reading}")
+    columns = {"siena": siena, "summaries": "summary_a_messages"}
+    halves = tuple({label: number(r[f"{c}_ci95"]) for label, c in columns.items() if f"{c}_ci95" in r} for r in rows)
+    return Ours(points=tuple({label: number(r[c]) for label, c in columns.items()} for r in rows),
+                where=f"CWIX, every popularity above 75%, messages per event{reading}", point_ci95=halves if any(halves) else ())
+
+
+def routing_order_above_75_simulated(results: Results) -> Ours | None:
+    """`routing_order_above_75` against Siena on the simulator (EVENT messages, CWIX's tree), with the 95% intervals."""
+    return _routing_order_above_75(results, "siena_sim_hops", ", Siena on the simulator", SIMULATED_ROUTING)
 
 
 def routing_order_above_75(results: Results) -> Ours | None:

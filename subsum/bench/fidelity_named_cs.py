@@ -49,12 +49,19 @@ def _series2(results: Results, varied: str) -> dict[float, dict[str, dict]]:
 
 
 def _value(row: dict, metric: str) -> float:
-    """A row's metric; "miss" is 1 − hit, so that lower is better for delay and miss alike."""
+    """A row's metric; "miss" is 1 − hit, so that lower is better for delay and miss alike; "response" is every
+    response's hops, delay + overhead (DEF-CS-3)."""
+    if metric == "response":
+        return number(row["delay"]) + number(row["overhead"])
     return 1 - number(row["hit"]) if metric == "miss" else number(row[metric])
 
 
 def _half_width(row: dict, metric: str) -> float | None:
-    """A row's 95% half-width of `metric` (1 − hit has hit's), if the CSV has it."""
+    """A row's 95% half-width of `metric` (1 − hit has hit's; delay + overhead the sum of theirs, which bounds it),
+    if the CSV has it."""
+    if metric == "response":
+        parts = [_half_width(row, m) for m in ("delay", "overhead")]
+        return None if None in parts else sum(p for p in parts if p is not None)
     column = "hit_ci95" if metric == "miss" else f"{metric}_ci95"
     return number(row[column]) if column in row and row[column] != "" else None
 
@@ -94,6 +101,33 @@ def server_delay_worst_everywhere(results: Results) -> Ours | None:
 def server_delay_worst_brokers(results: Results) -> Ours | None:
     """Fig. 5-1: Server's delay above the largest of SC, SOHA, SS at each N."""
     return _server_worst(results, ("brokers",), "delay, Server against the worst of SC, SOHA, SS, at each N")
+
+
+# --- every response's hops against Server's (seed 004 §2 and §4.2) -----------------------------------------
+
+def _response_hops(results: Results, group, label: str, pick, where: str) -> Ours | None:
+    return _ours(_versus([_series1(results, s) for s in SWEEPS1], ("response",), "server", group, "server", label, pick), where)
+
+
+def response_hops_server_largest(results: Results) -> Ours | None:
+    """004 §4.2: Server's response hops (its delay) above the largest delay + overhead of SC, SOHA, SS, every series-1 point."""
+    return _response_hops(results, CACHED, "cached", max,
+                          "delay + overhead, Server against the largest of SC, SOHA, SS, every series-1 point")
+
+
+def response_hops_sc_against_server(results: Results) -> Ours | None:
+    """004 §2: SC's delay + overhead against Server's, every series-1 point."""
+    return _response_hops(results, ("sc",), "cached", max, "delay + overhead, SC against Server, every series-1 point")
+
+
+def response_hops_soha_against_server(results: Results) -> Ours | None:
+    """004 §2: SOHA's delay + overhead against Server's, every series-1 point."""
+    return _response_hops(results, ("soha",), "cached", max, "delay + overhead, SOHA against Server, every series-1 point")
+
+
+def response_hops_ss_against_server(results: Results) -> Ours | None:
+    """004 §2: SS's delay + overhead against Server's, every series-1 point."""
+    return _response_hops(results, ("ss",), "cached", max, "delay + overhead, SS against Server, every series-1 point")
 
 
 # --- SOHA against the other request policies (Fig. 5-3, §6) ------------------------------------------------
