@@ -43,7 +43,8 @@ from subsum.bench import fidelity_named, fidelity_named_cs
 from subsum.bench import verdict as rule
 from subsum.bench.fidelity_measure import Measure
 
-OPS = {"a-b": lambda a, b: a - b, "a+b": lambda a, b: a + b, "a/b": lambda a, b: a / b if b else float("inf"), "1-a/b": lambda a, b: 1 - a / b if b else float("nan")}
+OPS = {"a-b": lambda a, b: a - b, "a+b": lambda a, b: a + b, "a/b": lambda a, b: a / b if b else float("inf"),
+       "1-a/b": lambda a, b: 1 - a / b if b else float("nan")}
 #: where `kind = "named"` measures live
 NAMED = (fidelity_named, fidelity_named_cs)
 FOLDER = Path(__file__).resolve().parents[2] / "benchmarks" / "fidelity"

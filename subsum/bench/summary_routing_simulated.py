@@ -26,7 +26,7 @@ side runs on the whole graph.
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Callable, cast
 
 import networkx as nx
 import numpy as np
@@ -36,6 +36,8 @@ from subsum.bench.summary_routing_siena import SUBSCRIPTION_BYTES
 from subsum.bench.summary_routing_summaries import Brokers
 from subsum.core.types import Attribute, Constraint, Event, Subscription
 from subsum.impl.network import Network, build
+from subsum.impl.network.protocols.baselines import BroadcastBroker
+from subsum.impl.network.protocols.siena import SienaBroker
 
 #: the protocols a period is measured under
 PERIOD_PROTOCOLS = ("siena", "broadcast")
@@ -62,7 +64,14 @@ def network(t: Topology, protocol: str, seed: int) -> tuple[Network, list[int]]:
 
 def table_entries(net: Network) -> int:
     """Siena's stored subscriptions: one per (filter, subscriber) in every broker's table."""
-    return sum(len(subscribers) for broker in net.brokers.values() for subscribers in broker.table.values())
+    brokers = [cast(SienaBroker, broker) for broker in net.brokers.values()]
+    return sum(len(subscribers) for broker in brokers for subscribers in broker.table.values())
+
+
+def baseline_entries(net: Network) -> int:
+    """Baseline (i)'s stored subscriptions: every broker's filters of every other broker, and its own clients'."""
+    brokers = [cast(BroadcastBroker, broker) for broker in net.brokers.values()]
+    return sum(len(held) for broker in brokers for held in broker.remote.values()) + sum(len(b.filters) for b in brokers)
 
 
 def period_row(t: Topology, w: Brokers, sigma: int, seed: int, store: bool) -> dict:
@@ -89,8 +98,7 @@ def period_row(t: Topology, w: Brokers, sigma: int, seed: int, store: bool) -> d
             row["baseline_sim_links"] = net.ledger.overlay_hops["SUBSCRIPTION"]
             row["baseline_sim_bytes"] = net.ledger.overlay_hops["SUBSCRIPTION"] * SUBSCRIPTION_BYTES
             if store:
-                row["baseline_sim_stored"] = sum(len(held) for broker in net.brokers.values()
-                                                 for held in broker.remote.values()) + t.n * sigma
+                row["baseline_sim_stored"] = baseline_entries(net)
     return row
 
 

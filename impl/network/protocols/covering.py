@@ -81,7 +81,7 @@ def numeric_bounds(constraints: Sequence[Constraint]) -> tuple:
     return (low, high)
 
 
-def bool_values(constraints: list[Constraint]) -> set:
+def bool_values(constraints: Sequence[Constraint]) -> set:
     """The bool values the constraints on one bool key allow."""
     allowed = {True, False}
     for c in constraints:
