@@ -238,3 +238,28 @@ def test_benchmark_routing_equals_the_simulated_protocol():
             net.run()
     assert (net.ledger.sent["ROUTE"], net.ledger.sent["DELIVER"]) == (row["routes"], row["delivers"])
     assert (net.ledger.overlay_hops["ROUTE"], net.ledger.overlay_hops["DELIVER"]) == (row["route_links"], row["deliver_links"])
+
+
+def test_simulated_routing_checks_every_delivery():
+    """The simulated routing refuses a run in which an event missed (or doubled) an interested client."""
+    from subsum.bench import summary_routing_simulated as simulated
+    t = topologies(1, 0)[0]
+    net, clients = simulated.network(t, "siena", 1)
+    for x in range(t.n):
+        net.subscribe(clients[x], simulated.interest_filter(x))
+    net.run()
+    flags = np.zeros(t.n, dtype=bool)
+    flags[5] = True
+    eid = net.publish(clients[0], simulated.interest_event(flags))
+    net.run()
+    simulated.check_deliveries(net, {eid: {clients[5]}}, "siena")
+    with pytest.raises(AssertionError, match="wanted"):
+        simulated.check_deliveries(net, {eid: {clients[5], clients[6]}}, "siena")
+
+
+def test_means_over_seeds_refuses_a_point_missing_from_a_seed():
+    from subsum.bench.summary_routing_seeds import means_over_seeds
+    with pytest.raises(ValueError, match="rows for 2 seeds"):
+        means_over_seeds([[{"p": 0.1, "x": 1.0}, {"p": 0.5, "x": 1.0}], [{"p": 0.1, "x": 2.0}]], ("p",))
+    with pytest.raises(ValueError, match="differs between seeds"):
+        means_over_seeds([[{"p": 0.1, "x": "a"}], [{"p": 0.1, "x": "b"}]], ("p",))

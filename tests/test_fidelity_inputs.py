@@ -17,6 +17,7 @@ from click.testing import CliRunner
 
 from subsum.bench import fidelity
 from subsum.bench import verdict as rule
+from subsum.bench import fidelity_explain
 from subsum.bench.fidelity_explain import quoted_numbers
 from subsum.cli import main
 
@@ -258,3 +259,13 @@ def test_every_shown_difference_says_whose_it_is():
     rows = fidelity.explained(fidelity.evaluate(fidelity.load_all(fidelity.FOLDER), fidelity.Results(RESULTS)))
     assert [r.statement.id for r in rows if not r.statement.difference_by] == []
     assert [r.statement.id for r in rows if r.statement.grade == "A" and r.statement.difference_by != "ours"] == []
+
+
+def test_every_measured_evidence_measures_and_every_placeholder_renders():
+    """An E row's evidence gives a value on the committed results, and no shown explanation says '(not measured)'."""
+    rows = fidelity.explained(fidelity.evaluate(fidelity.load_all(fidelity.FOLDER), fidelity.Results(RESULTS)))
+    for r in rows:
+        if r.statement.grade == "E":
+            measured = {**{label: ours for label, ours, _ in r.readings}, **dict(r.values)}
+            assert measured[r.statement.evidence] is not None, f"{r.statement.id}: evidence {r.statement.evidence!r} measures nothing"
+    assert [r.statement.id for r in rows if fidelity_explain.NOT_MEASURED in fidelity.explanation(r)] == []

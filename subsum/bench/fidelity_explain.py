@@ -18,6 +18,8 @@ the row's own reading. The grade says what the explanation rests on:
 "ours is 89.6, Siena's 0.0002"
 >>> quoted_numbers("12.9× at p = 0.1 (000-5.2.1-d, Fig. 5-2), 31 deltas, 1,204,666 bytes")
 ['12.9', '1,204,666']
+>>> quoted_numbers("Fig. 5-2, 1,204,666 bytes; Figs 5-2 and 5-3 12.9 hops")
+['1,204,666', '12.9']
 """
 
 from __future__ import annotations
@@ -39,7 +41,8 @@ NOT_MEASURED = "(not measured)"
 _REFERENCES = re.compile(
     r"\b\d{3}-[0-9.]+-[a-z]+(?:-[a-z]+)?\b"  # 000-5.2.1-d, 001-4-An-rab
     r"|§\s?[0-9.]+"  # §5.2.1
-    r"|\b(?:Figs?|Fig|Exp|Exps|Table|Tables|Algorithm|Example|Def|Eq|seed|seeds|Chapter|ch)\.?\s[0-9][0-9.\-–, and]*"
+    r"|\b(?:Figs?|Fig|Exps?|Tables?|Algorithm|Example|Def|Eq|seeds?|Chapter|chapter|ch)\.?\s[0-9]+(?:[.\-–][0-9]+)*"
+    r"(?:(?:,\s|\sand\s|\sto\s)[0-9]+(?:[.\-–][0-9]+)+)*"  # Figs 5-2, 5-3 and 5-4
     r"|\b[A-Z]{2,}(?:-[A-Z0-9]+)+\b"  # DEF-SUM-15, CLM-SR-8
     r"|[A-Za-zσμλκΔ_][A-Za-z0-9_σμλκ]*\s?(?:=|≤|≥|<|>)\s?-?[0-9][0-9.,]*"  # K = 10, μ = 0.05, p ≥ 0.75
 )

@@ -29,23 +29,30 @@ def is_number(value) -> bool:
 
 def means_over_seeds(per_seed: Sequence[Sequence[Mapping]], keys: Sequence[str]) -> list[dict]:
     """One row per point (the `keys`' values, in first-seen order): each number the mean over the seeds with its
-    95% half-width beside it (`{column}_ci95`), anything else as the first seed has it, and `seeds`, how many seeds
-    the point has."""
+    95% half-width beside it (`{column}_ci95`), any other value (equal in every seed) as it is, and `seeds`. Every
+    point must have exactly one row in each seed, with the same columns (ValueError otherwise: no silent mix)."""
     groups: dict[tuple, list[Mapping]] = {}
-    for rows in per_seed:
+    for seed, rows in enumerate(per_seed):
         for row in rows:
-            groups.setdefault(tuple(row[k] for k in keys), []).append(row)
+            point = groups.setdefault(tuple(row[k] for k in keys), [])
+            if len(point) != seed:
+                raise ValueError(f"point {dict(zip(keys, row))}: not one row in each seed before seed index {seed}")
+            point.append(row)
     out = []
     for point, rows in groups.items():
+        if len(rows) != len(per_seed) or any(set(row) != set(rows[0]) for row in rows):
+            raise ValueError(f"point {dict(zip(keys, point))}: {len(rows)} rows for {len(per_seed)} seeds, or columns that differ")
         merged: dict = dict(zip(keys, point))
         for column in rows[0]:
             if column in keys:
                 continue
-            values = [row[column] for row in rows if column in row]
-            if values and all(is_number(v) for v in values):
+            values = [row[column] for row in rows]
+            if all(is_number(v) for v in values):
                 merged[column], merged[f"{column}_ci95"] = mean_ci([float(v) for v in values])
+            elif all(v == values[0] for v in values):
+                merged[column] = values[0]
             else:
-                merged[column] = values[0] if values else None
+                raise ValueError(f"point {dict(zip(keys, point))}: column {column} is not a number and differs between seeds")
         merged["seeds"] = len(rows)
         out.append(merged)
     return out

@@ -128,16 +128,27 @@ def routing_rows(t: Topology, events_per_broker: int, seed: int) -> list[dict]:
         row: dict = {"topology": t.name, "interested": k, "popularity": round(k / t.n, 4), "events": t.n * events_per_broker}
         for protocol, (net, clients) in nets.items():
             sent, links = net.ledger.sent["EVENT"], net.ledger.overlay_hops["EVENT"]
+            wanted = {}
             for b in range(t.n):
                 for flags in ranks[b] < k:
-                    net.publish(clients[b], interest_event(flags))
+                    wanted[net.publish(clients[b], interest_event(flags))] = {clients[x] for x in map(int, flags.nonzero()[0]) if x != b}
             net.run()
+            check_deliveries(net, wanted, protocol)
             row[f"{protocol}_sim_hops"] = round((net.ledger.sent["EVENT"] - sent) / row["events"], 4)
             if protocol == "broadcast":
                 row["baseline_sim_links"] = round((net.ledger.overlay_hops["EVENT"] - links) / row["events"], 4)
             net.ledger.deliveries.clear()  # nobody reads them; they would grow with every event
         rows.append(row)
     return rows
+
+
+def check_deliveries(net: Network, wanted: dict[int, set[int]], protocol: str) -> None:
+    """Each event reached exactly the clients of its interested brokers (the publisher's own client aside), once:
+    a protocol that delivered less would otherwise look cheaper."""
+    for eid, clients in wanted.items():
+        got = net.ledger.deliveries.get(eid, {})
+        if set(got) != clients or any(copies != 1 for copies in got.values()):
+            raise AssertionError(f"{protocol}: event {eid} delivered to {sorted(got)}, wanted {sorted(clients)} once each")
 
 
 def simulated_rows(t: Topology, workloads: list[Brokers], sigmas: tuple[int, ...], subscriptions: int,
