@@ -34,10 +34,10 @@ def means_over_seeds(per_seed: Sequence[Sequence[Mapping]], keys: Sequence[str])
     groups: dict[tuple, list[Mapping]] = {}
     for seed, rows in enumerate(per_seed):
         for row in rows:
-            point = groups.setdefault(tuple(row[k] for k in keys), [])
-            if len(point) != seed:
-                raise ValueError(f"point {dict(zip(keys, row))}: not one row in each seed before seed index {seed}")
-            point.append(row)
+            slot = groups.setdefault(tuple(row[k] for k in keys), [])
+            if len(slot) != seed:
+                raise ValueError(f"point { {k: row[k] for k in keys} }: not one row in each seed before seed index {seed}")
+            slot.append(row)
     out = []
     for point, rows in groups.items():
         if len(rows) != len(per_seed) or any(set(row) != set(rows[0]) for row in rows):
