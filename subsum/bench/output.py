@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import csv
 import json
-from concurrent.futures import ProcessPoolExecutor
+import multiprocessing
+import signal
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
@@ -53,8 +54,16 @@ def map_runs(run: Callable[[Any], dict], tasks: Sequence[Any], workers: int) -> 
     if min(workers, len(tasks)) <= 1:
         yield from map(run, tasks)
         return
-    with ProcessPoolExecutor(max_workers=min(workers, len(tasks))) as pool:
-        yield from pool.map(run, tasks)
+    # the workers ignore Ctrl-C: it is the parent's, which stops them (no worker's traceback on the terminal)
+    pool = multiprocessing.get_context("fork").Pool(min(workers, len(tasks)), signal.signal, (signal.SIGINT, signal.SIG_IGN))
+    try:
+        yield from pool.imap(run, tasks)
+    except BaseException:  # Ctrl-C or a failed task: stop the workers now, the running tasks and the queued ones alike
+        pool.terminate()
+        raise
+    finally:
+        pool.close()
+        pool.join()
 
 
 def task_key(task: Any) -> str:
