@@ -52,6 +52,25 @@ def test_bench_rows_are_the_simulations(quick):
     assert float(row["request_hops"]) == report["request_hops"] and float(row["response_hops"]) == report["response_hops"]
 
 
+def test_the_variants_series_sets_each_alternative_beside_its_default(quick):
+    """The variants series (issue 54): each of the seeds' alternatives is a row beside the default of the same point,
+    and each row is the simulation with that protocol option: suppression off sends more response messages and
+    suppresses none; asking one neighbour sends fewer request messages."""
+    out, _, _ = quick
+    with open(out / "caching.csv", newline="") as fh:
+        rows = [r for r in csv.DictReader(fh) if r["series"] == "variants"]
+    by = {(r["variant"], r["policy"], r["cache_share"]): r for r in rows}
+    assert {v for v, _, _ in by} == set(bc.VARIANTS)
+    default, off, one = by[("", "lru", "0.05")], by[("no-suppression", "lru", "0.05")], by[("ask-one", "lru", "0.05")]
+    assert float(off["duplicates_suppressed"]) == 0 < float(default["duplicates_suppressed"])
+    assert float(off["response_hops"]) > float(default["response_hops"])
+    assert float(one["request_hops"]) < float(default["request_hops"])
+    _, report = run_caching(brokers=int(one["brokers"]), placement="candidate", policy="lru", capacity=int(one["capacity"]),
+                            alpha=float(one["alpha"]), messages=int(one["messages"]), seed=int(one["first_seed"]),
+                            variant=bc.VARIANTS["ask-one"])
+    assert float(one["survivability"]) == report["survivability"]
+
+
 def test_a_point_over_seeds_is_the_mean_of_its_runs_with_an_interval():
     """Five seeds: each metric is the mean of the five simulations, its
     half-width Student's t; a metric no run defines stays None."""

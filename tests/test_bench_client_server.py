@@ -167,3 +167,20 @@ def test_report_only_refuses_an_engines_field_a_run_does_not_write(quick, tmp_pa
     (out / "summary.json").write_text(json.dumps(summary))
     with pytest.raises(ValueError, match="field 'engines' is not what a run writes"):
         bcs.report_again(out)
+
+
+def test_quick_variants_write_every_variant_and_their_relations_hold(tmp_path):
+    """`subsum bench client-server --variants --quick` (issue 54): variants.csv has a row for each variant's first
+    two values, the hits split by where they were answered add up to the hit, and SOHA probing the client's broker
+    only never sends more extra responses than probing along the path."""
+    from subsum.bench import client_server_variants as variants
+
+    result = variants.run(tmp_path, quick=True, log=lambda _: None)
+    rows = list(csv.DictReader(open(tmp_path / "variants.csv", newline="")))
+    assert {r["variant"] for r in rows} == {v.name for v in variants.VARIANTS}
+    assert len(rows) == len(result["rows"]) == len(variants.points(True))
+    for r in rows:
+        assert abs(sum(float(r[f"hit_{p}"]) for p in ("client", "path", "off")) - float(r["hit"])) <= 5e-4
+    soha = {(r["variant"], r["value"]): float(r["overhead"]) for r in rows if r["variant"].startswith("soha")}
+    assert all(soha[("soha-client", n)] <= soha[("soha-path", n)] for v, n in soha if v == "soha-client")
+    assert "| soha-client |" in variants.markdown_table(result)

@@ -258,7 +258,7 @@ def test_simulated_routing_checks_every_delivery():
 
 
 def test_means_over_seeds_refuses_a_point_missing_from_a_seed():
-    from subsum.bench.summary_routing_seeds import means_over_seeds
+    from subsum.bench.intervals import means_over_seeds
     with pytest.raises(ValueError, match="rows for 2 seeds"):
         means_over_seeds([[{"p": 0.1, "x": 1.0}, {"p": 0.5, "x": 1.0}], [{"p": 0.1, "x": 2.0}]], ("p",))
     with pytest.raises(ValueError, match="differs between seeds"):

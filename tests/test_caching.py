@@ -11,6 +11,8 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from click.testing import CliRunner
 from hypothesis.internal.conjecture import engine as conjecture_engine
 
@@ -143,3 +145,26 @@ def test_equivalence_check_catches_a_regeneration_bug(plant):
     profiles.load("ci")
     with pytest.raises(AssertionError, match="regeneration|differ"):
         run_property(caching.regeneration_without_degradation_is_lru)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.booleans(), st.integers(0, 7), st.integers(0, 2)), min_size=1, max_size=40))
+def test_rate_lfu_oldest_first_evicts_the_smallest_rate_then_the_oldest(steps):
+    """The caching protocol's `lfu_ties` "oldest" (spec/09 DEF-CACHE-4): the victim is the entry of the smallest
+    count / age, among equal rates the oldest inserted, a just-inserted entry protected (the oldest of all when
+    every entry is); checked against that rule computed directly over the cache's own counts."""
+    cache, now, inserted = policies.RateLFUOldestFirst(3), 0.0, {}  # key -> (insertion time, insertion number)
+    for number, (is_insert, m, dt) in enumerate(steps):
+        now += dt
+        key = f"m{m}"
+        if not is_insert:
+            cache.hit([key], now)
+        elif key not in cache:
+            expected = None
+            if len(cache) == 3:
+                aged = [k for k in inserted if inserted[k][0] < now]
+                expected = (min(aged, key=lambda k: (cache.count(k) / (now - inserted[k][0]), inserted[k][1])) if aged
+                            else min(inserted, key=lambda k: inserted[k][1]))
+                del inserted[expected]
+            assert cache.insert(key, now) == expected
+            inserted[key] = (now, number)

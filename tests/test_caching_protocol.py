@@ -342,3 +342,16 @@ def test_a_reached_broker_that_hits_nothing_is_caught(monkeypatch):
             self.cache = cache
 
     _cache_calls(monkeypatch, "request_received", blind)
+
+
+def test_asking_one_neighbour_walks_a_single_path_and_asking_all_branches():
+    """Option `ask` "one" (spec/09 DEF-CACHE-7, seed 004 §3.3's alternative): each broker forwards a request to one
+    neighbour at most, so the brokers it reaches form one path from the client; the default asks every candidate
+    neighbour, and on the same run some request branches (so the path check can fail)."""
+    def single_paths(variant):
+        net, _ = run_caching(brokers=20, placement="candidate", policy="lru", capacity=15, messages=200, seed=3, variant=variant)
+        records = net.shared.requests.values()
+        return [len(r.reached) == max(len(stack) for stack in r.paths.values()) - 1 for r in records if r.reached]
+
+    assert all(single_paths({"ask": "one"}))
+    assert not all(single_paths({}))

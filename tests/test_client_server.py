@@ -217,6 +217,43 @@ def test_the_direct_driver_reports_what_the_simulator_reports(policy):
             assert simulated == direct and direct["requests"] > 100, (run, simulated, direct)
 
 
+def test_soha_probing_the_clients_broker_only_is_the_same_on_both_drivers_and_probes_less():
+    """SOHA's option `soha_probes` "client" (spec/10 DEF-CS-2's narrower reading): both drivers report the same run
+    for run; it never has more overhead than the default reading, and has less somewhere (so the option acts); the
+    hits split by where they were answered add up to the hit ratio, and some hit is answered off the path."""
+    from subsum.impl.network.workloads.client_server import run_client_server
+    from subsum.impl.network.workloads.client_server_direct import run_client_server_direct
+
+    less = off = False
+    for brokers, seed in ((20, 1), (35, 2), (50, 3)):
+        run = dict(policy="soha", brokers=brokers, steps=250, seed=seed)
+        narrow = run_client_server_direct(**run, soha_probes="client")
+        assert run_client_server(**run, soha_probes="client")[1] == narrow
+        wide = run_client_server_direct(**run)
+        assert narrow["overhead"] <= wide["overhead"]
+        less |= narrow["overhead"] < wide["overhead"]
+        for report in (narrow, wide):
+            assert abs(report["hit_client"] + report["hit_path"] + report["hit_off"] - report["hit"]) <= 3e-4
+            off |= report["hit_off"] > 0
+    assert less and off
+
+
+def test_lfus_other_tie_rule_is_the_same_on_both_drivers_and_changes_the_run():
+    """Option `lfu_ties` "oldest" (spec/09 DEF-CACHE-4's other rule) reaches both drivers' caches: the same report
+    run for run, and a report that differs from the default rule's somewhere (so the option acts)."""
+    from subsum.impl.network.workloads.client_server import run_client_server
+    from subsum.impl.network.workloads.client_server_direct import run_client_server_direct
+
+    differs = False
+    for brokers, seed in ((10, 1), (30, 2)):
+        run = dict(policy="sc", brokers=brokers, slots=3, steps=250, seed=seed)
+        oldest = run_client_server_direct(**run, lfu_ties="oldest")
+        assert run_client_server(**run, lfu_ties="oldest")[1] == oldest
+        newest = run_client_server_direct(**run)
+        differs |= {k: v for k, v in oldest.items() if k != "lfu_ties"} != newest
+    assert differs
+
+
 @pytest.mark.parametrize("memory", [0, 3, None])
 def test_ss_asks_the_requesters_its_reading_names(memory):
     """spec/10, SS's interested brokers: with ss_memory = S, every broker SS

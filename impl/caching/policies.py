@@ -266,6 +266,32 @@ class RateLFU(CachePolicy):
         return {"count": self.count(m), "start": start}
 
 
+class RateLFUOldestFirst(RateLFU):
+    """Rate-LFU with the other rule among equal rates: the oldest inserted
+    goes first (not a policy of its own: the caching protocol's option
+    `lfu_ties` "oldest", measured beside seed 003's newest-first rule)."""
+
+    __slots__ = ()
+
+    def _victim(self, now: float) -> str:
+        entries = self._entries
+        for m in self._unrequested:  # rate 0, oldest first, unless inserted at `now` (protected: +inf)
+            if entries[m][0] < now:
+                return m
+        best: str | None = None
+        best_key = (math.inf, 0)
+        for m, (count, start, seq) in self._requested.items():
+            if now > start:
+                key = (count / (now - start), seq)
+                if key < best_key:
+                    best, best_key = m, key
+        return best if best is not None else next(iter(entries))
+
+    def order(self) -> list[str]:
+        entries, now = self._entries, self.now
+        return sorted(entries, key=lambda m: (self.rate(m, now), entries[m][1]), reverse=True)
+
+
 POLICIES: dict[str, type[CachePolicy]] = {cls.name: cls for cls in (FIFO, RegenerationDegradation, RateLFU, LRU)}
 
 
@@ -292,6 +318,9 @@ def cache_class(policy: str) -> type[CachePolicy]:
     return plugins.resolve("cache", policy, POLICIES, _cache_problem)
 
 
-def make_cache(policy: str, capacity: int | None) -> CachePolicy:
-    """A new, empty cache of `policy` (see `cache_class`)."""
+def make_cache(policy: str, capacity: int | None, lfu_ties: str = "newest") -> CachePolicy:
+    """A new, empty cache of `policy` (see `cache_class`); rate-LFU with `lfu_ties` "oldest" evicts the oldest
+    among equal rates (`RateLFUOldestFirst`, `names.LFU_TIES`)."""
+    if policy == "lfu" and lfu_ties == "oldest":
+        return RateLFUOldestFirst(capacity)
     return cache_class(policy)(capacity)

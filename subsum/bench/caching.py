@@ -82,18 +82,23 @@ DEFAULT_READING = {"leaf": LEAF_READING, "single": SINGLE_READING}
 OTHER_READINGS = (("leaf", "i"), ("single", "centre"))
 
 
+#: the seeds' alternatives the variants series measures beside the defaults (spec/09 DEF-CACHE-4, -7): protocol options
+VARIANTS: dict[str, dict] = {"": {}, "no-suppression": {"suppress_duplicates": False}, "ask-one": {"ask": "one"}, "lfu-oldest": {"lfu_ties": "oldest"}}
+
+
 def one_run(brokers: int, placement: str, policy: str, cache_share: float | None, alpha: float, messages: int, seed: int,
-            reading: str = "") -> dict:
+            reading: str = "", variant: str = "") -> dict:
     """One seeded simulation of the caching protocol; its report (DEF-CACHE-8).
     `cache_share` None: unbounded caches; `reading` the leaf or single
-    reading ("" or None: the default)."""
+    reading ("" or None: the default); `variant` one of `VARIANTS`."""
     capacity = None if cache_share is None else max(1, round(cache_share * messages))
     reading = reading or DEFAULT_READING.get(placement, "")
     started = time.perf_counter()
     _, report = run_caching(brokers=brokers, placement=placement, policy=policy, capacity=capacity, alpha=alpha, messages=messages,
                             seed=seed, leaf_reading=reading if placement == "leaf" else LEAF_READING,
-                            single_reading=reading if placement == "single" else SINGLE_READING)
-    return {"series": "", "brokers": brokers, "placement": placement, "reading": reading, "policy": policy, "cache_share": cache_share,
+                            single_reading=reading if placement == "single" else SINGLE_READING, variant=VARIANTS[variant])
+    return {"series": "", "brokers": brokers, "placement": placement, "reading": reading, "variant": variant, "policy": policy,
+            "cache_share": cache_share,
             "alpha": alpha, "messages": messages, "seed": seed, **{k: report[k] for k in METRICS},
             "seconds": round(time.perf_counter() - started, 2)}
 
@@ -113,7 +118,7 @@ def over_seeds(reports: list[dict]) -> dict:
     the seeds with its 95% half-width (`METRIC_ci95`); a metric no run
     defines (None) stays None."""
     first = reports[0]
-    row = {k: first[k] for k in ("series", "brokers", "placement", "reading", "policy", "cache_share", "alpha", "messages")}
+    row = {k: first[k] for k in ("series", "brokers", "placement", "reading", "variant", "policy", "cache_share", "alpha", "messages")}
     row.update(first_seed=first["seed"], seeds=len(reports), capacity=first["capacity"])
     for metric in METRICS[1:]:
         values = [r[metric] for r in reports if r[metric] is not None]
@@ -174,16 +179,28 @@ def findings(placement_rows: list[dict]) -> list[dict]:
 
 
 def point_list(sweep: Sweep, policy_brokers: int) -> list[tuple]:
-    """Every point a run simulates: (series, brokers, placement, policy, cache share, α, reading)."""
-    points: list[tuple] = [("placement", brokers, placement, "lru", 0.05, alpha, "") for brokers in sweep.sizes for alpha in sweep.alphas
-                           for placement in PLACEMENTS]
+    """Every point a run simulates: (series, brokers, placement, policy, cache share, α, reading, variant)."""
+    points: list[tuple] = [("placement", brokers, placement, "lru", 0.05, alpha, "", "") for brokers in sweep.sizes
+                           for alpha in sweep.alphas for placement in PLACEMENTS]
     # the same trees with caches that never evict: the seeds' reasoning without eviction
-    points += [("unbounded", brokers, placement, "lru", None, 0.8, "") for brokers in sweep.sizes for placement in PLACEMENTS]
-    points += [("policy", policy_brokers, "candidate", policy, share, alpha, "") for alpha in sweep.alphas for share in sweep.shares
+    points += [("unbounded", brokers, placement, "lru", None, 0.8, "", "") for brokers in sweep.sizes for placement in PLACEMENTS]
+    points += [("policy", policy_brokers, "candidate", policy, share, alpha, "", "") for alpha in sweep.alphas for share in sweep.shares
                for policy in POLICIES]
-    points += [("readings", brokers, placement, "lru", 0.05, alpha, reading) for brokers in sweep.sizes for alpha in sweep.alphas
+    points += [("readings", brokers, placement, "lru", 0.05, alpha, reading, "") for brokers in sweep.sizes for alpha in sweep.alphas
                for placement, reading in OTHER_READINGS]
-    return points
+    return points + variant_points(sweep, policy_brokers)
+
+
+def variant_points(sweep: Sweep, brokers: int) -> list[tuple]:
+    """The variants series: candidate placement on the policy series' trees, each seed alternative at every α,
+    beside the default of the same point (the placement series' LRU rows at 5%, the policy series' LFU rows):
+    duplicate suppression off and the request asked of one neighbour only (LRU, caches of 5% and unbounded),
+    rate-LFU evicting the oldest among equal rates (each cache share)."""
+    points = [("variants", brokers, "candidate", "lru", share, alpha, "", variant) for variant in ("no-suppression", "ask-one")
+              for alpha in sweep.alphas for share in (0.05, None)]
+    points += [("variants", brokers, "candidate", "lru", share, alpha, "", "") for alpha in sweep.alphas for share in (0.05, None)]
+    return points + [("variants", brokers, "candidate", "lfu", share, alpha, "", "lfu-oldest") for alpha in sweep.alphas
+                     for share in sweep.shares]
 
 
 def with_readings_rows(rows: list[dict]) -> list[dict]:
@@ -208,14 +225,15 @@ def run(out_dir, *, quick: bool = False, seed: int = 1, workers: int | None = No
     policy_brokers = 50 if not quick else sizes[0]
     points = point_list(sweep, policy_brokers)
     seeds = range(seed, seed + sweep.runs)
-    tasks = [(brokers, placement, policy, share, alpha, messages, s, reading) for _, brokers, placement, policy, share, alpha, reading in points
-             for s in seeds]
+    tasks = [(brokers, placement, policy, share, alpha, messages, s, reading, variant)
+             for _, brokers, placement, policy, share, alpha, reading, variant in points for s in seeds]
     reports = map_runs(run_task, tasks, workers or (1 if quick else os.cpu_count() or 1))
     for done, (series, *_) in enumerate(points, 1):
         row = over_seeds([{**next(reports), "series": series} for _ in seeds])
         rows.append(row)
-        log(f"[{done}/{len(points)}] {series}: {row['brokers']} brokers, α {row['alpha']}, {row['placement']} {row['reading']}, {row['policy']}, "
-            f"cache {row['capacity'] or 'unbounded'}: survivability {row['survivability']} ± {row['survivability_ci95']}, "
+        variant = f" {row['variant']}" if row["variant"] else ""
+        log(f"[{done}/{len(points)}] {series}: {row['brokers']} brokers, α {row['alpha']}, {row['placement']} {row['reading']}{variant}, "
+            f"{row['policy']}, cache {row['capacity'] or 'unbounded'}: survivability {row['survivability']} ± {row['survivability_ci95']}, "
             f"overhead {row['overhead_per_request']}/request ({row['seconds']}s over {row['seeds']} seeds)")
 
     rows = with_readings_rows(rows)

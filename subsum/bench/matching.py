@@ -21,6 +21,7 @@ import attrs
 
 from subsum.bench.matching_measure import digest, measure, measure_model, pairs_from_sets
 from subsum.bench.matching_files import FILE_FIELDS, files_disagree, run_files
+from subsum.bench.matching_seeds import write_over_seeds
 from subsum.bench.matching_report import assess, plot_groups, plot_scaling, point_table
 from subsum.bench.output import write_csv
 from subsum.impl.matching import make_engine
@@ -163,6 +164,19 @@ def run_groups(runner: Runner, groups, quick: bool, engines) -> None:
                 runner.point(group.number, variant, group.symbol, x, p, engines)
 
 
+def run_over_seeds(runner: Runner, groups, quick: bool, seeds: int) -> list[Path]:
+    """The groups under the seeds after `runner`'s (`seeds` in all, its own first), seed 001's four engines
+    only; the engines' disagreements go to `runner`'s. Writes seeds.csv and over_seeds.csv (`matching_seeds`)."""
+    per_seed = [[r for r in runner.rows if isinstance(r["group"], int)]]
+    for seed in range(runner.seed + 1, runner.seed + seeds):
+        runner.report(f"[over seeds] seed {seed} ({seed - runner.seed + 1} of {seeds})")
+        again = Runner(runner.out, runner.repeat, runner.planted_rate, seed, 0, runner.budget_s, runner.report)
+        run_groups(again, groups, quick, OBJECT_ENGINES)
+        per_seed.append(again.rows)
+        runner.disagreements += again.disagreements
+    return write_over_seeds(per_seed, OBJECT_ENGINES, runner.out)
+
+
 def run_default_point(runner: Runner, engines, planted_rate: float, files: bool, cold: bool) -> list[dict]:
     """Seed 001's default point with planted matches, and the model on its
     first events; then, when `files`, each file-to-file process on it
@@ -226,13 +240,15 @@ def run_million(runner: Runner) -> None:
 
 def run(out: Path, *, groups=(1, 2, 3, 4, 5), quick: bool = False, repeat: int = 3, planted_rate: float = 0.1, seed: int = 1,
         model_events: int = 100, scaling: bool = True, budget: float = 120.0, point_planted_rate: float = 0.3,
-        files: bool = True, cold: bool = True, million: bool = False, log: Callable[[str], None] = print) -> dict:
+        files: bool = True, cold: bool = True, million: bool = False, over_seeds: int = 1,
+        log: Callable[[str], None] = print) -> dict:
     """The whole matching benchmark (benchmarks/README.md): the default point
     (in process, then file to file), seed 001's experiment groups and the
     scaling run, every engine and DuckDB side by side and cross-checked.
     Writes matching.csv, files.csv, one PNG per group, scaling.png and
     summary.json into `out`; returns the summary (with the files written
-    and the engines' disagreements)."""
+    and the engines' disagreements). `over_seeds` > 1: the groups again
+    under the next seeds, seed 001's four engines only (`matching_seeds`)."""
     out.mkdir(parents=True, exist_ok=True)
     repeat = 1 if quick else repeat
     runner = Runner(out, repeat, planted_rate, seed, model_events, budget, log)
@@ -242,15 +258,18 @@ def run(out: Path, *, groups=(1, 2, 3, 4, 5), quick: bool = False, repeat: int =
         run_million(runner)
     file_rows = run_default_point(runner, ENGINES, point_planted_rate, files, cold)
     run_groups(runner, chosen, quick, ENGINES)
+    if over_seeds > 1:
+        written_seeds = run_over_seeds(runner, chosen, quick, over_seeds)
     if scaling:
         run_scaling(runner, quick)
-    written = [runner.write_csv("matching.csv")]
+    written = [runner.write_csv("matching.csv")] + (written_seeds if over_seeds > 1 else [])
     if file_rows:
         written.append(write_csv(out / "files.csv", file_rows, FILE_FIELDS))
     written += plot_groups(runner.rows, out, chosen)
     scaling_plot = plot_scaling(runner.rows, out)
     summary = {"seconds": round(time.perf_counter() - started, 1), "repeat": repeat, "planted_rate": planted_rate,
                "point_planted_rate": point_planted_rate, "seed": seed, "quick": quick, "groups": list(groups),
+               "over_seeds": over_seeds,
                "default_point": point_table(runner.rows, file_rows),
                "findings": assess(runner.rows, chosen), "disagreements": runner.disagreements}
     (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")

@@ -62,8 +62,8 @@ from subsum.bench.summaries_workload import PROBABILITIES, SCHEMA
 from subsum.bench.summary_routing_events import false_positive_row, routing_rows
 from subsum.bench.summary_routing_overlays import BROKERS, RANDOM_TREES, Topology, rng_for, topologies
 from subsum.bench.summary_routing_plots import plots
-from subsum.bench.summary_routing_seeds import (KEYS, beside_summaries, means_over_seeds, routing_beside_summaries,
-                                                storage_beside_summaries)
+from subsum.bench.intervals import means_over_seeds
+from subsum.bench.summary_routing_seeds import KEYS, beside_summaries, routing_beside_summaries, storage_beside_summaries
 from subsum.bench.summary_routing_siena import (SUBSCRIPTION_BYTES, baseline_formula_bytes, baseline_walked_links,
                                                 siena_expected_messages, siena_period)
 from subsum.bench.summary_routing_summaries import GrowingDeltas, broker_workloads, propagate, summary_propagation, summary_storage

@@ -1,61 +1,22 @@
 """The summary routing benchmark over several seeds (issue 54): each seed's
 rows, the simulator's baselines set beside the summaries of the same seed,
-and the means over seeds with their 95% intervals (`intervals.mean_ci`).
+whose means over seeds, with their 95% intervals, `intervals.means_over_seeds`
+takes.
 
 A ratio (Siena / summaries, say) is taken within a seed, then averaged: the
 mean of the seeds' ratios, with its interval, never a ratio of means.
-
->>> rows = [[{"p": 0.1, "x": 1.0, "name": "a"}], [{"p": 0.1, "x": 3.0, "name": "a"}]]
->>> means_over_seeds(rows, ("p",))
-[{'p': 0.1, 'x': 2.0, 'x_ci95': 12.706, 'name': 'a', 'seeds': 2}]
 """
 
 from __future__ import annotations
 
 from typing import Mapping, Sequence
 
-from subsum.bench.intervals import mean_ci
 from subsum.bench.summary_routing_siena import SUBSCRIPTION_BYTES
 
 #: each table's key columns: the rows of one point, one per seed, agree on them
 KEYS = {"propagation": ("topology", "p", "sigma"), "hops": ("topology", "p"), "routing": ("topology", "interested"),
         "storage": ("topology", "p"), "false_positives": ("topology", "p"), "simulated": ("topology", "p", "sigma"),
         "simulated_storage": ("topology", "p"), "simulated_routing": ("topology", "interested")}
-
-
-def is_number(value) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
-
-
-def means_over_seeds(per_seed: Sequence[Sequence[Mapping]], keys: Sequence[str]) -> list[dict]:
-    """One row per point (the `keys`' values, in first-seen order): each number the mean over the seeds with its
-    95% half-width beside it (`{column}_ci95`), any other value (equal in every seed) as it is, and `seeds`. Every
-    point must have exactly one row in each seed, with the same columns (ValueError otherwise: no silent mix)."""
-    groups: dict[tuple, list[Mapping]] = {}
-    for seed, rows in enumerate(per_seed):
-        for row in rows:
-            slot = groups.setdefault(tuple(row[k] for k in keys), [])
-            if len(slot) != seed:
-                raise ValueError(f"point { {k: row[k] for k in keys} }: not one row in each seed before seed index {seed}")
-            slot.append(row)
-    out = []
-    for point, rows in groups.items():
-        if len(rows) != len(per_seed) or any(set(row) != set(rows[0]) for row in rows):
-            raise ValueError(f"point {dict(zip(keys, point))}: {len(rows)} rows for {len(per_seed)} seeds, or columns that differ")
-        merged: dict = dict(zip(keys, point))
-        for column in rows[0]:
-            if column in keys:
-                continue
-            values = [row[column] for row in rows]
-            if all(is_number(v) for v in values):
-                merged[column], merged[f"{column}_ci95"] = mean_ci([float(v) for v in values])
-            elif all(v == values[0] for v in values):
-                merged[column] = values[0]
-            else:
-                raise ValueError(f"point {dict(zip(keys, point))}: column {column} is not a number and differs between seeds")
-        merged["seeds"] = len(rows)
-        out.append(merged)
-    return out
 
 
 def beside_summaries(simulated: Sequence[dict], propagation: Sequence[Mapping]) -> list[dict]:

@@ -15,6 +15,7 @@ from rich.table import Table
 
 from subsum.bench import caching as bc
 from subsum.bench import client_server as bcs
+from subsum.bench import client_server_variants as bcs_variants
 from subsum.bench import explore_jobs as bej
 from subsum.bench import explore_vs_fuzz as bef
 from subsum.bench import matching as bm
@@ -86,14 +87,18 @@ def _parse_groups(_ctx, _param, value: str) -> list[int]:
 @click.option("--million", is_flag=True,
               help="Also match S = E = 1,000,000 with the compiled engine, once, cross-checked by vectorized on its first "
                    "10,000 events (about 2 minutes and 3.5 GiB here, most of it generating the workload).")
+@click.option("--over-seeds", type=click.IntRange(1, 30), default=1, show_default=True,
+              help="Also run the groups under this many seeds (SEED and the ones after it), BruteForce, Counting, "
+                   "ICCounting and RABasedMatching only, into seeds.csv and over_seeds.csv (means with 95% intervals); "
+                   "about 6 minutes a seed here.")
 def bench_matching(out_dir, fmt, groups, quick, repeat, planted_rate, seed, model_events, scaling, budget,
-                   point_planted_rate, files, million) -> None:
+                   point_planted_rate, files, million, over_seeds) -> None:
     """Seed 001's default point (steady state, first call, file to file),
     its five experiment groups and a scaling run, every engine and DuckDB
     side by side, cross-checked. Exits 1 if the engines disagree."""
     summary = bm.run(Path(out_dir) / "matching", groups=groups, quick=quick, repeat=repeat, planted_rate=planted_rate,
                      seed=seed, model_events=model_events, scaling=scaling, budget=budget,
-                     point_planted_rate=point_planted_rate, files=files, million=million, log=say)
+                     point_planted_rate=point_planted_rate, files=files, million=million, over_seeds=over_seeds, log=say)
     emit(summary, fmt, lambda: print_findings(summary))
     if summary["disagreements"]:
         raise CheckFailed("engines disagree: " + "; ".join(summary["disagreements"]))
@@ -157,13 +162,20 @@ def bench_caching(out_dir, fmt, quick, seed) -> None:
                                             "(the full run takes hours on two cores).")
 @click.option("--report-only", is_flag=True, help="Run nothing: redo the verdicts, plots and summary.json of the finished run in "
                                                  "OUT_DIR/client-server/ from its client_server.csv.")
-def bench_client_server(out_dir, fmt, quick, seed, request_process, resume, report_only) -> None:
+@click.option("--variants", is_flag=True, help="Run only the variants instead (SOHA probing the client's broker's neighbours only, "
+                                               "the hits split by where they were answered, λ at K = 50, K up to 250 at μ = 0.5, "
+                                               "LFU's other tie rule): OUT_DIR/client-server/variants.csv, about 20 minutes.")
+def bench_client_server(out_dir, fmt, quick, seed, request_process, resume, report_only, variants) -> None:
     """Seed 003's two experiment series on the client-server driver (spec/10):
     series 1 (LFU; Server, SC, SOHA, SS) against brokers, cache slots, λ
     and μ; series 2 (SC; FIFO, Regenerate, LFU, LRU) against brokers and
     slots. Means over five seeds with 95% intervals, the thesis's quoted
     numbers beside ours, and a verdict on each."""
     folder = Path(out_dir) / "client-server"
+    if variants:
+        result = bcs_variants.run(folder, quick=quick, seed=seed, request_process=request_process, log=say)
+        show(result, fmt, bcs_variants.markdown_table(result))
+        return
     if report_only:
         try:
             result = bcs.report_again(folder)

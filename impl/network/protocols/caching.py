@@ -19,12 +19,14 @@ Subscription forwarding as Strawman runs it (`StrawmanBroker`), plus:
   its id onto the path, answers with one RESPONSE per cached message f
   matches (a hit), and forwards the request to every broker neighbour but
   the sender with an entry whose filter may overlap f; with no such
-  neighbour the request is dropped. A hit does not stop it;
+  neighbour the request is dropped. A hit does not stop it. Option `ask`
+  "one" forwards it to the lowest-id such neighbour only (the seed's
+  alternative, measured beside the default "all");
 - **responses**: RESPONSE (`messages.CacheResponse`: rid, message id,
   stack, index) is source-routed back, each broker popping its own id. A
   broker that holds the message drops the response (duplicate
-  suppression); otherwise it stores it if the placement makes it a
-  holder, and passes it on. The requester's access broker hands it to the
+  suppression, unless option `suppress_duplicates` is off); otherwise it
+  stores it if the placement makes it a holder, and passes it on. The requester's access broker hands it to the
   client;
 - the last local client of a filter leaving tells the cache
   (`unsubscribed`), which only regeneration/degradation acts on.
@@ -44,7 +46,7 @@ from typing import Hashable, cast
 import attrs
 import networkx as nx
 
-from subsum.core.names import LEAF_READINGS, PLACEMENTS, SINGLE_READINGS
+from subsum.core.names import LEAF_READINGS, LFU_TIES, PLACEMENTS, REQUEST_SPREADS, SINGLE_READINGS
 from subsum.core.types import Constraint, Event, Subscription
 from subsum.impl.caching import make_cache
 from subsum.impl.caching.policies import POLICIES
@@ -64,7 +66,7 @@ LEAF_READING = "ii"
 SINGLE_READING = "publisher"
 POLICY = "fifo"
 DEFAULTS = {"placement": PLACEMENT, "leaf_reading": LEAF_READING, "single_reading": SINGLE_READING, "policy": POLICY, "capacity": None,
-            "suppress_duplicates": True}
+            "suppress_duplicates": True, "ask": REQUEST_SPREADS[0], "lfu_ties": LFU_TIES[0]}
 
 
 def centre(brokers: set[int], links: list[tuple[int, int]]) -> int:
@@ -141,7 +143,7 @@ class CacheNetwork(FilterIndex):
         super().__init__()
         self.options = protocol_settings("caching", net.options, DEFAULTS,
                                          {"placement": PLACEMENTS, "leaf_reading": LEAF_READINGS, "single_reading": SINGLE_READINGS,
-                                          "policy": tuple(POLICIES)})
+                                          "policy": tuple(POLICIES), "ask": REQUEST_SPREADS, "lfu_ties": LFU_TIES})
         capacity = self.options["capacity"]
         if capacity is not None and (type(capacity) is not int or capacity < 1):
             raise NetworkError(f"the cache capacity must be an int >= 1 or None (unbounded), got {capacity!r}")
@@ -194,7 +196,7 @@ class CachingBroker(StrawmanBroker):
     def __init__(self, bid: int, shared) -> None:
         super().__init__(bid, shared)
         options = shared.options
-        self.cache = make_cache(options["policy"], options["capacity"])
+        self.cache = make_cache(options["policy"], options["capacity"], options["lfu_ties"])
 
     @classmethod
     def shared_state(cls, net) -> CacheNetwork:
@@ -281,6 +283,8 @@ class CachingBroker(StrawmanBroker):
                 self.pass_response(rid, m, stack, len(record.responses) - 1, out)
         targets = [b for b, filters in self.by_node.items()
                    if b != x and b < CLIENT_BASE and any(filters_overlap(f, g) for g in self.table_filters(filters))]
+        if shared.options["ask"] == "one":
+            targets = sorted(targets)[:1]
         if not targets:
             record.dropped_at.append(self.id)
             shared.counters["requests dropped"] += 1

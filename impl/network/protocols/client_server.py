@@ -17,7 +17,10 @@ spec/10-client-server.md DEF-CS-1 … 3), registered as protocol
 Caches are `subsum.impl.caching` caches (options `cache_policy`,
 `capacity`), and read the request's step (`now` in the request), not the
 simulator's clock: the thesis's time is its steps. The request policy is
-option `policy`: server, sc, soha or ss. Option `ss_memory` is SS's
+option `policy`: server, sc, soha or ss. Option `soha_probes` "client"
+has SOHA probe the client's broker's neighbours only (the default "path":
+every AT-path broker's before the first path hit); `lfu_ties` "oldest"
+gives rate-LFU caches the other tie rule (spec/09). Option `ss_memory` is SS's
 reading of "a broker with a client requesting the same message"
 (spec/10): None, a client there ever requested it (the default); S ≥ 0,
 one did within the last S steps (0: in the same step).
@@ -29,7 +32,7 @@ from typing import cast
 
 import attrs
 
-from subsum.core.names import REQUEST_POLICIES
+from subsum.core.names import LFU_TIES, REQUEST_POLICIES, SOHA_PROBES
 from subsum.impl.caching import make_cache
 from subsum.impl.caching.policies import POLICIES as CACHE_POLICIES
 from subsum.impl.network.actor import Out
@@ -43,7 +46,8 @@ POLICY = "sc"
 CACHE_POLICY = "lfu"
 SLOTS = 10
 SS_MEMORY = None
-DEFAULTS = {"policy": POLICY, "cache_policy": CACHE_POLICY, "capacity": SLOTS, "ss_memory": SS_MEMORY}
+DEFAULTS = {"policy": POLICY, "cache_policy": CACHE_POLICY, "capacity": SLOTS, "ss_memory": SS_MEMORY, "soha_probes": SOHA_PROBES[0],
+            "lfu_ties": LFU_TIES[0]}
 
 
 def check_ss_memory(memory: int | None) -> int | None:
@@ -96,6 +100,16 @@ class Request:
         first, *rest = self.ranked()
         return first.hops, sum(a.hops for a in rest), not (first.from_path and first.responder == self.server_broker)
 
+    def hit_place(self) -> str:
+        """Where the first answer came from, when it is a hit (`names.HIT_PLACES`): the client's broker, a broker
+        further on the AT path, or one off it; "" when the server answered first (no hit)."""
+        first = self.ranked()[0]
+        if not first.from_path:
+            return "off"
+        if first.responder == self.server_broker:
+            return ""
+        return "client" if first.hops == 0 else "path"
+
     @property
     def delay(self) -> int:
         return self.outcome()[0]
@@ -114,7 +128,8 @@ class ClientServerNetwork:
 
     def __init__(self, net) -> None:
         self.options = protocol_settings("client-server", net.options, DEFAULTS,
-                                         {"policy": REQUEST_POLICIES, "cache_policy": tuple(CACHE_POLICIES)})
+                                         {"policy": REQUEST_POLICIES, "cache_policy": tuple(CACHE_POLICIES), "soha_probes": SOHA_PROBES,
+                                          "lfu_ties": LFU_TIES})
         self.policy: str = self.options["policy"]
         self.server_of: dict[str, int] = {}
         try:
@@ -134,7 +149,7 @@ class ClientServerBroker(Broker):
     def __init__(self, bid: int, shared) -> None:
         super().__init__(bid, shared)
         options = shared.options
-        self.cache = make_cache(options["cache_policy"], options["capacity"])
+        self.cache = make_cache(options["cache_policy"], options["capacity"], options["lfu_ties"])
         self.at: dict[str, int] = {}  # message -> next hop toward its server (own id: served here)
 
     @classmethod
@@ -176,7 +191,7 @@ class ClientServerBroker(Broker):
             return
         if mode != "path":
             return  # a probe or an interested broker that misses drops the request
-        if policy == "soha":
+        if policy == "soha" and (position == 0 or shared.options["soha_probes"] == "path"):
             previous = stack[1] if len(stack) > 1 else None
             for q in self.brokers_around():
                 if q != previous and q != self.at.get(m):

@@ -69,18 +69,19 @@ class Popularity:
 def run_caching(brokers: int = 20, placement: str = PLACEMENT, policy: str = POLICY, capacity: int | None = 50,
                 alpha: float = ALPHA, messages: int = 1000, topics: int | None = None, stay: int = STAY,
                 leaf_reading: str = LEAF_READING, single_reading: str = SINGLE_READING, topology: str = "random-tree",
-                seed: int = 0) -> tuple[Network, dict]:
+                seed: int = 0, variant: dict | None = None) -> tuple[Network, dict]:
     """Run the workload; returns the network and its report (`report`).
     `topology` is a generator's name (random-tree, path, star, balanced)
     or an edge-list file (connected); `capacity` None is unbounded;
-    `topics` defaults to messages / 10."""
+    `topics` defaults to messages / 10; `variant` more protocol options
+    (`suppress_duplicates`, `ask`, `lfu_ties`: the seeds' alternatives)."""
     rng = random.Random(f"caching-{seed}")
     topics = topics or max(1, messages // 10)
     popularity = Popularity(topics, alpha, rng)
     brokers, links = overlay_links(topology, brokers, seed)
     net = build(links, brokers, seed=seed, protocol="caching",
                 options={"placement": placement, "policy": policy, "capacity": capacity, "leaf_reading": leaf_reading,
-                             "single_reading": single_reading})
+                             "single_reading": single_reading, **(variant or {})})
     ids = sorted(net.brokers)
     for _ in range(max(1, brokers // 5)):
         net.subscribe(net.add_client(rng.choice(ids)), topic_filter(popularity.draw()))

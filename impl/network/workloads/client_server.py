@@ -28,9 +28,10 @@ from __future__ import annotations
 
 import math
 import random
+from collections import Counter
 from typing import Callable, Iterator, cast
 
-from subsum.core.names import REQUEST_PROCESSES
+from subsum.core.names import HIT_PLACES, LFU_TIES, REQUEST_PROCESSES, SOHA_PROBES
 from subsum.impl.network.protocols.client_server import CACHE_POLICY, POLICY, SLOTS, ClientServerNetwork, add_server, request
 from subsum.impl.network.sim import Network, build
 from subsum.impl.network.topology import overlay_links
@@ -112,17 +113,21 @@ def schedule(brokers: int, lam: float = LAMBDA, mu: float = MU, steps: int = STE
 def run_client_server(policy: str = POLICY, cache_policy: str = CACHE_POLICY, brokers: int = 10, slots: int = SLOTS, lam: float = LAMBDA,
                       mu: float = MU, steps: int = STEPS, hot_weight: float = 10.0, topology: str = "random-tree",
                       seed: int = 0, request_process: str = REQUEST_PROCESS, ss_memory: int | None = SS_MEMORY,
-                      progress: Callable[[int], None] | None = None) -> tuple[Network, dict]:
+                      soha_probes: str = SOHA_PROBES[0], lfu_ties: str = LFU_TIES[0], progress: Callable[[int], None] | None = None) -> tuple[Network, dict]:
     """Run the driver on the simulator; returns the network and the report:
     delay, overhead and hit per request (DEF-CS-3), and the counts.
     `ss_memory` is SS's reading of an interested broker (None: a client
-    there ever requested the message; S: within the last S steps).
+    there ever requested the message; S: within the last S steps);
+    `soha_probes` whose neighbours SOHA probes (`names.SOHA_PROBES`), `lfu_ties`
+    rate-LFU's rule among equal rates (`names.LFU_TIES`).
     `progress`, if given, is called with each step as the run reaches it."""
     n, links = overlay_links(topology, brokers, seed)
     net = build(links, n, seed=seed, delay=(1.0, 1.0), protocol="client-server",
-                options={"policy": policy, "cache_policy": cache_policy, "capacity": slots, "ss_memory": ss_memory})
+                options={"policy": policy, "cache_policy": cache_policy, "capacity": slots, "ss_memory": ss_memory,
+                         "soha_probes": soha_probes, "lfu_ties": lfu_ties})
     clients = {b: net.add_client(b) for b in range(n)}
     delay = overhead = hits = requests = 0
+    places: Counter[str] = Counter()
     reached = 0
     for step, broker, m in schedule(n, lam, mu, steps, hot_weight, request_process, seed):
         if progress is not None and step > reached:
@@ -138,14 +143,30 @@ def run_client_server(policy: str = POLICY, cache_policy: str = CACHE_POLICY, br
         delay += its_delay
         overhead += its_overhead
         hits += hit
+        places[record.hit_place()] += 1
         requests += 1
     shared = cast(ClientServerNetwork, net.shared)
-    return net, {
-        "policy": policy, "cache_policy": cache_policy if policy != "server" else None, "brokers": n, "slots": slots,
-        "lambda": lam, "mu": mu, "steps": steps, "request_process": request_process,
-        "ss_memory": ss_memory, "seed": seed, "messages": len(shared.server_of),
-        "requests": requests,
-        "delay": round(delay / requests, 4) if requests else None,
-        "overhead": round(overhead / requests, 4) if requests else None,
-        "hit": round(hits / requests, 4) if requests else None,
-    }
+    settings = {"policy": policy, "cache_policy": cache_policy, "brokers": n, "slots": slots, "lambda": lam, "mu": mu, "steps": steps,
+                "request_process": request_process, "ss_memory": ss_memory, "seed": seed}
+    return net, report(settings, len(shared.server_of), (requests, delay, overhead, hits), places, soha_probes, lfu_ties)
+
+
+def report(settings: dict, messages: int, totals: tuple[int, int, int, int], places: Counter[str], soha_probes: str,
+           lfu_ties: str) -> dict:
+    """DEF-CS-3's report of a run, both drivers' (`settings`: the run's, in this order): delay, overhead and hit
+    per request (`totals`: requests, then the summed delay, overhead and hits), and the hits split by where they
+    were answered (`hit_client`, `hit_path`, `hit_off`, `names.HIT_PLACES`: shares of all requests).
+    `soha_probes` and `lfu_ties` are reported when they are not the defaults."""
+    requests, delay, overhead, hits = totals
+    policy = settings["policy"]
+    out = {**settings, "cache_policy": settings["cache_policy"] if policy != "server" else None}
+    if soha_probes != SOHA_PROBES[0]:
+        out["soha_probes"] = soha_probes
+    if lfu_ties != LFU_TIES[0]:
+        out["lfu_ties"] = lfu_ties
+    out.update(messages=messages, requests=requests)
+    for name, total in (("delay", delay), ("overhead", overhead), ("hit", hits)):
+        out[name] = round(total / requests, 4) if requests else None
+    for place in HIT_PLACES:
+        out[f"hit_{place}"] = round(places[place] / requests, 4) if requests else None
+    return out

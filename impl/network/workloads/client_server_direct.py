@@ -16,12 +16,14 @@ then each response's en-route insertions, in the same order).
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Callable
 
+from subsum.core.names import LFU_TIES, SOHA_PROBES
 from subsum.impl.caching import make_cache
 from subsum.impl.network.protocols.client_server import CACHE_POLICY, POLICY, SLOTS, check_ss_memory, interested_brokers
 from subsum.impl.network.topology import overlay_links
-from subsum.impl.network.workloads.client_server import LAMBDA, MU, REQUEST_PROCESS, SS_MEMORY, STEPS, schedule
+from subsum.impl.network.workloads.client_server import LAMBDA, MU, REQUEST_PROCESS, SS_MEMORY, STEPS, report, schedule
 
 
 class Tree:
@@ -63,23 +65,24 @@ class Tree:
 
 
 def serve(tree: Tree, caches: list, interested: dict[int, dict[int, float]], policy: str, broker: int, m: int, server: int,
-          now: float, ss_memory: int | None = SS_MEMORY) -> tuple[int, int, bool]:
+          now: float, ss_memory: int | None = SS_MEMORY, soha_probes: str = SOHA_PROBES[0]) -> tuple[int, int, str]:
     """DEF-CS-2: serve one request from `broker` for message m (its server
     at broker `server`); update the caches and SS's table (m -> broker ->
-    step of its latest request); return delay, overhead and hit (DEF-CS-3)."""
+    step of its latest request); return delay, overhead (DEF-CS-3) and where
+    the hit was answered (`names.HIT_PLACES`; "" for no hit)."""
     path = tree.path(broker, server)
     last = len(path) - 1
     asking = interested.setdefault(m, {})
     if policy == "server":
         asking[broker] = now
-        return last, 0, False
+        return last, 0, ""
     name = f"m{m}"
     i = next((j for j in range(last) if name in caches[path[j]]), last)
     # a response: (hops, not from the path, position, responder, route from responder to the client's broker)
     responses = [(i, False, i, path[i], path[i::-1])]
     if policy == "soha":
         on_path = set(path)
-        for j in range(i):
+        for j in range(i if soha_probes == "path" else min(i, 1)):
             for q in tree.neighbours[path[j]]:
                 if q not in on_path and name in caches[q]:
                     responses.append((j + 1, True, j, q, (q, *path[j::-1])))
@@ -99,22 +102,25 @@ def serve(tree: Tree, caches: list, interested: dict[int, dict[int, float]], pol
                 caches[relay].insert(name, now)
     asking[broker] = now
     first = responses[0]
-    return first[0], sum(r[0] for r in responses[1:]), not (not first[1] and first[3] == server)
+    place = "off" if first[1] else "" if first[3] == server else "client" if first[0] == 0 else "path"
+    return first[0], sum(r[0] for r in responses[1:]), place
 
 
 def run_client_server_direct(policy: str = POLICY, cache_policy: str = CACHE_POLICY, brokers: int = 10, slots: int = SLOTS,
                              lam: float = LAMBDA, mu: float = MU, steps: int = STEPS, hot_weight: float = 10.0,
                              topology: str = "random-tree", seed: int = 0, request_process: str = REQUEST_PROCESS,
-                             ss_memory: int | None = SS_MEMORY, progress: Callable[[int], None] | None = None) -> dict:
+                             ss_memory: int | None = SS_MEMORY, soha_probes: str = SOHA_PROBES[0], lfu_ties: str = LFU_TIES[0],
+                             progress: Callable[[int], None] | None = None) -> dict:
     """The driver of `client_server.run_client_server`, served directly;
     returns the same report."""
     check_ss_memory(ss_memory)
     n, links = overlay_links(topology, brokers, seed)
     tree = Tree(n, links)
-    caches = [make_cache(cache_policy, slots) for _ in range(n)]
+    caches = [make_cache(cache_policy, slots, lfu_ties) for _ in range(n)]
     interested: dict[int, dict[int, float]] = {}
     server_of: list[int] = []
     delay = overhead = hits = requests = reached = 0
+    places: Counter[str] = Counter()
     for step, broker, m in schedule(n, lam, mu, steps, hot_weight, request_process, seed):
         if progress is not None and step > reached:
             reached = step
@@ -122,17 +128,12 @@ def run_client_server_direct(policy: str = POLICY, cache_policy: str = CACHE_POL
         if step == 0:
             server_of.append(broker)
             continue
-        d, o, h = serve(tree, caches, interested, policy, broker, m, server_of[m], float(step), ss_memory)
+        d, o, place = serve(tree, caches, interested, policy, broker, m, server_of[m], float(step), ss_memory, soha_probes)
         delay += d
         overhead += o
-        hits += h
+        hits += place != ""
+        places[place] += 1
         requests += 1
-    return {
-        "policy": policy, "cache_policy": cache_policy if policy != "server" else None, "brokers": n, "slots": slots,
-        "lambda": lam, "mu": mu, "steps": steps, "request_process": request_process,
-        "ss_memory": ss_memory, "seed": seed, "messages": len(server_of),
-        "requests": requests,
-        "delay": round(delay / requests, 4) if requests else None,
-        "overhead": round(overhead / requests, 4) if requests else None,
-        "hit": round(hits / requests, 4) if requests else None,
-    }
+    settings = {"policy": policy, "cache_policy": cache_policy, "brokers": n, "slots": slots, "lambda": lam, "mu": mu, "steps": steps,
+                "request_process": request_process, "ss_memory": ss_memory, "seed": seed}
+    return report(settings, len(server_of), (requests, delay, overhead, hits), places, soha_probes, lfu_ties)
