@@ -16,6 +16,11 @@ some protocol options set:
   path, one off it: `hit_client`, `hit_path`, `hit_off`);
 - **lam-k50**: the λ sweep at K = 50 (the main sweep has it at K = 10);
 - **mu-0.5**: K up to 250 at μ = 0.5;
+- **mu-split**: SS against μ, with the hits split;
+- **uniform** / **corner-uniform**: the four policies against K, and at the
+  corner N = K = 50, with every message equally popular (`hot_weight` 1:
+  no hot messages, where spec/10 DEF-CS-4 makes every 20th ten times as
+  popular, the seed's "a very small number" left open);
 - **series2** / **series2-lfu-oldest**: Server-Cache under LFU and LRU
   against N, with the hits split, and LFU evicting the oldest among equal
   rates (spec/09 DEF-CACHE-4's other rule).
@@ -51,7 +56,7 @@ class Variant:
     values: tuple
     policies: tuple[str, ...]
     fixed: dict = attrs.field(factory=dict)  # settings other than the defaults
-    options: dict = attrs.field(factory=dict)  # protocol options (soha_probes, lfu_ties)
+    options: dict = attrs.field(factory=dict)  # the driver's options (soha_probes, lfu_ties, hot_weight)
     caches: tuple[str, ...] = ("lfu",)
 
 
@@ -61,6 +66,9 @@ VARIANTS = (
     Variant("split", "slots", (5, 10, 20, 30, 40, 50), REQUEST_POLICIES),
     Variant("lam-k50", "lam", (0.05, 0.25, 0.5, 1.0, 1.5), ("sc", "soha"), fixed={"slots": 50}),
     Variant("mu-0.5", "slots", (10, 50, 100, 250), ("sc", "soha"), fixed={"mu": 0.5}),
+    Variant("mu-split", "mu", (0.05, 0.1, 0.2, 0.3, 0.4, 0.5), ("ss",)),
+    Variant("uniform", "slots", (5, 10, 20, 30, 40, 50), REQUEST_POLICIES, options={"hot_weight": 1.0}),
+    Variant("corner-uniform", "brokers", (50,), REQUEST_POLICIES, fixed={"slots": 50}, options={"hot_weight": 1.0}),
     Variant("series2", "brokers", BROKERS, ("sc",), caches=("lfu", "lru")),
     Variant("series2-lfu-oldest", "brokers", BROKERS, ("sc",), options={"lfu_ties": "oldest"}),
 )

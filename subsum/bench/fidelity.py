@@ -28,7 +28,7 @@ from typing import Sequence
 import attrs
 
 from subsum.bench import verdict as rule
-from subsum.bench.fidelity_explain import DIFFERENCE_BY, GRADES, NOT_MEASURED, graded, render
+from subsum.bench.fidelity_explain import DIFFERENCE_BY, GRADES, NOT_MEASURED, graded, held_of, render
 from subsum.bench.fidelity_load import FOLDER, LEFT_OUT_REASONS, Reading, Statement, StatementError, left_out_all, load_all
 from subsum.bench.fidelity_measure import FileAbsent, Ours, Results, fmt
 from subsum.core.errors import InputError
@@ -319,8 +319,9 @@ def explanation(r: Row) -> str:
     s = r.statement
     if not s.explain:
         return "NO EXPLANATION RECORDED: this row matched in the committed results"
-    texts = {name: value_text(ours) for name, ours in r.values}
-    texts["ours"] = value_text(r.ours)
+    measured = (*r.values, ("ours", r.ours), *((f"reading{k}", ours) for k, (_, ours, _) in enumerate(r.readings, 1)))
+    texts = {name: value_text(ours) for name, ours in measured}
+    texts.update({f"{name}:held": held_of(s.order, s.better, ours.points if ours else ()) for name, ours in measured})
     return graded(s.grade, s.evidence, render(s.explain, texts))
 
 

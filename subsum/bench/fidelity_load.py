@@ -121,9 +121,10 @@ class Statement:
         if self.grade == "E" and self.evidence not in named:
             raise ValueError(f"field 'evidence': grade E names the reading or value that shows the cause; {self.evidence!r} is "
                              f"none of {sorted(named)}")
-        unknown = [n for n in placeholders(self.explain) if n != "ours" and n not in {v.label for v in self.values}]
+        readable = {"ours", *(v.label for v in self.values), *(f"reading{k}" for k in range(1, len(self.readings) + 1))}
+        unknown = [n for n in placeholders(self.explain) if n not in readable]
         if unknown:
-            raise ValueError(f"field 'explain': placeholders {unknown} are not in [statement.values]")
+            raise ValueError(f"field 'explain': placeholders {unknown} are not in [statement.values] (nor `ours`, `readingN`)")
 
     @property
     def seed(self) -> str:
