@@ -83,7 +83,7 @@ OTHER_READINGS = (("leaf", "i"), ("single", "centre"))
 
 
 #: the seeds' alternatives the variants series measures beside the defaults (spec/09 DEF-CACHE-4, -7): protocol options
-VARIANTS: dict[str, dict] = {"": {}, "no-suppression": {"suppress_duplicates": False}, "ask-one": {"ask": "one"}, "lfu-oldest": {"lfu_ties": "oldest"}}
+VARIANTS: dict[str, dict] = {"": {}, "default": {}, "no-suppression": {"suppress_duplicates": False}, "ask-one": {"ask": "one"}, "lfu-oldest": {"lfu_ties": "oldest"}}
 
 
 def one_run(brokers: int, placement: str, policy: str, cache_share: float | None, alpha: float, messages: int, seed: int,
@@ -193,12 +193,12 @@ def point_list(sweep: Sweep, policy_brokers: int) -> list[tuple]:
 
 def variant_points(sweep: Sweep, brokers: int) -> list[tuple]:
     """The variants series: candidate placement on the policy series' trees, each seed alternative at every α,
-    beside the default of the same point (the placement series' LRU rows at 5%, the policy series' LFU rows):
+    beside the defaults of the same points (variant "default"; rate-LFU's are the policy series' LFU rows):
     duplicate suppression off and the request asked of one neighbour only (LRU, caches of 5% and unbounded),
     rate-LFU evicting the oldest among equal rates (each cache share)."""
     points = [("variants", brokers, "candidate", "lru", share, alpha, "", variant) for variant in ("no-suppression", "ask-one")
               for alpha in sweep.alphas for share in (0.05, None)]
-    points += [("variants", brokers, "candidate", "lru", share, alpha, "", "") for alpha in sweep.alphas for share in (0.05, None)]
+    points += [("variants", brokers, "candidate", "lru", share, alpha, "", "default") for alpha in sweep.alphas for share in (0.05, None)]
     return points + [("variants", brokers, "candidate", "lfu", share, alpha, "", "lfu-oldest") for alpha in sweep.alphas
                      for share in sweep.shares]
 

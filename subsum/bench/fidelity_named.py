@@ -147,28 +147,20 @@ def routing_order_above_75_siena_covering(results: Results) -> Ours | None:
     return _routing_order_above_75(results, "siena_cover90_hops", ", Siena charged only each subscription's own links (covering 0.9)")
 
 
-# --- seed 001 (`subsum bench matching`): the algorithms' work, independent of Python's cost per operation ---------
+# --- seed 004 (`subsum bench caching`, series variants): rate-LFU's other tie rule -----------------------------------
 
-MATCHING = "matching/matching.csv"
-#: The seed's four algorithms by our engines' names, fastest first as the seed ranks them (RABasedMatching,
-#: ICCounting, Counting, BruteForce)
-SEED001_ORDER = ("rab", "indexed", "counting", "brute")
+CACHING = "caching/caching.csv"
 
 
-def _work_at_each(results: Results, group: str, symbol: str) -> Ours | None:
-    """Index lookups plus counter increments of each of the seed's algorithms at each point of one experiment group
-    (the literal generator)."""
-    table: dict[float, dict[str, float]] = {}
-    for r in results.rows(MATCHING, "x", "engine", "index_lookups", "counter_increments", group=group, variant="literal"):
-        if r["engine"] in SEED001_ORDER:
-            table.setdefault(number(r["x"]), {})[str(r["engine"])] = number(r["index_lookups"]) + number(r["counter_increments"])
-    points = tuple({e: p[e] for e in SEED001_ORDER} for _, p in sorted(table.items()) if all(e in p for e in SEED001_ORDER))
-    return Ours(points=points, where=f"index lookups + counter increments, at each {symbol} (group {group}, literal)") if points else None
-
-
-def matching_work_along_events(results: Results) -> Ours | None:
-    return _work_at_each(results, "2", "E")
-
-
-def matching_work_along_subscriptions(results: Results) -> Ours | None:
-    return _work_at_each(results, "5", "S")
+def lfu_oldest_against_regdeg(results: Results) -> Ours | None:
+    """§3.4: rate-LFU evicting the oldest among equal rates (series variants, lfu-oldest) against
+    regeneration/degradation (series policy), survivability at each cache share, α 0.8, 50 brokers."""
+    points, halves = [], []
+    for lfu in sorted(results.rows(CACHING, "survivability", "cache_share", series="variants", variant="lfu-oldest", alpha=0.8),
+                      key=lambda r: number(r["cache_share"])):
+        regdeg = results.rows(CACHING, series="policy", policy="regdeg", alpha=0.8, cache_share=lfu["cache_share"])
+        if regdeg:
+            points.append({"lfu": number(lfu["survivability"]), "regdeg": number(regdeg[0]["survivability"])})
+            halves.append({"lfu": number(lfu["survivability_ci95"]), "regdeg": number(regdeg[0]["survivability_ci95"])})
+    where = "survivability, rate-LFU evicting the oldest among equal rates against Reg-Deg, 50 brokers, α 0.8, at each cache size"
+    return Ours(points=tuple(points), point_ci95=tuple(halves), where=where) if points else None

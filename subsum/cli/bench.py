@@ -164,7 +164,8 @@ def bench_caching(out_dir, fmt, quick, seed) -> None:
                                                  "OUT_DIR/client-server/ from its client_server.csv.")
 @click.option("--variants", is_flag=True, help="Run only the variants instead (SOHA probing the client's broker's neighbours only, "
                                                "the hits split by where they were answered, λ at K = 50, K up to 250 at μ = 0.5, "
-                                               "LFU's other tie rule): OUT_DIR/client-server/variants.csv, about 20 minutes.")
+                                               "uniform popularity, LFU's other tie rule): OUT_DIR/client-server/variants.csv, "
+                                               "about 35 minutes on 2 cores.")
 def bench_client_server(out_dir, fmt, quick, seed, request_process, resume, report_only, variants) -> None:
     """Seed 003's two experiment series on the client-server driver (spec/10):
     series 1 (LFU; Server, SC, SOHA, SS) against brokers, cache slots, λ
