@@ -265,3 +265,42 @@ def replacement_delay_spread(results: Results) -> Ours | None:
     spreads = [(max(p.values()) - min(p.values())) / (sum(p.values()) / 3) for p in table.values() if len(p) == 3]
     return Ours(mean=max(spreads), where="largest (max - min) / mean of FIFO, Reg-Deg and LRU's delay, series 2, every N and K") \
         if spreads else None
+
+
+VARIANTS = "client-server/variants.csv"
+
+
+def slots_to_recover_at_mu_05(results: Results) -> Ours | None:
+    """Fig. 5-8 (§5.3.1): the fewest cache slots K, of the variants' μ = 0.5 sweep (Server-Cache, N = 10), at which
+    the hit is back to Server-Cache's hit at the defaults (μ = 0.05, K = 10); None if no K of the sweep gets there."""
+    base = [r for r in results.rows(CS, "hit", series="1", varied="mu", policy="sc") if number(r["value"]) == 0.05]
+    sweep = sorted(results.rows(VARIANTS, "hit", "value", variant="mu-0.5", policy="sc"), key=lambda r: number(r["value"]))
+    if not base or not sweep:
+        return None
+    back = [number(r["value"]) for r in sweep if number(r["hit"]) >= number(base[0]["hit"])]
+    where = (f"fewest K at which Server-Cache's hit at μ = 0.5 reaches its hit at μ = 0.05, K = 10 "
+             f"({base[0]['hit']}), of K = {', '.join(r['value'] for r in sweep)}")
+    return Ours(mean=back[0], where=where) if back else None
+
+
+def _hit_drop_along_lam(results: Results, policy: str) -> Ours | None:
+    """How much `policy`'s hit falls from λ = 0.05 to λ = 1 at K = 50 (variants, lam-k50) and at K = 10 (series 1)."""
+    def drop(rows) -> float | None:
+        hits = {number(r["value"]): number(r["hit"]) for r in rows}
+        return hits[0.05] - hits[1.0] if 0.05 in hits and 1.0 in hits else None
+
+    at_50 = drop(results.rows(VARIANTS, "hit", "value", variant="lam-k50", policy=policy))
+    at_10 = drop(results.rows(CS, "hit", series="1", varied="lam", policy=policy))
+    if at_50 is None or at_10 is None:
+        return None
+    return Ours(points=({"K = 50": at_50, "K = 10": at_10},), where=f"{policy}'s hit at λ = 0.05 minus at λ = 1, N = 10")
+
+
+def hit_drop_along_lam_sc(results: Results) -> Ours | None:
+    """Fig. 5-6: Server-Cache's hit falls more from λ = 0.05 to λ = 1 with K = 50 slots than with K = 10."""
+    return _hit_drop_along_lam(results, "sc")
+
+
+def hit_drop_along_lam_soha(results: Results) -> Ours | None:
+    """As hit_drop_along_lam_sc, for SOHA."""
+    return _hit_drop_along_lam(results, "soha")
