@@ -27,7 +27,7 @@ RESULTS = ROOT / "benchmarks" / "results"
 READ = ("caching/caching.csv", "client-server/client_server.csv", "summaries/summaries.csv", "summaries/scaling.csv",
         "summary-routing/hops.csv", "summary-routing/propagation.csv", "summary-routing/routing.csv", "summary-routing/storage.csv",
         "summary-routing/simulated.csv", "summary-routing/simulated_storage.csv", "summary-routing/simulated_routing.csv",
-        "matching/matching.csv", "caching/summary.json")
+        "matching/matching.csv", "matching/over_seeds.csv", "client-server/variants.csv", "caching/summary.json")
 STATEMENT = '''[[statement]]
 id = "999-a"
 section = "§1"

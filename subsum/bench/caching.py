@@ -83,7 +83,8 @@ OTHER_READINGS = (("leaf", "i"), ("single", "centre"))
 
 
 #: the seeds' alternatives the variants series measures beside the defaults (spec/09 DEF-CACHE-4, -7): protocol options
-VARIANTS: dict[str, dict] = {"": {}, "default": {}, "no-suppression": {"suppress_duplicates": False}, "ask-one": {"ask": "one"}, "lfu-oldest": {"lfu_ties": "oldest"}}
+VARIANTS: dict[str, dict] = {"": {}, "default": {}, "no-suppression": {"suppress_duplicates": False}, "ask-one": {"ask": "one"},
+                             "lfu-oldest": {"lfu_ties": "oldest"}}
 
 
 def one_run(brokers: int, placement: str, policy: str, cache_share: float | None, alpha: float, messages: int, seed: int,
