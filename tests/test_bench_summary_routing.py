@@ -22,7 +22,7 @@ from subsum.impl.network.protocols.summaries.plan import plan
 from subsum.impl.network.topology import random_tree
 from subsum.model.routing import brocli_route
 
-FILES = ("propagation.csv", "hops.csv", "routing.csv", "storage.csv", "false_positives.csv", "simulated.csv",
+FILES = ("propagation.csv", "hops.csv", "routing.csv", "storage.csv", "storage_small.csv", "false_positives.csv", "simulated.csv",
          "simulated_storage.csv", "simulated_routing.csv", "fig5-2-propagation-bandwidth.png",
          "fig5-3-propagation-hops.png", "fig5-4-routing-hops.png", "fig5-5-storage.png", "summary.json")
 
@@ -103,6 +103,19 @@ def test_storage_summaries_below_siena_below_baseline(quick):
     out, _, _ = quick
     for r in rows(out, "storage.csv"):
         assert float(r["summary_formula_bytes"]) < float(r["siena_bytes"]) <= float(r["baseline_bytes"])
+
+
+def test_storage_at_small_sigma_and_siena_in_expectation(quick):
+    """Fig. 5-5 with each broker holding σ ≤ 100 subscriptions (§5.2.3's 10 to 100 a period): a row per topology, p
+    and σ of the sweep up to 100, Siena storing at most baseline (i); the thesis's Siena in expectation stores
+    less with covering p at every broker than with p × deg / max deg (every broker covers at least as often)."""
+    out, _, _ = quick
+    small = rows(out, "storage_small.csv")
+    assert small and {int(float(r["subscriptions_per_broker"])) for r in small} <= {10, 30, 60, 100}
+    for r in small:
+        assert float(r["siena_bytes"]) <= float(r["baseline_bytes"])
+    for r in rows(out, "storage.csv"):
+        assert float(r["siena_uniform_over_summary"]) <= float(r["siena_expected_over_summary"])
 
 
 def test_simulated_baselines_over_the_seeds(quick):

@@ -26,7 +26,7 @@ RESULTS = ROOT / "benchmarks" / "results"
 #: the CSVs the committed statements read (about 1.3 MB), and one summary.json
 READ = ("caching/caching.csv", "client-server/client_server.csv", "summaries/summaries.csv", "summaries/scaling.csv",
         "summary-routing/hops.csv", "summary-routing/propagation.csv", "summary-routing/routing.csv", "summary-routing/storage.csv",
-        "summary-routing/simulated.csv", "summary-routing/simulated_storage.csv", "summary-routing/simulated_routing.csv",
+        "summary-routing/simulated.csv", "summary-routing/storage_small.csv", "summary-routing/simulated_storage.csv", "summary-routing/simulated_routing.csv",
         "matching/matching.csv", "matching/over_seeds.csv", "client-server/variants.csv", "caching/summary.json")
 STATEMENT = '''[[statement]]
 id = "999-a"

@@ -41,6 +41,7 @@ from typing import Callable
 
 import attrs
 
+from subsum.bench.client_server import DEFAULTS, FULL, QUICK, SS_MEMORY
 from subsum.bench.intervals import mean_ci
 from subsum.bench.output import map_runs, write_csv
 from subsum.core.names import HIT_PLACES, REQUEST_POLICIES
@@ -88,8 +89,6 @@ def run(out_dir, *, quick: bool = False, seed: int = 1, request_process: str = "
         log: Callable[[str], None] = print) -> dict:
     """Every variant's points on the main sweep's defaults, steps and seeds (`client_server.FULL`, or QUICK);
     writes out_dir/variants.csv; returns its rows, the file and the time taken."""
-    from subsum.bench.client_server import DEFAULTS, FULL, QUICK, SS_MEMORY  # the main sweep's settings
-
     sweep = QUICK if quick else FULL
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)

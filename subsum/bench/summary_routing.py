@@ -85,6 +85,7 @@ class Results:
     hops: list = attrs.field(factory=list)  # Fig. 5-3: topology, p (from 0)
     routing: list = attrs.field(factory=list)  # Fig. 5-4: topology, k
     storage: list = attrs.field(factory=list)  # Fig. 5-5: topology, p
+    storage_small: list = attrs.field(factory=list)  # Fig. 5-5 with 10 to 100 subscriptions a broker (§5.2.3): topology, p, σ
     false_positives: list = attrs.field(factory=list)
     simulated: list = attrs.field(factory=list)  # Figs 5-2, 5-3, 5-5: Siena and baseline (i) on the simulator, CWIX
     simulated_storage: list = attrs.field(factory=list)  # Fig. 5-5: the same, at σ = S
@@ -108,7 +109,8 @@ def propagation_row(t: Topology, p: float, sigma: int, merged: Mapping[int, Summ
 
 
 def storage_row(t: Topology, p: float, subscriptions: int, merged: Mapping[int, Summary], siena_messages: int) -> dict:
-    """Siena stores every subscription at its origin and at every broker it reaches (covered or not)."""
+    """Siena stores every subscription at its origin and at every broker it reaches (covered or not); beside the
+    sampled count, the expected one under the thesis's covering (deg-weighted, 000-5.2.1-d) and under uniform covering."""
     row = {"topology": t.name, "p": p, "subscriptions_per_broker": subscriptions, **summary_storage(merged)}
     row["siena_stored"] = t.n * subscriptions + siena_messages
     row["siena_bytes"] = row["siena_stored"] * SUBSCRIPTION_BYTES
@@ -116,7 +118,14 @@ def storage_row(t: Topology, p: float, subscriptions: int, merged: Mapping[int, 
     row["local_subscription_bytes"] = t.n * subscriptions * SUBSCRIPTION_BYTES
     row["siena_over_summary"] = round(row["siena_bytes"] / row["summary_formula_bytes"], 3)
     row["siena_over_summary_wire"] = round(row["siena_bytes"] / row["summary_wire_bytes"], 3)
+    for name, uniform in (("expected", False), ("uniform", True)):  # the thesis's model in expectation, each covering reading
+        stored = t.n * subscriptions + subscriptions * siena_expected_messages(t, p, uniform)
+        row[f"siena_{name}_over_summary"] = round(stored * SUBSCRIPTION_BYTES / row["summary_formula_bytes"], 3)
     return row
+
+
+#: Fig. 5-5 is also measured with each broker holding σ ≤ this many subscriptions (the σ of the sweep up to it)
+SMALL_STORAGE = 100
 
 
 def measure_probability(tops: list[Topology], p: float, sigmas: tuple[int, ...], subscriptions: int, fp_events: int,
@@ -132,6 +141,8 @@ def measure_probability(tops: list[Topology], p: float, sigmas: tuple[int, ...],
             row = propagation_row(t, p, sigma, merged, seed)
             if sigma in sigmas:
                 results.propagation.append(row)
+            if sigma <= SMALL_STORAGE:  # §5.2.3's setup: each broker receives and forwards 10 to 100 subscriptions a period
+                results.storage_small.append(storage_row(t, p, sigma, merged, row["siena_messages"]))
             if sigma == subscriptions:
                 results.storage.append(storage_row(t, p, subscriptions, merged, row["siena_messages"]))
                 if t.name == "cwix" and fp_events:
@@ -242,7 +253,7 @@ def run_seeds(seeds: tuple[int, ...], quick: bool, workers: int, log: Callable[[
     disagreements = []
     for s in seeds:
         mine = done[("summaries", s, None)]
-        for name in ("propagation", "hops", "routing", "storage", "false_positives"):
+        for name in ("propagation", "hops", "routing", "storage", "storage_small", "false_positives"):
             per_seed[name].append(mine[name])
         disagreements += [f"seed {s}: {problem}" for problem in mine["disagreements"]]
         periods = [row for p in simulated_ps for row in done[("periods", s, p)]["rows"]]
@@ -256,7 +267,7 @@ def run_seeds(seeds: tuple[int, ...], quick: bool, workers: int, log: Callable[[
 def run(out_dir: Path, *, quick: bool = False, seed: int = 1, workers: int | None = None,
         log: Callable[[str], None] = print) -> dict:
     """The whole benchmark over the seeds seed, seed + 1, … (5; --quick: 2), in `workers` processes (default: one
-    per core; --quick: this one): writes propagation.csv, hops.csv, routing.csv, storage.csv, false_positives.csv,
+    per core; --quick: this one): writes propagation.csv, hops.csv, routing.csv, storage.csv, storage_small.csv, false_positives.csv,
     simulated.csv, simulated_routing.csv (means with their 95% intervals), one PNG per figure and summary.json
     into out_dir; returns the summary dict."""
     sweep = QUICK if quick else FULL

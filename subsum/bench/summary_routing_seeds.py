@@ -15,7 +15,8 @@ from subsum.bench.summary_routing_siena import SUBSCRIPTION_BYTES
 
 #: each table's key columns: the rows of one point, one per seed, agree on them
 KEYS = {"propagation": ("topology", "p", "sigma"), "hops": ("topology", "p"), "routing": ("topology", "interested"),
-        "storage": ("topology", "p"), "false_positives": ("topology", "p"), "simulated": ("topology", "p", "sigma"),
+        "storage": ("topology", "p"), "storage_small": ("topology", "p", "subscriptions_per_broker"), "false_positives": ("topology", "p"),
+        "simulated": ("topology", "p", "sigma"),
         "simulated_storage": ("topology", "p"), "simulated_routing": ("topology", "interested")}
 
 

@@ -19,10 +19,11 @@ SUBSCRIPTION_BYTES = THESIS_SUB_BYTES  # 50
 
 # -- Siena (seed note §6.5) ------------------------------------------------------
 
-def covering_probabilities(t: Topology, p_max: float) -> dict[int, float]:
-    """p_B = p_max × deg(B) / max deg: the quoted covering probability is the largest."""
+def covering_probabilities(t: Topology, p_max: float, uniform: bool = False) -> dict[int, float]:
+    """p_B = p_max × deg(B) / max deg: the quoted covering probability is the largest (000-5.2.1-d); `uniform`: the
+    other reading, p_B = p_max at every broker."""
     top = t.max_degree
-    return {b: p_max * d / top for b, d in t.plan.degree.items()}
+    return {b: p_max if uniform else p_max * d / top for b, d in t.plan.degree.items()}
 
 
 def siena_forward(tree: Tree, cover: Mapping[int, float], rnd: random.Random, used: set) -> int:
@@ -55,12 +56,13 @@ def siena_period(t: Topology, p_max: float, sigma: int, rnd: random.Random) -> d
     return {"siena_messages": messages, "siena_link_batches": batches}
 
 
-def siena_expected_messages(t: Topology, p_max: float) -> float:
+def siena_expected_messages(t: Topology, p_max: float, uniform: bool = False) -> float:
     """The expected messages of one subscription from every broker: an edge
     (u, c) of the origin's tree carries it iff no broker on the way to u
     (the origin excluded) covered it. Also Siena's hops per period when a
-    period's subscriptions are covered or forwarded as one batch."""
-    cover = covering_probabilities(t, p_max)
+    period's subscriptions are covered or forwarded as one batch. `uniform`:
+    covering p_max at every broker (`covering_probabilities`)."""
+    cover = covering_probabilities(t, p_max, uniform)
     total = 0.0
     for tree in t.trees.values():
         reach = {tree.root: 1.0}

@@ -121,7 +121,7 @@ def bench_summaries(out_dir, fmt, quick, subscriptions, events, repeat, seed) ->
     show(result, fmt, summaries_table(result["rows"]), "cross-checks failed")
 
 
-@bench_command("summary-routing", "propagation.csv, hops.csv, routing.csv, storage.csv, false_positives.csv, simulated.csv, "
+@bench_command("summary-routing", "propagation.csv, hops.csv, routing.csv, storage.csv, storage_small.csv, false_positives.csv, simulated.csv, "
                "simulated_storage.csv, simulated_routing.csv, fig5-2 … fig5-5 PNGs and summary.json",
                quick="2 seeds, S = 60, σ = 10, 30, 60, one random tree, the simulator at p = 0.1, 0.5, 0.9 (about 30 s).",
                seed="The first seed (the full run takes seeds SEED … SEED + 4): workloads, trees, coins, interested brokers.")
