@@ -194,6 +194,8 @@ class RateLFU(CachePolicy):
 
     name = "lfu"
     __slots__ = ("_unrequested", "_requested", "_seq")
+    #: the tie rule among equal rates: the most recently inserted goes (seed 003 §4.6); False: the oldest
+    newest_first = True
 
     def __init__(self, capacity: int | None) -> None:
         super().__init__(capacity)
@@ -217,22 +219,22 @@ class RateLFU(CachePolicy):
             del self._unrequested[m]
 
     def _victim(self, now: float) -> str:
-        entries = self._entries
-        for m in reversed(self._unrequested):  # rate 0 unless inserted at `now` (protected: +inf)
+        entries, newest = self._entries, self.newest_first
+        for m in reversed(self._unrequested) if newest else self._unrequested:  # rate 0 unless inserted at `now` (+inf)
             if entries[m][0] < now:
                 return m
         best: str | None = None
         best_key = (math.inf, 0)
         for m, (count, start, seq) in self._requested.items():
             if now > start:
-                key = (count / (now - start), -seq)
+                key = (count / (now - start), -seq if newest else seq)
                 if key < best_key:
                     best, best_key = m, key
         if best is not None:
             return best
-        # every entry has age 0 (+inf): the most recently inserted goes, the last
-        # key of `entries` (admitted in sequence order, never reordered here)
-        return next(reversed(entries))
+        # every entry has age 0 (+inf): the tie rule picks among all, the last key of
+        # `entries` or its first (admitted in sequence order, never reordered here)
+        return next(reversed(entries)) if newest else next(iter(entries))
 
     def hit(self, messages: Iterable[str], now: float) -> None:
         self.now = now
@@ -258,8 +260,8 @@ class RateLFU(CachePolicy):
 
     def order(self) -> list[str]:
         """Highest rate first at the cache's clock, the next victim last (rates move with the clock)."""
-        entries, now = self._entries, self.now
-        return sorted(entries, key=lambda m: (self.rate(m, now), -entries[m][1]), reverse=True)
+        entries, now, sign = self._entries, self.now, -1 if self.newest_first else 1
+        return sorted(entries, key=lambda m: (self.rate(m, now), sign * entries[m][1]), reverse=True)
 
     def metadata(self, m: str) -> dict:
         start, seq = self._entries[m]
@@ -272,24 +274,7 @@ class RateLFUOldestFirst(RateLFU):
     `lfu_ties` "oldest", measured beside seed 003's newest-first rule)."""
 
     __slots__ = ()
-
-    def _victim(self, now: float) -> str:
-        entries = self._entries
-        for m in self._unrequested:  # rate 0, oldest first, unless inserted at `now` (protected: +inf)
-            if entries[m][0] < now:
-                return m
-        best: str | None = None
-        best_key = (math.inf, 0)
-        for m, (count, start, seq) in self._requested.items():
-            if now > start:
-                key = (count / (now - start), seq)
-                if key < best_key:
-                    best, best_key = m, key
-        return best if best is not None else next(iter(entries))
-
-    def order(self) -> list[str]:
-        entries, now = self._entries, self.now
-        return sorted(entries, key=lambda m: (self.rate(m, now), entries[m][1]), reverse=True)
+    newest_first = False
 
 
 POLICIES: dict[str, type[CachePolicy]] = {cls.name: cls for cls in (FIFO, RegenerationDegradation, RateLFU, LRU)}
