@@ -228,12 +228,14 @@ def simulator_equals_reference(case) -> None:
 
 @st.composite
 def driver_runs(draw) -> dict:
-    """A small run of DEF-CS-4's driver: policies, tree size, cache slots, rates, steps, seed, request process, SS's memory."""
+    """A small run of DEF-CS-4's driver: policies, tree size, cache slots, rates, steps, seed, request process, SS's memory,
+    whose neighbours SOHA probes and rate-LFU's tie rule."""
     return {"policy": draw(st.sampled_from(ref.POLICIES)), "cache_policy": draw(st.sampled_from(["fifo", "regdeg", "lfu", "lru"])),
             "brokers": draw(st.integers(1, 14)), "slots": draw(st.integers(1, 4)), "lam": draw(st.sampled_from([0.05, 0.2, 0.5])),
             "mu": draw(st.sampled_from([0.05, 0.2, 0.5])), "steps": draw(st.integers(1, 60)), "seed": draw(st.integers(0, 10_000)),
             "request_process": draw(st.sampled_from(["per-message", "per-broker"])),
-            "ss_memory": draw(st.sampled_from([None, 0, 1, 10]))}
+            "ss_memory": draw(st.sampled_from([None, 0, 1, 10])), "soha_probes": draw(st.sampled_from(["path", "client"])),
+            "lfu_ties": draw(st.sampled_from(["newest", "oldest"]))}
 
 
 @property_check(driver_runs())

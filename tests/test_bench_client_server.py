@@ -186,3 +186,20 @@ def test_quick_variants_write_every_variant_and_their_relations_hold(tmp_path):
     assert narrow and all(float(r["overhead"]) <= run_client_server_direct(policy="soha", brokers=int(r["brokers"]), steps=int(r["steps"]),
                                                                             seed=1)["overhead"] for r in narrow)
     assert "| soha-client |" in variants.markdown_table(result)
+
+
+def test_variants_resume_from_their_store_and_remove_it_when_done(tmp_path):
+    """A stopped `--variants` run goes on from OUT_DIR/variants-runs.jsonl with --resume: a run the store holds is
+    not run again (a planted report there shows up in its point's row), and the store is gone once the CSV is whole."""
+    from subsum.bench import client_server_variants as variants
+
+    first = variants.points(True)[0]
+    variant, value, policy, cache = first
+    settings = {**bcs.DEFAULTS, **variant.fixed, variant.knob: value}
+    task = dict(policy=policy, cache_policy=cache, brokers=settings["brokers"], slots=settings["slots"], lam=settings["lam"],
+                mu=settings["mu"], steps=bcs.QUICK.steps, request_process="per-message", ss_memory=bcs.SS_MEMORY, **variant.options, seed=1)
+    planted = {"delay": 99.0, "overhead": 0.0, "hit": 0.0, "hit_client": 0.0, "hit_path": 0.0, "hit_off": 0.0, "requests": 1}
+    (tmp_path / "variants-runs.jsonl").write_text(json.dumps({"task": task, "report": planted}) + "\n")
+    result = variants.run(tmp_path, quick=True, resume=True, log=lambda _: None)
+    assert result["rows"][0]["delay"] == 99.0
+    assert not (tmp_path / "variants-runs.jsonl").exists()

@@ -43,7 +43,7 @@ import attrs
 
 from subsum.bench.client_server import DEFAULTS, FULL, QUICK, SS_MEMORY
 from subsum.bench.intervals import mean_ci
-from subsum.bench.output import map_runs, write_csv
+from subsum.bench.output import resumable_runs, stored_runs, write_csv
 from subsum.core.names import HIT_PLACES, REQUEST_POLICIES
 from subsum.impl.network.workloads.client_server_direct import run_client_server_direct
 
@@ -86,16 +86,23 @@ def points(quick: bool) -> list[tuple[Variant, object, str, str]]:
 
 
 def run(out_dir, *, quick: bool = False, seed: int = 1, request_process: str = "per-message", workers: int | None = None,
-        log: Callable[[str], None] = print) -> dict:
+        resume: bool = False, log: Callable[[str], None] = print) -> dict:
     """Every variant's points on the main sweep's defaults, steps and seeds (`client_server.FULL`, or QUICK);
-    writes out_dir/variants.csv; returns its rows, the file and the time taken."""
+    writes out_dir/variants.csv; returns its rows, the file and the time taken. Each finished run is kept in
+    out_dir/variants-runs.jsonl until the whole run is done; `resume` reuses the runs an interrupted run kept."""
     sweep = QUICK if quick else FULL
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
+    store = out / "variants-runs.jsonl"
+    if not resume:
+        store.unlink(missing_ok=True)
+    elif store.is_file():
+        log(f"resuming: {len(stored_runs(store))} runs already in {store}")
     rows = run_variants(DEFAULTS, steps=sweep.steps, seeds=sweep.seeds(seed), request_process=request_process,
-                        ss_memory=SS_MEMORY, workers=workers, log=log)
+                        ss_memory=SS_MEMORY, workers=workers, log=log, store=store)
     path = write_csv(out / "variants.csv", rows)
+    store.unlink(missing_ok=True)  # every run is in the CSV now
     seconds = round(time.perf_counter() - started, 1)
     log(f"wrote {path} in {seconds}s")
     return {"seconds": seconds, "quick": quick, "seeds": list(sweep.seeds(seed)), "files": [str(path)], "rows": rows}
@@ -111,8 +118,9 @@ def markdown_table(result: dict) -> str:
 
 
 def run_variants(defaults: dict, *, steps: int, seeds: tuple[int, ...], request_process: str, ss_memory,
-                 workers: int | None, log: Callable[[str], None]) -> list[dict]:
-    """Every variant's points over `seeds`, on `defaults` (N, K, λ, μ): one row per point."""
+                 workers: int | None, log: Callable[[str], None], store: Path | None = None) -> list[dict]:
+    """Every variant's points over `seeds`, on `defaults` (N, K, λ, μ): one row per point (each finished run kept in
+    `store`, `output.resumable_runs`)."""
     chosen = points(len(seeds) == 1)
     tasks = []
     for variant, value, policy, cache in chosen:
@@ -120,7 +128,7 @@ def run_variants(defaults: dict, *, steps: int, seeds: tuple[int, ...], request_
         options = dict(policy=policy, cache_policy=cache, brokers=settings["brokers"], slots=settings["slots"], lam=settings["lam"],
                        mu=settings["mu"], steps=steps, request_process=request_process, ss_memory=ss_memory, **variant.options)
         tasks += [{**options, "seed": s} for s in seeds]
-    reports = map_runs(run_task, tasks, workers or (1 if len(seeds) == 1 else os.cpu_count() or 1))
+    reports = resumable_runs(run_task, tasks, workers or (1 if len(seeds) == 1 else os.cpu_count() or 1), store)
     rows = []
     for k, (variant, value, policy, cache) in enumerate(chosen, 1):
         runs = [next(reports) for _ in seeds]

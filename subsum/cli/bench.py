@@ -159,7 +159,7 @@ def bench_caching(out_dir, fmt, quick, seed) -> None:
               help="per-message: Poisson(λ·N·M(t)) requests a step, the thesis's magnitude (hours for the full run on the simulator); "
                    "per-broker: Poisson(λ·N) (DEF-CS-4).")
 @click.option("--resume", is_flag=True, help="Go on from an interrupted run: reuse the runs it kept in OUT_DIR/client-server/runs.jsonl "
-                                            "(the full run takes hours on two cores).")
+                                            "(with --variants, variants-runs.jsonl; the full run takes hours on two cores).")
 @click.option("--report-only", is_flag=True, help="Run nothing: redo the verdicts, plots and summary.json of the finished run in "
                                                  "OUT_DIR/client-server/ from its client_server.csv.")
 @click.option("--variants", is_flag=True, help="Run only the variants instead (SOHA probing the client's broker's neighbours only, "
@@ -174,7 +174,7 @@ def bench_client_server(out_dir, fmt, quick, seed, request_process, resume, repo
     numbers beside ours, and a verdict on each."""
     folder = Path(out_dir) / "client-server"
     if variants:
-        result = bcs_variants.run(folder, quick=quick, seed=seed, request_process=request_process, log=say)
+        result = bcs_variants.run(folder, quick=quick, seed=seed, request_process=request_process, resume=resume, log=say)
         show(result, fmt, bcs_variants.markdown_table(result))
         return
     if report_only:
