@@ -97,6 +97,40 @@ def propagation_plan(graph: nx.Graph) -> PropagationPlan:
     return PropagationPlan(tuple(sends), merged, sinks)
 
 
+def single_sink_plan(graph: nx.Graph) -> PropagationPlan:
+    """DEF-SR-8 (a reading for Fig. 5-4, not Algorithm 4-2): each connected
+    part of the overlay merges into one sink, the broker that option (a)
+    visits first (highest degree, smallest id among equals). Every other
+    broker sends to its parent in the breadth-first tree from that sink
+    (neighbours in id order), the deepest first, so Merged_Brokers(B) is
+    B's subtree and the sink's list holds its whole part: N − #parts sends.
+
+    >>> g = nx.Graph([(1, 2), (2, 5), (3, 5), (4, 5), (6, 5), (5, 7), (7, 8), (8, 9), (8, 10), (10, 11), (11, 12), (11, 13)])
+    >>> plan = single_sink_plan(g)
+    >>> plan.sinks, len(plan.sends), sorted(plan.merged_brokers[8])
+    ((5,), 12, [8, 9, 10, 11, 12, 13])
+    """
+    parent: dict[int, int] = {}
+    depth: dict[int, int] = {}
+    sinks = []
+    for part in nx.connected_components(graph):
+        sink = min(part, key=lambda b: (-graph.degree(b), b))
+        sinks.append(sink)
+        depth[sink] = 0
+        for up, down in nx.bfs_edges(graph, sink, sort_neighbors=sorted):
+            parent[down], depth[down] = up, depth[up] + 1
+    received: dict[int, set[int]] = {b: set() for b in graph}
+    merged: dict[int, frozenset[int]] = {}
+    sends = []
+    deepest = max(depth.values(), default=0)
+    for b in sorted(graph, key=lambda v: (-depth[v], v)):
+        merged[b] = frozenset({b}).union(*(merged[s] for s in received[b]))
+        if b in parent:  # iteration 1 is the deepest level
+            sends.append((deepest - depth[b] + 1, b, parent[b]))
+            received[parent[b]].add(b)
+    return PropagationPlan(tuple(sends), merged, tuple(sorted(sinks)))
+
+
 def next_broker(graph: nx.Graph, at: int, brocli: frozenset[int], option: str = "a") -> int | None:
     """DEF-SR-2: where an event goes next from broker `at`, given the
     brokers already checked (BROCLI). None once BROCLI holds every broker.

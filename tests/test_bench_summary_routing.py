@@ -97,6 +97,19 @@ def test_routing_ends_meet(quick):
             assert float(r["siena_hops"]) == 0 < float(r["summary_a_messages"])
         if k == 24:
             assert float(r["siena_hops"]) == float(r["summary_a_messages"]) == float(r["summary_b_messages"]) == 23
+            assert float(r["summary_one_sink_messages"]) == 23
+
+
+def test_single_sink_plan_routes_once_then_delivers(quick):
+    """DEF-SR-8's reading: every publisher but the sink sends one ROUTE, to the
+    sink, which delivers to the rest: (N − 1)/N messages per event with
+    nobody interested, never more than Algorithm 4-2's walk there."""
+    out, _, _ = quick
+    for r in rows(out, "routing.csv"):
+        if int(r["interested"]) == 0:
+            assert float(r["summary_one_sink_messages"]) == round(23 / 24, 4)
+            assert float(r["summary_one_sink_messages"]) <= float(r["summary_a_messages"])
+    assert all("summary_one_sink_messages" in r for r in rows(out, "simulated_routing.csv"))
 
 
 def test_storage_summaries_below_siena_below_baseline(quick):

@@ -13,17 +13,18 @@ STORAGE = "summary-routing/storage.csv"
 CWIX = "cwix"
 
 
-def _summaries_win_up_to(results: Results, siena: str, reading: str, file: str = ROUTING) -> Ours | None:
+def _summaries_win_up_to(results: Results, siena: str, reading: str, file: str = ROUTING,
+                         summaries: str = "summary_a_messages") -> Ours | None:
     rows = sorted(results.rows(file, topology=CWIX), key=lambda r: number(r["popularity"]))
-    if not rows or siena not in rows[0]:
+    if not rows or siena not in rows[0] or summaries not in rows[0]:
         return None
     reach = 0.0
     for r in rows:
-        if number(r["summary_a_messages"]) < number(r[siena]):
+        if number(r[summaries]) < number(r[siena]):
             reach = number(r["popularity"])
         else:
             break
-    wins = [number(r["popularity"]) for r in rows if number(r["summary_a_messages"]) < number(r[siena])]
+    wins = [number(r["popularity"]) for r in rows if number(r[summaries]) < number(r[siena])]
     span = f"{min(wins):.0%}–{max(wins):.0%}" if wins else "nowhere"
     return Ours(mean=reach, where=f"CWIX, messages per event{reading}; summaries win at {span}")
 
@@ -40,16 +41,23 @@ def summaries_win_up_to_simulated(results: Results) -> Ours | None:
     return _summaries_win_up_to(results, "siena_sim_hops", ", Siena on the simulator", SIMULATED_ROUTING)
 
 
+def summaries_win_up_to_one_sink(results: Results) -> Ours | None:
+    """`summaries_win_up_to_simulated` with the summaries routed on the single-sink plan (DEF-SR-8)."""
+    return _summaries_win_up_to(results, "siena_sim_hops", ", Siena on the simulator, summaries on the single-sink plan",
+                                SIMULATED_ROUTING, "summary_one_sink_messages")
+
+
 def summaries_win_up_to_siena_covering(results: Results) -> Ours | None:
     """Fig. 5-4 against Siena's covering reading of event cost (covering probability 0.9)."""
     return _summaries_win_up_to(results, "siena_cover90_hops", ", Siena charged only each subscription's own links (covering 0.9)")
 
 
-def _routing_hops_on_average(results: Results, file: str, siena: str, reading: str) -> Ours | None:
+def _routing_hops_on_average(results: Results, file: str, siena: str, reading: str,
+                             summaries: str = "summary_a_messages") -> Ours | None:
     rows = results.rows(file, topology=CWIX)
-    if not rows or siena not in rows[0]:
+    if not rows or siena not in rows[0] or summaries not in rows[0]:
         return None
-    mean = {label: sum(number(r[c]) for r in rows) / len(rows) for label, c in (("summaries", "summary_a_messages"), ("siena", siena))}
+    mean = {label: sum(number(r[c]) for r in rows) / len(rows) for label, c in (("summaries", summaries), ("siena", siena))}
     return Ours(points=(mean,), where=f"CWIX, mean over every popularity{reading}")
 
 
@@ -61,6 +69,12 @@ def routing_hops_on_average(results: Results) -> Ours | None:
 def routing_hops_on_average_simulated(results: Results) -> Ours | None:
     """`routing_hops_on_average` against Siena on the simulator (EVENT messages, CWIX's tree)."""
     return _routing_hops_on_average(results, SIMULATED_ROUTING, "siena_sim_hops", ", Siena on the simulator")
+
+
+def routing_hops_on_average_one_sink(results: Results) -> Ours | None:
+    """`routing_hops_on_average_simulated` with the summaries routed on the single-sink plan (DEF-SR-8)."""
+    return _routing_hops_on_average(results, SIMULATED_ROUTING, "siena_sim_hops",
+                                    ", Siena on the simulator, summaries on the single-sink plan", "summary_one_sink_messages")
 
 
 def siena_over_baseline_max(results: Results) -> Ours | None:
@@ -135,12 +149,13 @@ def storage_both_ways_mean(results: Results) -> Ours | None:
                 where="CWIX, mean over p, owners' exact copies charged to summaries too")
 
 
-def _routing_order_above_75(results: Results, siena: str, reading: str, file: str = ROUTING) -> Ours | None:
+def _routing_order_above_75(results: Results, siena: str, reading: str, file: str = ROUTING,
+                            summaries: str = "summary_a_messages") -> Ours | None:
     rows = sorted((r for r in results.rows(file, topology=CWIX) if number(r["popularity"]) > 0.75),
                   key=lambda r: number(r["popularity"]))
-    if not rows or siena not in rows[0]:
+    if not rows or siena not in rows[0] or summaries not in rows[0]:
         return None
-    columns = {"siena": siena, "summaries": "summary_a_messages"}
+    columns = {"siena": siena, "summaries": summaries}
     halves = tuple({label: number(r[f"{c}_ci95"]) for label, c in columns.items() if f"{c}_ci95" in r} for r in rows)
     return Ours(points=tuple({label: number(r[c]) for label, c in columns.items()} for r in rows),
                 where=f"CWIX, every popularity above 75%, messages per event{reading}", point_ci95=halves if any(halves) else ())
@@ -149,6 +164,12 @@ def _routing_order_above_75(results: Results, siena: str, reading: str, file: st
 def routing_order_above_75_simulated(results: Results) -> Ours | None:
     """`routing_order_above_75` against Siena on the simulator (EVENT messages, CWIX's tree), with the 95% intervals."""
     return _routing_order_above_75(results, "siena_sim_hops", ", Siena on the simulator", SIMULATED_ROUTING)
+
+
+def routing_order_above_75_one_sink(results: Results) -> Ours | None:
+    """`routing_order_above_75_simulated` with the summaries routed on the single-sink plan (DEF-SR-8)."""
+    return _routing_order_above_75(results, "siena_sim_hops", ", Siena on the simulator, summaries on the single-sink plan",
+                                   SIMULATED_ROUTING, "summary_one_sink_messages")
 
 
 def routing_order_above_75(results: Results) -> Ours | None:

@@ -17,14 +17,14 @@ from subsum.bench.summary_routing_summaries import Brokers
 from subsum.impl.matching import make_engine
 from subsum.impl.summary import IdLayout, Summary
 from subsum.impl.summary.recheck import recheck
-from subsum.model.routing import Route, brocli_route
+from subsum.model.routing import PropagationPlan, Route, brocli_route
 
 
 # -- routing (DEF-SR-2, DEF-SR-5) -------------------------------------------------
 
 #: the covering probabilities of Siena's covering reading of event cost (`siena_coverP_hops`): a middle one and the thesis's highest
 SIENA_COVERING = (0.5, 0.9)
-SUMMARY_KEYS = ("a_messages", "a_links", "b_messages", "b_links")
+SUMMARY_KEYS = ("a_messages", "a_links", "b_messages", "b_links", "one_sink_messages", "one_sink_links")
 
 @attrs.frozen
 class RouteShape:
@@ -39,8 +39,9 @@ class RouteShape:
     deliver_links: np.ndarray  # [X] overlay links of that DELIVER
 
 
-def route_shape(t: Topology, publisher: int, option: str) -> RouteShape:
-    everyone = brocli_route(t.graph, t.routing_plan, t.routing_plan.merged_brokers, publisher, option)
+def route_shape(t: Topology, publisher: int, option: str, plan: PropagationPlan | None = None) -> RouteShape:
+    plan = plan or t.routing_plan
+    everyone = brocli_route(t.graph, plan, plan.merged_brokers, publisher, option)
     routes = [(a, b) for kind, a, b in everyone.messages if kind == "ROUTE"]
     reporter = np.array([everyone.delivered[x] for x in range(t.n)])
     remote = (reporter != np.arange(t.n)).astype(np.int64)
@@ -52,30 +53,33 @@ def routing_rows(t: Topology, events_per_broker: int, seed: int, check_per_point
     """Fig. 5-4: for k = 0 … N interested brokers (popularity k/N), chosen at
     random per event (nested as k grows), `events_per_broker` events at
     every broker. Summaries: ROUTE + DELIVER messages (option a, and b) and
-    their overlay links; Siena: the links of the union of reverse paths, and
+    their overlay links, and option (a) under the single-sink plan (DEF-SR-8,
+    `summary_one_sink_messages`, `summary_one_sink_links`); Siena: the links of the union of reverse paths, and
     under the covering reading (`siena_cover50_hops`, `siena_cover90_hops`)
     of only the links each interested broker's own subscription crossed.
     `check_per_point` events per publisher and k are also routed one by one
     (`brocli_route`) to check the shape's prediction."""
     rng = np_rng_for(seed, t.name, "interest")
     shapes = {opt: [route_shape(t, b, opt) for b in range(t.n)] for opt in ("a", "b")}
+    shapes["one_sink"] = [route_shape(t, b, "a", t.one_sink_plan) for b in range(t.n)]
     incidence = [reverse_path_incidence(t, b) for b in range(t.n)]
     ranks = {b: rng.random((events_per_broker, t.n)).argsort(axis=1).argsort(axis=1) for b in range(t.n)}
     cover_rng = np_rng_for(seed, t.name, "siena-covering")
     covered = {p: [covered_reverse_links(t, b, p, events_per_broker, cover_rng) for b in range(t.n)] for p in SIENA_COVERING}
     rows, problems = [], []
     for k in range(t.n + 1):
-        totals = dict.fromkeys(("a_messages", "a_links", "b_messages", "b_links", "siena", *covered), 0)
+        totals = dict.fromkeys((*SUMMARY_KEYS, "siena", *covered), 0)
         for b in range(t.n):
             interested = (ranks[b] < k).astype(np.int64)
-            for opt in ("a", "b"):
+            for opt in ("a", "b", "one_sink"):
                 s = shapes[opt][b]
                 totals[f"{opt}_messages"] += int(interested.shape[0] * s.routes + (interested @ s.remote).sum())
                 totals[f"{opt}_links"] += int(interested.shape[0] * s.route_links + (interested @ s.deliver_links).sum())
             totals["siena"] += int(((interested @ incidence[b]) > 0).sum())
             for p, per_publisher in covered.items():
                 totals[p] += covered_links(per_publisher[b], ranks[b] < k)
-            problems += check_routes(t, b, interested[:check_per_point], shapes["a"][b])
+            problems += check_routes(t, b, interested[:check_per_point], shapes["a"][b], t.routing_plan)
+            problems += check_routes(t, b, interested[:check_per_point], shapes["one_sink"][b], t.one_sink_plan)
         events = t.n * events_per_broker
         rows.append({"topology": t.name, "interested": k, "popularity": round(k / t.n, 4), "events": events,
                      **{f"summary_{key}": round(v / events, 4) for key, v in totals.items() if key in SUMMARY_KEYS},
@@ -94,15 +98,15 @@ def covered_links(crossed: list[np.ndarray], interested: np.ndarray) -> int:
     return int(used.sum())
 
 
-def check_routes(t: Topology, publisher: int, interested: np.ndarray, shape: RouteShape) -> list[str]:
-    """Route events one by one (DEF-SR-2, exact summaries) and compare the
-    messages with the shape's prediction; every interested broker must be
-    handed the event once."""
+def check_routes(t: Topology, publisher: int, interested: np.ndarray, shape: RouteShape, plan: PropagationPlan) -> list[str]:
+    """Route events one by one (DEF-SR-2 on `plan`, exact summaries) and
+    compare the messages with the shape's prediction; every interested
+    broker must be handed the event once."""
     problems = []
     for row in interested:
         wanted = {int(x) for x in np.flatnonzero(row)}
-        reported = {b: wanted & merged for b, merged in t.routing_plan.merged_brokers.items()}
-        route = brocli_route(t.graph, t.routing_plan, reported, publisher)
+        reported = {b: wanted & merged for b, merged in plan.merged_brokers.items()}
+        route = brocli_route(t.graph, plan, reported, publisher)
         predicted = shape.routes + int(row @ shape.remote)
         if len(route.messages) != predicted or set(route.delivered) != wanted:
             problems.append(f"{t.name}: event from {publisher} to {sorted(wanted)}: {len(route.messages)} messages, "

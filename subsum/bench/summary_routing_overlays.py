@@ -17,7 +17,7 @@ import numpy as np
 
 from subsum.impl.network import topology as topo
 from subsum.impl.network.protocols.summaries.plan import Plan, distances, plan
-from subsum.model.routing import PropagationPlan, propagation_plan
+from subsum.model.routing import PropagationPlan, propagation_plan, single_sink_plan
 
 CWIX = Path(__file__).resolve().parents[2] / "examples" / "seed002" / "cwix-us-24.edgelist"
 BROKERS = 24
@@ -61,7 +61,7 @@ def siena_tree(graph: nx.Graph, root: int) -> Tree:
 class Topology:
     """An overlay with everything the cost models need: the DEF-SR-1 plan
     (the implementation's, for propagation; the model's, for BROCLI
-    routing), all-pairs distances and one breadth-first tree per broker."""
+    routing), the single-sink plan (DEF-SR-8, for routing), all-pairs distances and one breadth-first tree per broker."""
 
     name: str
     n: int
@@ -70,6 +70,7 @@ class Topology:
     graph: nx.Graph
     plan: Plan
     routing_plan: PropagationPlan
+    one_sink_plan: PropagationPlan  # DEF-SR-8, the single-sink reading of Fig. 5-4
     distance: Mapping[int, Mapping[int, int]]
     trees: Mapping[int, Tree]
 
@@ -97,7 +98,7 @@ def make_topology(name: str, n: int, links: Iterable[tuple[int, int]], note: str
     graph = nx.Graph()
     graph.add_nodes_from(range(n))
     graph.add_edges_from(edges)
-    return Topology(name, n, edges, note, graph, plan(adjacency), propagation_plan(graph), dist,
+    return Topology(name, n, edges, note, graph, plan(adjacency), propagation_plan(graph), single_sink_plan(graph), dist,
                     {b: siena_tree(graph, b) for b in graph})
 
 

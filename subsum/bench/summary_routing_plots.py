@@ -108,6 +108,7 @@ def plot_routing(plt, results, out: Path) -> Path:
         axis.plot(x, mean("summary_a_messages"), "o-", label="summaries: ROUTE + DELIVER messages (thesis's hops)")
         axis.plot(x, mean("summary_a_links"), "o--", label="summaries: overlay links of those messages")
         axis.plot(x, mean("summary_b_messages"), ".:", label="summaries, next broker option (b): messages")
+        axis.plot(x, mean("summary_one_sink_messages"), "d-.", label="summaries, single-sink plan (DEF-SR-8): messages")
         axis.plot(x, mean("siena_hops"), "^-", label="Siena: links of the reverse subscription paths")
         axis.plot(x, mean("siena_cover90_hops"), "v:", label="Siena, covering 0.9: links each subscriber's own subscription crossed")
         if names == [CWIX]:

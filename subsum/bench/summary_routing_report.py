@@ -117,7 +117,7 @@ def routing_comparison(results) -> dict:
     names = sorted({r["topology"] for r in results.routing})
     out: dict = {}
     for label, field in (("messages_option_a", "summary_a_messages"), ("messages_option_b", "summary_b_messages"),
-                         ("overlay_links_option_a", "summary_a_links")):
+                         ("overlay_links_option_a", "summary_a_links"), ("messages_one_sink", "summary_one_sink_messages")):
         out[f"summaries_fewer_hops_{label}"] = {t: fewer_hops(on_topology(results.routing, t), field, "siena_hops") for t in names}
         out[f"siena_fewer_hops_than_{label}"] = {t: fewer_hops(on_topology(results.routing, t), "siena_hops", field) for t in names}
     for field in ("siena_cover50_hops", "siena_cover90_hops"):  # Siena's covering reading of event cost

@@ -61,11 +61,13 @@ def storage_beside_summaries(simulated: Sequence[dict], storage: Sequence[Mappin
 
 
 def routing_beside_summaries(simulated: Sequence[dict], routing: Sequence[Mapping]) -> list[dict]:
-    """The simulated routing rows of one seed with the summaries' messages per event (options a and b) at the
+    """The simulated routing rows of one seed with the summaries' messages per event (options a and b, and a under
+    the single-sink plan) at the
     same topology and number of interested brokers."""
     by_point = {(r["topology"], r["interested"]): r for r in routing}
     out = []
     for row in simulated:
         summary = by_point.get((row["topology"], row["interested"]), {})
-        out.append({**row, **{k: summary[k] for k in ("summary_a_messages", "summary_b_messages") if k in summary}})
+        out.append({**row, **{k: summary[k] for k in ("summary_a_messages", "summary_b_messages", "summary_one_sink_messages")
+                                if k in summary}})
     return out
