@@ -16,7 +16,7 @@ import pytest
 from click.testing import CliRunner
 
 from subsum.cli import main
-from subsum.conformance.kit.workloads import pinned_workloads
+from subsum.conformance.kit.pinned import pinned_workloads
 
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -17,7 +17,9 @@ from subsum.conformance.kit.broker import EXTERNAL, close_processes, proxy_class
 from subsum.conformance.kit.engines import CommandEngine, Failure, PersistentEngine, PluginEngine, Received, engine_for
 from subsum.conformance.kit.matching import conform
 from subsum.conformance.kit.processes import ConformError, describe_exit
-from subsum.conformance.kit.workloads import model_results, pinned_workloads, write_workload
+from subsum.conformance.kit.profile import Profile
+from subsum.conformance.kit.pinned import hostile_workloads, pinned_workloads
+from subsum.conformance.kit.workloads import model_results, write_workload
 from subsum.conformance.replays.documents import MATCHING, SCHEDULE, ReplayError
 from subsum.conformance.replays.formats import load_schedule
 from subsum.conformance.replays.running import Outcome, RunOptions, run
@@ -35,8 +37,8 @@ def python(code: str) -> str:
 
 
 def small_workload(folder: Path) -> None:
-    """The first pinned workload cut to four subscriptions (two characters, both forms) and three events."""
-    subscriptions, events, forms = pinned_workloads()[0]
+    """The first hostile workload cut to four subscriptions (two characters, both forms) and three events."""
+    subscriptions, events, forms = hostile_workloads()[0][1]
     write_workload(folder, subscriptions[:4], events[:3], forms[:4])
 
 
@@ -103,8 +105,8 @@ def test_a_plugin_engine_answers_for_the_workload_in_its_folder(tmp_path):
 
 
 def test_the_pinned_workloads_hold_an_event_for_each_character():
-    """Each pinned workload's event for a character is matched by that character's two subscriptions."""
-    for subscriptions, events, forms in pinned_workloads():
+    """Each hostile workload's event for a character is matched by that character's two subscriptions."""
+    for _, (subscriptions, events, forms) in hostile_workloads():
         assert len(events) == len(subscriptions) // 2 + 1 and len(forms) == len(subscriptions)
         matched = semantics.match_batch(subscriptions, events)
         for k, ids in enumerate(matched[1:]):
@@ -138,24 +140,26 @@ def test_a_conformance_run_saves_the_shrunk_failure_as_a_replay(tmp_path):
     assert result.failure == Failure("malformed", "0 output lines for 1 events")
     assert result.replay is not None and result.replay.parent == tmp_path
     files = {p.name: p.read_bytes() for p in result.replay.iterdir()}
-    assert json.loads(files.pop("case.json")) == {"format": MATCHING, "version": 1, "engine": {"engine": "answers", "timeout": 5.0},
-                                                  "seed": 0, "failure": {"kind": "malformed", "message": "0 output lines for 1 events"}}
-    assert files["expected.jsonl"] == b'{"event": "e0", "subscriptions": []}\n'
+    case = json.loads(files.pop("case.json"))
+    assert case == {"format": MATCHING, "version": 1, "engine": {"engine": "answers", "timeout": 5.0},
+                    "seed": 0, "failure": {"kind": "malformed", "message": "0 output lines for 1 events"},
+                    "found_at": "seed 0, pinned wildcard-overlap", "workload": "wildcard-overlap", **Profile().to_json()}
+    assert files["expected.jsonl"] == b'{"event": "e0", "subscriptions": ["s0"]}\n'  # shrunk to nothing: an empty subscription and event
     assert (files["received.jsonl"], files["stderr.txt"]) == (b"", b"err\n")
-    assert model_results(result.replay) == [("e0", set())]
+    assert model_results(result.replay) == [("e0", {"s0"})]
 
 
 def test_a_failure_that_does_not_repeat_is_reported_as_such(tmp_path):
     result = conform(Answers({2}), workloads=2, out_dir=tmp_path)
     assert (result.workloads, result.pinned) == (2, 2)
-    assert result.failure == Failure("malformed", "0 output lines for 11 events (it did not happen again on the same workload: "
+    assert result.failure == Failure("malformed", "0 output lines for 5 events (it did not happen again on the same workload: "
                                                   "the engine is not deterministic, or keeps state between workloads)")
     assert result.replay is not None and result.replay.is_dir()
 
 
 def test_a_conformance_run_of_a_correct_engine_finds_nothing(tmp_path):
     result = conform(PluginEngine("brute", 5.0), workloads=2, out_dir=tmp_path / "none")
-    assert (result.pinned, result.failure, result.replay) == (5, None, None)
+    assert (result.pinned, result.failure, result.replay) == (len(pinned_workloads()), None, None)
     assert not (tmp_path / "none").exists()
 
 
@@ -167,10 +171,11 @@ def test_a_matching_replay_names_the_engine_it_needs_and_runs_with_one(tmp_path)
     with pytest.raises(ReplayError) as caught:
         run(path)
     assert str(caught.value) == f"{path}: name the engine to run; the recorded one is: subsum replay --engine answers {path}"
+    note = ("found at seed 0, pinned wildcard-overlap; not checked in that run: nothing",)
     assert run(path, RunOptions(engine_cmd="true")) == Outcome(
-        path, MATCHING, True, "malformed", f"{path}: malformed: 0 output lines for 1 events", "malformed", ())
+        path, MATCHING, True, "malformed", f"{path}: malformed: 0 output lines for 1 events", "malformed", note)
     assert run(path, RunOptions(engine="brute")) == Outcome(
-        path, MATCHING, False, None, f"{path}: the engine agrees with the model now (recorded: malformed)", "malformed", ())
+        path, MATCHING, False, None, f"{path}: the engine agrees with the model now (recorded: malformed)", "malformed", note)
 
 
 def test_replays_are_written_into_folders_that_do_not_exist_yet(tmp_path):

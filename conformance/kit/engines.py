@@ -23,6 +23,7 @@ import subprocess
 import tempfile
 import time
 from pathlib import Path
+from typing import BinaryIO
 
 import attrs
 
@@ -62,6 +63,7 @@ class CommandEngine:
 
     def __init__(self, command: str, timeout: float) -> None:
         self.command, self.argv, self.timeout = command, split_command(command), timeout
+        self.stderr_log: BinaryIO | None = None  # --stderr-log: everything it writes to standard error
 
     def describe(self) -> dict:
         return {"command": self.command, "persistent": False, "timeout": self.timeout}
@@ -92,6 +94,8 @@ class CommandEngine:
                             selector.unregister(key.fileobj)
                             continue
                         key.data.extend(chunk)
+                        if key.data is stderr and self.stderr_log is not None:
+                            self.stderr_log.write(chunk)
                         if len(stderr) > 4 * STDERR_TAIL:
                             del stderr[:-STDERR_TAIL]  # only the tail is quoted: bounded memory
                         over = len(stdout) > MAX_OUTPUT
@@ -103,6 +107,8 @@ class CommandEngine:
             kill_group(process)  # its process group: what it left running, or all of it past the time-out or the cap
             for stream in (process.stdout, process.stderr):
                 stream.close()  # type: ignore[union-attr]
+            if self.stderr_log is not None:
+                self.stderr_log.flush()
         if over:
             return Received(b"", bytes(stderr), Failure("malformed", f"wrote more than {MAX_OUTPUT} bytes"))
         if code is None:
@@ -122,24 +128,36 @@ class PersistentEngine:
     def __init__(self, command: str, timeout: float) -> None:
         self.command, self.argv, self.timeout = command, split_command(command), timeout
         self.process: subprocess.Popen | None = None
-        self.stderr = tempfile.TemporaryFile()
+        self.stderr: BinaryIO = tempfile.TemporaryFile()
+        self.stderr_log: BinaryIO | None = None  # --stderr-log: the process writes its standard error there instead
+        self.stderr_start = 0  # where the running process's standard error starts in that file
 
     def describe(self) -> dict:
         return {"command": self.command, "persistent": True, "timeout": self.timeout}
 
     def _start(self) -> subprocess.Popen:
         if self.process is None or self.process.poll() is not None:
-            self.stderr.seek(0)
-            self.stderr.truncate()
+            if self.stderr_log is not None:
+                self.stderr_log.flush()
+                self.stderr_start = self.stderr_log.seek(0, 2)
+            else:
+                self.stderr.seek(0)
+                self.stderr.truncate()
             try:
-                self.process = subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr,
-                                                start_new_session=True)
+                self.process = subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                                stderr=self.stderr if self.stderr_log is None else self.stderr_log, start_new_session=True)
             except OSError as exc:
                 raise ConformError(f"--engine-cmd {self.command!r}: cannot run {self.argv[0]!r}: {exc.strerror or exc}") from None
             os.set_blocking(self.process.stdout.fileno(), False)  # type: ignore[union-attr]
         return self.process
 
     def _stderr_tail(self) -> bytes:
+        if self.stderr_log is not None:  # written by the process (and subsum's headers) since it started
+            self.stderr_log.flush()
+            with open(self.stderr_log.name, "rb") as log:
+                end = log.seek(0, 2)
+                log.seek(max(self.stderr_start, end - STDERR_TAIL))
+                return log.read()
         self.stderr.seek(max(0, self.stderr.seek(0, 2) - STDERR_TAIL))
         return self.stderr.read()
 
@@ -216,6 +234,7 @@ class PluginEngine:
 
     def __init__(self, name: str, timeout: float) -> None:
         self.name, self.timeout, self.cls = name, timeout, engine_class(name)
+        self.stderr_log: BinaryIO | None = None  # a plug-in runs in this process: nothing of its own is logged
 
     def describe(self) -> dict:
         return {"engine": self.name, "timeout": self.timeout}

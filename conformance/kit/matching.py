@@ -1,141 +1,189 @@
 """`subsum conform matching`: a user's matching engine, in any language,
-against the model on generated workloads (spec/11-plugins.md DEF-PLUG-3,
-DEF-PLUG-4).
+against the model (spec/11-plugins.md DEF-PLUG-3, DEF-PLUG-4, DEF-PLUG-7,
+DEF-PLUG-8).
 
-Pinned workloads of the hostile characters run first, then Hypothesis
-draws workloads (`workloads.generated_workloads`); each is written as two files, the engine under test (`engines`) answers, and the
-answer is compared with the model's. A time-out, a crash, output that is
-not result lines, and a result that differs from the model's are all
-failures. Hypothesis shrinks the first to a minimal workload (a pinned
-one is shrunk line by line, `shrink_pinned`), saved as a replay directory (`subsum.conformance.replays`) that `subsum replay DIR`
-runs again.
+The pinned workloads run first (`pinned`: each operator's edge cases, the
+hostile characters), then generated workload 0, 1, … of the seed
+(`draws`: workload i depends on the seed and i alone). Each is written as
+two files, the engine under test (`engines`) answers, and the answer is
+compared with the model's. A time-out, a crash, output that is not result
+lines and a result that differs from the model's are failures. A failure
+is run again (a different answer is `not-deterministic`), shrunk (`shrink`)
+and saved as a replay directory that `subsum replay DIR` runs again. With
+`keep_going` above 1 the run goes on after a failure, until that many
+failures that differ in kind, direction and what they use
+(`findings.Signature`) are found; a failure like one already found is
+counted, not saved again. Nothing the profile leaves out is ever sent.
 """
 
 from __future__ import annotations
 
-import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Callable
+from typing import BinaryIO, Callable, Iterator
 
 import attrs
-from hypothesis import HealthCheck, Phase, example, given, settings
-from hypothesis import seed as hypothesis_seed
-from hypothesis.errors import Flaky
 
+from subsum.conformance.kit.draws import draw_workload
 from subsum.conformance.kit.engines import Failure, Received
-from subsum.conformance.kit.workloads import (expected_lines, first_failure, generated_workloads, model_results, pinned_workloads,
-                                              write_workload)
+from subsum.conformance.kit.findings import Finding, Signature, received_results, signature, unshrunk_traits
+from subsum.conformance.kit.pinned import pinned_workloads
+from subsum.conformance.kit.profile import Profile
+from subsum.conformance.kit.shrink import shrink_workload
+from subsum.conformance.kit.workloads import expected_lines, first_failure, model_results, write_workload
 from subsum.conformance.replays import documents
 from subsum.conformance.replays.writing import save_matching
 
-
-def check_workload(engine, folder: Path, subscriptions: list, events: list, forms: list) -> tuple[Failure | None, Received]:
-    """Write the workload into `folder`, run the engine on it, compare with the model."""
-    write_workload(folder, subscriptions, events, forms)
-    expected = model_results(folder)
-    received = engine.run(folder)
-    return first_failure(expected, received), received
+#: the failures worth shrinking: a time-out would cost the time-out once per candidate
+SHRUNK = ("difference", "malformed", "crash")
 
 
 @attrs.define
 class ConformResult:
-    """What a run found: `workloads` run before the first failure or the
-    end (the pinned ones, then `generated` ones), the failure and its replay."""
+    """What a run found: the workloads run (the pinned ones, then generated ones), the distinct failures."""
+
+    profile: Profile = Profile()
     workloads: int = 0
     pinned: int = 0
-    failure: Failure | None = None
-    replay: Path | None = None
+    findings: list[Finding] = attrs.Factory(list)
     seconds: float = 0.0
+    interrupted: bool = False
+
+    @property
+    def generated(self) -> int:
+        return self.workloads - self.pinned
+
+    @property
+    def failure(self) -> Failure | None:
+        """The first failure found (None for a pass)."""
+        return None if not self.findings else Failure(self.findings[0].signature.kind, self.findings[0].message)
+
+    @property
+    def replay(self) -> Path | None:
+        return self.findings[0].replay if self.findings else None
 
 
-class _Disagreement(Exception):
-    pass
+def workload_cases(profile: Profile, seed: int, workloads: int, only: str | None) -> Iterator[tuple[str, bool, tuple]]:
+    """(label, pinned?, workload) in the order they run: the pinned ones, then generated 0 … workloads − 1;
+    with `only`, just that one (a number, or a pinned workload's name)."""
+    if only is not None and only.isdigit():
+        yield f"workload {int(only)}", False, draw_workload(seed, int(only), profile)
+        return
+    for name, workload in pinned_workloads(profile):
+        if only is None or only == name:
+            yield f"pinned {name}", True, workload
+    if only is None:
+        for i in range(workloads):
+            yield f"workload {i}", False, draw_workload(seed, i, profile)
+
+
+class ConformRun:
+    """One run of the kit against one engine; `run` returns its result."""
+
+    def __init__(self, engine, *, seed: int, out_dir: Path, profile: Profile, keep_going: int, shrink_budget: float,
+                 stderr_log: BinaryIO | None) -> None:
+        self.engine, self.seed, self.out_dir, self.profile = engine, seed, out_dir, profile
+        self.keep_going, self.shrink_budget, self.stderr_log = keep_going, shrink_budget, stderr_log
+        self.result = ConformResult(profile)
+        self.scratch = Path(tempfile.mkdtemp(prefix="subsum-conform-"))
+
+    def check(self, workload, label: str = "") -> tuple[Failure | None, Received, list]:
+        """Write the workload, run the engine on it, compare with the model: (failure, what it gave, the model's results)."""
+        if self.stderr_log is not None and label:
+            self.stderr_log.write(f"--- subsum conform: {label} (seed {self.seed}) ---\n".encode())
+            self.stderr_log.flush()
+        write_workload(self.scratch, *workload)
+        expected = model_results(self.scratch)
+        received = self.engine.run(self.scratch)
+        return first_failure(expected, received), received, expected
+
+    def run(self, cases: Iterator[tuple[str, bool, tuple]], progress: Callable[[int], None] | None) -> ConformResult:
+        started = time.perf_counter()
+        try:
+            for label, pinned, workload in cases:
+                self.result.workloads += 1
+                self.result.pinned += pinned
+                failure, received, expected = self.check(workload, label)
+                if failure is not None:
+                    self.on_failure(label, workload, failure, received, expected)
+                    if len(self.result.findings) >= self.keep_going:
+                        break
+                if progress:
+                    progress(self.result.workloads)
+        except KeyboardInterrupt:  # Ctrl-C: what was found is kept; the CLI reports it and exits 130
+            self.result.interrupted = True
+        finally:
+            self.engine.close()
+            for path in self.scratch.iterdir():
+                path.unlink()
+            self.scratch.rmdir()
+        self.result.seconds = time.perf_counter() - started
+        return self.result
+
+    def on_failure(self, label: str, workload, failure: Failure, received: Received, expected: list) -> None:
+        """Run it again, tell whether it is new, shrink it and save it; or count it against the one it repeats."""
+        again, received_again, _ = self.check(workload, f"{label}, again")
+        if again is None or again.kind != failure.kind:
+            message = (f"{failure.message} (it did not happen again on the same workload: the engine is not deterministic, "
+                       "or keeps state between workloads)")
+            self.record(Signature(failure.kind, "-", ("not deterministic",)), message, label, workload, received)
+            return
+        got = received_results(received.stdout)
+        first = signature(workload, failure.kind, got, expected)
+        traits = unshrunk_traits(workload, got, expected) or frozenset(first.traits)
+        for known in self.result.findings:
+            if first.covered_by(known.signature, traits):
+                known.seen += 1
+                return
+        if failure.kind in SHRUNK and self.shrink_budget > 0:
+            workload, failure, received, expected = self.shrink(workload, failure, received, expected, first)
+            first = signature(workload, failure.kind, received_results(received.stdout), expected)
+        self.record(first, failure.message, label, workload, received)
+
+    def shrink(self, workload, failure: Failure, received: Received, expected: list, first: Signature):
+        """The smallest workload on which the engine fails the same way (kind and direction)."""
+        best = [workload, failure, received, expected]
+
+        def still_fails(candidate) -> bool:
+            found, got, expected = self.check(candidate)
+            if found is None or found.kind != failure.kind:
+                return False
+            if found.kind == "difference" and signature(candidate, found.kind, received_results(got.stdout), expected).direction != first.direction:
+                return False
+            best[:] = [candidate, found, got, expected]
+            return True
+
+        shrink_workload(workload, still_fails, self.shrink_budget)
+        return tuple(best)
+
+    def record(self, sig: Signature, message: str, label: str, workload, received: Received) -> None:
+        for known in self.result.findings:
+            if known.signature == sig:
+                known.seen += 1
+                return
+        replay = save_case(self.out_dir, self.engine.describe(), workload, received, Failure(sig.kind, message), self.seed,
+                           {"found_at": f"seed {self.seed}, {label}", "workload": label.removeprefix("workload ").removeprefix("pinned "),
+                            **self.profile.to_json()})
+        self.result.findings.append(Finding(sig, message, label, replay))
 
 
 def conform(engine, *, workloads: int = 1000, seed: int = 0, out_dir: Path = documents.CONFORM_FOLDER,
-            progress: Callable[[int], None] | None = None) -> ConformResult:
-    """Run the pinned workloads and then `workloads` generated ones
-    (Hypothesis, seeded) through the engine; on the first failure, shrink it
-    and save the minimal workload as a replay directory under `out_dir`."""
-    result = ConformResult()
-    last: list = []
-    pinned = pinned_workloads()
-    pinned_ids = {id(workload) for workload in pinned}
-    started = time.perf_counter()
-    with tempfile.TemporaryDirectory(prefix="subsum-conform-") as scratch:
-        folder = Path(scratch)
-
-        @hypothesis_seed(seed)
-        @settings(max_examples=workloads, database=None, deadline=None, derandomize=False, report_multiple_bugs=False,
-                  suppress_health_check=list(HealthCheck), phases=(Phase.explicit, Phase.generate, Phase.shrink), print_blob=False)
-        @given(generated_workloads())
-        def agrees(workload) -> None:
-            subscriptions, events, forms = workload
-            if not last:  # still generating: count it (shrinking runs are not counted)
-                result.workloads += 1
-                result.pinned += id(workload) in pinned_ids
-                if progress:
-                    progress(result.workloads)
-            failure, received = check_workload(engine, folder, subscriptions, events, forms)
-            if failure is not None:
-                last[:] = [failure, workload, received]
-                raise _Disagreement(str(failure))
-
-        for workload in reversed(pinned):  # run first, in this order
-            agrees = example(workload)(agrees)
-        try:
-            agrees()
-        except (_Disagreement, Flaky):  # Flaky: a failure that did not repeat when Hypothesis ran the workload again
-            failure, workload, received = last
-            # Hypothesis runs a failing pinned workload once: run it again here, so that it too must repeat
-            repeated = isinstance(sys.exception(), _Disagreement) and check_workload(engine, folder, *workload)[0] is not None
-            if not repeated:
-                failure = Failure(failure.kind, f"{failure.message} (it did not happen again on the same workload: the engine "
-                                                f"is not deterministic, or keeps state between workloads)")
-            elif id(workload) in pinned_ids and failure.kind in SHRUNK_WHEN_PINNED:  # Hypothesis does not shrink an explicit example
-                failure, workload, received = shrink_pinned(engine, folder, workload, failure, received)
-            result.failure = failure
-            result.replay = save_case(out_dir, engine.describe(), workload, received, failure, seed)
-        finally:
-            engine.close()
-    result.seconds = time.perf_counter() - started
-    return result
+            progress: Callable[[int], None] | None = None, keep_going: int = 1, only: str | None = None,
+            profile: Profile = Profile(), shrink_budget: float = 60.0, stderr_log: BinaryIO | None = None) -> ConformResult:
+    """Run the pinned workloads and then generated workloads 0 … `workloads` − 1 (or only workload `only`)
+    through the engine, within `profile`, until `keep_going` distinct failures are found."""
+    run = ConformRun(engine, seed=seed, out_dir=out_dir, profile=profile, keep_going=keep_going, shrink_budget=shrink_budget,
+                     stderr_log=stderr_log)
+    return run.run(workload_cases(profile, seed, workloads, only), progress)
 
 
-#: the failures of a pinned workload worth shrinking: what the engine answered (a time-out or a crash would cost one
-#: engine start, and perhaps one time-out, per line tried)
-SHRUNK_WHEN_PINNED = ("difference", "malformed")
-
-
-def shrink_pinned(engine, folder: Path, workload, failure: Failure, received: Received) -> tuple[Failure, tuple, Received]:
-    """A failing pinned workload made small: drop each subscription, then
-    each event, while the engine still fails the same way (keeping one line
-    in each file). One engine run per line tried."""
-    subscriptions, events, forms = (list(part) for part in workload)
-    for k in reversed(range(len(subscriptions))):
-        if len(subscriptions) > 1:
-            trial = (subscriptions[:k] + subscriptions[k + 1:], events, forms[:k] + forms[k + 1:])
-            found, got = check_workload(engine, folder, *trial)
-            if found is not None and found.kind == failure.kind:
-                (subscriptions, events, forms), failure, received = trial, found, got
-    for k in reversed(range(len(events))):
-        if len(events) > 1:
-            trial = (subscriptions, events[:k] + events[k + 1:], forms)
-            found, got = check_workload(engine, folder, *trial)
-            if found is not None and found.kind == failure.kind:
-                (subscriptions, events, forms), failure, received = trial, found, got
-    return failure, (subscriptions, events, forms), received
-
-
-def save_case(out_dir: Path, engine: dict, workload, received: Received, failure: Failure, seed: int) -> Path:
+def save_case(out_dir: Path, engine: dict, workload, received: Received, failure: Failure, seed: int, extra: dict) -> Path:
     """The replay directory of a failure: the two inputs, the model's lines,
     the engine's output and standard error, and case.json."""
-    subscriptions, events, forms = workload
     with tempfile.TemporaryDirectory() as scratch:
-        write_workload(Path(scratch), subscriptions, events, forms)
+        write_workload(Path(scratch), *workload)
         files = {name: (Path(scratch) / name).read_bytes() for name in ("subscriptions.jsonl", "events.jsonl")}
         files["expected.jsonl"] = b"".join(line + b"\n" for line in expected_lines(model_results(Path(scratch))))
     files["received.jsonl"], files["stderr.txt"] = received.stdout, received.stderr
-    return save_matching(out_dir, files, engine, seed, {"kind": failure.kind, "message": failure.message})
+    return save_matching(out_dir, files, engine, seed, {"kind": failure.kind, "message": failure.message}, extra)

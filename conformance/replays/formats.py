@@ -81,6 +81,8 @@ class MatchingReplay:
     engine: dict[str, Any]  # the engine it ran: {"command", "persistent", "timeout"} or {"engine", "timeout"}
     seed: int
     failure: dict[str, str]  # the failure recorded: kind and message
+    found_at: str | None = None  # "seed S, workload I" or "seed S, pinned NAME" (issue 55)
+    not_checked: dict[str, list[str]] | None = None  # what the run's --unsupported left out (DEF-PLUG-7)
 
 
 def load_schedule(path: str | Path) -> ScheduleReplay:
@@ -202,7 +204,14 @@ def load_matching(folder: str | Path) -> MatchingReplay:
     seed = case.get("seed", 0)
     if isinstance(seed, bool) or not isinstance(seed, int):
         raise wrong("seed", "an integer", seed)
+    found_at = case.get("found_at")
+    if found_at is not None and not isinstance(found_at, str):
+        raise wrong("found_at", "text", found_at)
+    not_checked = case.get("not_checked")
+    if not_checked is not None and not (isinstance(not_checked, dict) and all(
+            isinstance(v, list) and all(isinstance(x, str) for x in v) for v in not_checked.values())):
+        raise wrong("not_checked", '{"types": [names], "operators": [names], "features": [names]}', not_checked)
     for name in ("subscriptions.jsonl", "events.jsonl"):
         if not (folder / name).is_file():
             raise ReplayError(folder, None, f"{name} is missing")
-    return MatchingReplay(str(folder), engine, seed, failure)
+    return MatchingReplay(str(folder), engine, seed, failure, found_at, not_checked)

@@ -170,6 +170,9 @@ def run_matching(path: str, options: RunOptions) -> Outcome:
     notes: tuple[str, ...] = ()
     if stored.is_file() and stored.read_bytes() != b"".join(line + b"\n" for line in expected_lines(expected)):
         notes = (f"{stored} differs from the model's lines now; compared with the model's",)
+    left_out = "; ".join(", ".join(v) for v in (replay.not_checked or {}).values() if v)
+    if replay.found_at or left_out:
+        notes += (f"found at {replay.found_at or 'an unrecorded workload'}; not checked in that run: {left_out or 'nothing'}",)
     try:
         failure = first_failure(expected, engine.run(folder))
     finally:

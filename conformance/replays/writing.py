@@ -95,13 +95,15 @@ def save_cache(policy: str, capacity: int | None, operations: list[dict], folder
     return _write(folder, cache_replay_name(policy, capacity, operations), doc)
 
 
-def save_matching(out_dir: Path, files: Mapping[str, bytes], engine: Mapping[str, Any], seed: int, failure: Mapping[str, str]) -> Path:
+def save_matching(out_dir: Path, files: Mapping[str, bytes], engine: Mapping[str, Any], seed: int, failure: Mapping[str, str],
+                  extra: Mapping[str, Any] | None = None) -> Path:
     """`matching-<digest>/` under `out_dir`: the workload and outputs in
     `files` (subscriptions.jsonl, events.jsonl, expected.jsonl,
-    received.jsonl, stderr.txt) and `case.json`, named after the inputs."""
+    received.jsonl, stderr.txt) and `case.json`, named after the inputs;
+    `extra` adds case.json fields (where it was found, what was not checked)."""
     digest = hashlib.sha256(files["subscriptions.jsonl"] + b"\0" + files["events.jsonl"]).hexdigest()[:10]
     final = out_dir / f"matching-{digest}"
-    case = {"format": MATCHING, "version": 1, "engine": dict(engine), "seed": seed, "failure": dict(failure)}
+    case = {"format": MATCHING, "version": 1, "engine": dict(engine), "seed": seed, "failure": dict(failure), **(extra or {})}
     scratch: Path | None = None
     try:
         out_dir.mkdir(parents=True, exist_ok=True)

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import click
 
+from subsum.cli.conform_report import check_only, kit_options, matching_report, open_log, print_conformance
 from subsum.cli.console import deprecated, emit, line, write_json
 from subsum.cli.fuzz import finish, fuzz_progress, print_result, shrink_progress
 from subsum.cli.options import (MAX_COUNT, ComponentName, FiniteFloat, deprecated_json_option, format_option, replay_dir_option, schedule_options, seed_option,
@@ -21,7 +22,8 @@ from subsum.conformance.kit import engines, matching, vector_cases, vectors
 from subsum.conformance.kit.broker import EXTERNAL, close_processes, proxy_class
 from subsum.conformance.replays import documents
 from subsum.conformance.replays.running import RunOptions, run
-from subsum.core.errors import CheckFailed, SubsumError
+from subsum.conformance.kit.pinned import pinned_workloads
+from subsum.core.errors import CheckFailed, Interrupted, SubsumError
 from subsum.impl.matching import ENGINES, engine_class
 
 ENGINE_CMD_HELP = ("The engine under test as a command, split like a shell would (no shell runs it). It is run as "
@@ -41,52 +43,48 @@ def conform() -> None:
 @click.option("--engine", "plugin", type=ComponentName("engine", tuple(ENGINES), engine_class), help=ENGINE_HELP)
 @click.option("--persistent", is_flag=True, help="Start CMD once and send it one request line per workload (DEF-PLUG-3).")
 @click.option("--workloads", type=click.IntRange(1, MAX_COUNT), default=1000, show_default=True,
-              help="Generated workloads to run, after the five pinned ones (one per string operator, with each hostile character); "
-                   "fewer if one fails: then its shrinking follows.")
-@seed_option(0, "Hypothesis seed: the same seed draws the same workloads.")
+              help="Generated workloads to run (0 … N − 1), after the pinned ones (each operator's edge cases, the hostile "
+                   "characters).")
+@seed_option(0, "The seed of the generated workloads: workload i depends on the seed and i alone, so a longer run extends "
+                "a shorter one.")
+@kit_options
 @click.option("--timeout", type=FiniteFloat(0.001, 3600.0), default=10.0, show_default=True,
               help="Seconds the engine may take for one workload; longer is a failure.")
 @replay_dir_option(documents.CONFORM_FOLDER, "Where the replay directory of a failure goes.")
 @format_option
 @quiet_option
 @deprecated_json_option
-def conform_matching(command, plugin, persistent, workloads, seed, timeout, out_dir, fmt, json_path) -> None:
+def conform_matching(command, plugin, persistent, workloads, seed, unsupported, keep_going, only, stderr_log, shrink_budget, timeout,
+                     out_dir, fmt, json_path) -> None:
     """Differential testing of a matching engine against the model
     (DEF-MATCH-6): each workload is a subscriptions file and an events file;
     the engine's result lines must be the model's. A time-out, a crash,
-    malformed output and a different result are failures: the first is
-    shrunk to a minimal workload and saved as a replay directory (exit 1).
-    `subsum replay DIR` runs it again."""
+    malformed output and a different result are failures: each is shrunk to
+    a minimal workload and saved as a replay directory (exit 1); with
+    --keep-going N the run goes on until N failures that differ in kind,
+    direction and what they use. `subsum replay DIR` runs one again.
+    What --unsupported leaves out is never sent, and every report says so."""
+    check_only(only, unsupported)
     engine = engines.engine_for(command, plugin, persistent, timeout)
     name = command if command is not None else plugin
-    total = workloads + len(matching.pinned_workloads())
-    with progress("conform matching", total) as ticker:
-        result = matching.conform(engine, workloads=workloads, seed=seed, out_dir=Path(out_dir),
-                                  progress=lambda done: ticker.update(done, f"{done:,} of {total:,} workloads agree"))
+    total = 1 if only is not None else workloads + len(pinned_workloads(unsupported))
+    with progress("conform matching", total) as ticker, open_log(stderr_log) as log:
+        engine.stderr_log = log
+        result = matching.conform(engine, workloads=workloads, seed=seed, out_dir=Path(out_dir), keep_going=keep_going, only=only,
+                                  profile=unsupported, shrink_budget=shrink_budget, stderr_log=log,
+                                  progress=lambda done: ticker.update(done, f"{done:,} of {total:,} workloads run"))
     option = f"--engine-cmd {shlex.quote(command)}" if command is not None else f"--engine {plugin}"
-    report = {"engine": engine.describe(), "workloads": result.workloads, "pinned": result.pinned,
-              "generated": result.workloads - result.pinned, "seed": seed, "seconds": round(result.seconds, 3),
-              "failure": None if result.failure is None else {"kind": result.failure.kind, "message": result.failure.message},
-              "replay": None if result.replay is None else str(result.replay),
-              "replay_command": None if result.replay is None else
-              f"subsum replay {option}{' --persistent' if persistent else ''} {result.replay}"}
+    report = matching_report(result, engine.describe(), seed, f"{option}{' --persistent' if persistent else ''}", stderr_log)
     if json_path:
         deprecated("--json FILE", "--format json > FILE")
         write_json(json_path, report)
     emit(report, fmt, lambda: print_conformance(name, report))
-    if result.failure is not None:
-        raise CheckFailed(f"the engine disagrees with the model ({result.failure.kind})")
-
-
-def print_conformance(name: str, report: dict) -> None:
-    failure = report["failure"]
-    if failure is None:
-        line(f"{name}: agrees with the model on {report['workloads']} workloads ({report['pinned']} pinned, "
-             f"{report['generated']} generated; seed {report['seed']}, {report['seconds']:.1f} s)")
-        return
-    line(f"{name}: {failure['kind']}: {failure['message']}")
-    line(f"  shrunk workload in {report['replay']} (found at workload {report['workloads']}, seed {report['seed']})")
-    line(f"  replay: {report['replay_command']}")
+    if result.interrupted:
+        raise Interrupted(f"interrupted (Ctrl-C) after {result.workloads:,} workloads: {len(result.findings)} distinct failures, "
+                          f"saved in {out_dir}")
+    if result.findings:
+        kinds = ", ".join(dict.fromkeys(f.signature.kind for f in result.findings))
+        raise CheckFailed(f"the engine disagrees with the model ({len(result.findings)} distinct: {kinds})")
 
 
 @conform.command("broker")

@@ -1,0 +1,124 @@
+"""What tells one failure of `subsum conform matching` from another
+(spec/11-plugins.md DEF-PLUG-8): its kind, its direction (an extra match,
+a missed one) and what the failing subscription uses, and the
+`--unsupported` word that would leave it out of a run.
+
+For a difference, the traits are those of the first subscription the engine
+got wrong, on the first event it got wrong: `repeated-names` if it
+constrains one name twice, else `mixed-types` if the event gives one of its
+names another type, else its operators with their types (`wildcard
+string`). For a crash, a time-out or malformed output, the traits are every
+operator and type of the (shrunk) workload.
+
+>>> from subsum.conformance.kit.pinned import sub, event
+>>> w = ([("s0", sub(("s", "string", "wildcard", "ab*ba")))], [event(s=("string", "aba"))], [True])
+>>> s = signature(w, "difference", [("e0", {"s0"})], [("e0", set())])
+>>> s.direction, s.traits, s.declare
+('extra', ('wildcard string',), 'wildcard')
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import attrs
+
+from subsum.core.types import Event, Subscription
+
+
+@attrs.frozen
+class Signature:
+    kind: str  # difference, crash, timeout, malformed
+    direction: str  # extra, missed, extra and missed; "-" for the other kinds and for a failure that did not repeat
+    traits: tuple[str, ...]  # ("not deterministic",) for a failure that did not happen again on the same workload
+
+    @property
+    def declare(self) -> str | None:
+        """The `--unsupported` word that leaves this out, when one does."""
+        if self.kind != "difference":
+            return None
+        if self.traits in (("repeated-names",), ("mixed-types",)):
+            return self.traits[0]
+        ops = {t.split(" ")[0] for t in self.traits}
+        return ops.pop() if len(ops) == 1 else None
+
+    def covered_by(self, known: "Signature", traits: frozenset[str]) -> bool:
+        """Whether a failure of this kind and direction, whose subscription has `traits` in all, is
+        already explained by `known` (the same kind and direction, and every trait of it present)."""
+        return (known.kind, known.direction) == (self.kind, self.direction) and set(known.traits) <= traits
+
+    def to_json(self) -> dict:
+        return {"kind": self.kind, "direction": self.direction, "traits": list(self.traits), "declare": self.declare}
+
+
+def received_results(stdout: bytes) -> list[tuple[str, set[str]]]:
+    """The engine's result lines as (event id, ids), as far as they parse."""
+    out = []
+    for raw in stdout.split(b"\n"):
+        try:
+            obj = json.loads(raw)
+            out.append((obj["event"], set(obj["subscriptions"])))
+        except (ValueError, TypeError, KeyError):
+            continue
+    return out
+
+
+def signature(workload, kind: str, received: list[tuple[str, set[str]]], expected: list[tuple[str, set[str]]]) -> Signature:
+    """The signature of one failure on `workload` (the engine's `received` results against the model's)."""
+    subscriptions, events, _ = workload
+    if kind == "difference":
+        for k, ((eid, want), (_, got)) in enumerate(zip(expected, received)):
+            if want != got:
+                extra, missed = got - want, want - got
+                direction = "extra and missed" if extra and missed else "extra" if extra else "missed"
+                sid = min(extra | missed)
+                subscription = dict(subscriptions).get(sid, Subscription())
+                return Signature(kind, direction, traits_of(subscription, events[k] if k < len(events) else Event()))
+    ops = sorted({f"{c.op} {c.type}" for _, s in subscriptions for c in s.constraints})
+    return Signature(kind, "-", tuple(ops))
+
+
+def traits_of(subscription: Subscription, event: Event) -> tuple[str, ...]:
+    names = [c.name for c in subscription.constraints]
+    if len(set(names)) < len(names):
+        return ("repeated-names",)
+    if any((a := event.get(c.name)) is not None and a.type != c.type for c in subscription.constraints):
+        return ("mixed-types",)
+    return tuple(sorted({f"{c.op} {c.type}" for c in subscription.constraints})) or ("empty subscription",)
+
+
+def all_traits(subscription: Subscription, event: Event) -> frozenset[str]:
+    """Every trait the subscription has on the event, for `Signature.covered_by`."""
+    names = [c.name for c in subscription.constraints]
+    out = {f"{c.op} {c.type}" for c in subscription.constraints}
+    if len(set(names)) < len(names):
+        out.add("repeated-names")
+    if any((a := event.get(c.name)) is not None and a.type != c.type for c in subscription.constraints):
+        out.add("mixed-types")
+    return frozenset(out)
+
+
+def unshrunk_traits(workload, received: list[tuple[str, set[str]]], expected: list[tuple[str, set[str]]]) -> frozenset[str]:
+    """`all_traits` of the first subscription got wrong, before shrinking (empty if none is)."""
+    subscriptions, events, _ = workload
+    for k, ((_, want), (_, got)) in enumerate(zip(expected, received)):
+        if want != got:
+            sid = min((got - want) | (want - got))
+            return all_traits(dict(subscriptions).get(sid, Subscription()), events[k] if k < len(events) else Event())
+    return frozenset()
+
+
+@attrs.define
+class Finding:
+    """One distinct failure: where it was first found, how often it was seen, its replay."""
+
+    signature: Signature
+    message: str
+    found_at: str  # "workload 17" or "pinned wildcard-overlap"
+    replay: Path | None = None
+    seen: int = 1
+
+    def to_json(self, replay_command: str | None) -> dict:
+        return {**self.signature.to_json(), "message": self.message, "found_at": self.found_at, "seen": self.seen,
+                "replay": None if self.replay is None else str(self.replay), "replay_command": replay_command}

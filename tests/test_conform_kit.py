@@ -1,0 +1,173 @@
+"""Issue 55, `subsum conform matching` against an engine with real semantic
+gaps (tests/kit_planted/gaps_engine.py): every distinct difference in one
+run (--keep-going), declared gaps (--unsupported) never sent and reported
+as not checked, classic bugs found in the pinned workloads, draws that
+depend on (seed, i) alone (--only), the engine's standard error kept
+(--stderr-log), and shrinking toward small values. Both modes: one-shot
+and --persistent."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from subsum.conformance.kit.draws import draw_workload
+from subsum.conformance.kit.profile import FEATURES, OPERATORS, Profile, parse_unsupported
+from subsum.conformance.kit.shrink import shrink_workload
+from subsum.core.types import INT_MIN, Constraint, Subscription
+from tests.test_conform import cli
+
+GAPS = Path(__file__).parent / "kit_planted" / "gaps_engine.py"
+THREE_GAPS = "wildcard,mixed,last-wins"
+DECLARED = "wildcard,mixed-types,repeated-names"
+
+
+def engine(gaps: str, persistent: bool, *extra: str) -> list[str]:
+    """The options naming the gaps engine, in either mode."""
+    command = f"{sys.executable} {GAPS} --gaps {gaps}" + (" --serve" if persistent else "") + "".join(f" {e}" for e in extra)
+    return ["--engine-cmd", command, *(["--persistent"] if persistent else [])]
+
+
+def conform(*args) -> tuple[int, dict]:
+    done = cli("conform", "matching", *args, "--format", "json")
+    assert "Traceback" not in done.stderr, done.stderr
+    return done.returncode, (json.loads(done.stdout) if done.stdout.strip() else {})
+
+
+@pytest.mark.parametrize("persistent", [True, False])
+def test_three_gaps_are_three_distinct_differences_in_one_run(persistent, tmp_path):
+    code, report = conform(*engine(THREE_GAPS, persistent), "--keep-going", "5", "--workloads", "60" if persistent else "10",
+                           "--out-dir", tmp_path)
+    assert code == 1, report
+    assert [(f["kind"], f["direction"], f["declare"]) for f in report["findings"]] == [
+        ("difference", "extra", "wildcard"), ("difference", "extra", "mixed-types"), ("difference", "extra", "repeated-names")]
+    replays = sorted(tmp_path.iterdir())
+    assert len(replays) == 3 and sorted(f["replay"] for f in report["findings"]) == [str(p) for p in replays]
+    for finding in report["findings"]:  # each replay fails again on its own
+        again = cli("replay", *engine(THREE_GAPS, persistent), finding["replay"])
+        assert again.returncode == 1, again.stdout + again.stderr
+        assert "found at seed 0, pinned " in again.stderr + again.stdout
+
+
+@pytest.mark.parametrize("persistent", [True, False])
+def test_declared_gaps_pass_and_the_report_says_what_was_not_checked(persistent, tmp_path):
+    args = [*engine(THREE_GAPS, persistent), "--unsupported", DECLARED, "--workloads", "300" if persistent else "15", "--out-dir", tmp_path]
+    code, report = conform(*args)
+    assert code == 0 and report["findings"] == [], report
+    assert report["not_checked"] == {"types": [], "operators": ["wildcard"], "features": ["mixed-types", "repeated-names"]}
+    assert "wildcard" not in report["checked"]["operators"]
+    text = cli("conform", "matching", *args)
+    assert text.stdout.splitlines()[0] == report["headline"] and report["headline"].endswith(
+        "/ not checked: wildcard; mixed-types, repeated-names"), text.stdout
+
+
+def test_unsupported_operators_are_never_sent(tmp_path):
+    """An engine that exits 3 on any wildcard passes 400 workloads once wildcard is declared (and fails at once without)."""
+    assert conform(*engine("no-wildcard", True), "--unsupported", "wildcard", "--workloads", "400", "--out-dir", tmp_path)[0] == 0
+    code, report = conform(*engine("no-wildcard", True), "--workloads", "400", "--out-dir", tmp_path)
+    assert code == 1 and report["findings"][0]["kind"] == "crash" and report["findings"][0]["found_at"] == "pinned wildcard-overlap"
+
+
+@pytest.mark.parametrize("word", [*OPERATORS, "int", "float", "string", "bool", *FEATURES])
+def test_every_draw_keeps_out_what_the_profile_leaves_out(word):
+    """Each word alone, over 300 draws of 3 seeds, checked directly on the constraints and values (not by `features_of`)."""
+    profile = parse_unsupported(word)
+    for seed in range(3):
+        for i in range(100):
+            subscriptions, events, forms = draw_workload(seed, i, profile)
+            constraints = [c for _, s in subscriptions for c in s.constraints]
+            assert all(c.op != word and c.type != word for c in constraints)
+            assert all(a.type != word for e in events for a in e.attributes)
+            if word == "filter-text":
+                assert all(forms)
+            if word == "big-ints":
+                assert all(abs(v) <= 2**53 for v in [c.value for c in constraints] + [a.value for e in events for a in e.attributes]
+                           if type(v) is int)
+            if word == "hostile-strings":
+                strings = [c.value.replace("*", "", 1) if c.op == "wildcard" else c.value for c in constraints if c.type == "string"]
+                strings += [a.value for e in events for a in e.attributes if a.type == "string"]
+                assert all(s.isalnum() and s.isascii() for s in strings if s), strings
+
+
+def test_the_wildcard_overlap_bug_fails_in_the_pinned_workloads_for_every_seed(tmp_path):
+    for seed in range(5):
+        code, report = conform(*engine("wildcard", True), "--seed", seed, "--workloads", "1", "--out-dir", tmp_path / str(seed))
+        assert code == 1 and report["findings"][0]["found_at"] == "pinned wildcard-overlap", report
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_a_failure_at_workload_i_is_found_at_i_by_a_shorter_run_and_by_only(seed, tmp_path):
+    """`short-prefix` is wrong only on prefixes longer than two characters, which no pinned workload holds."""
+    code, report = conform(*engine("short-prefix", True), "--seed", seed, "--workloads", "1000", "--out-dir", tmp_path / "a")
+    assert code == 1, report
+    (finding,) = report["findings"]
+    i = int(finding["found_at"].removeprefix("workload "))
+    assert finding["rerun"].endswith(f"--seed {seed} --only {i}")
+    for args in (["--workloads", i + 1], ["--only", i]):
+        code, again = conform(*engine("short-prefix", True), "--seed", seed, *args, "--out-dir", tmp_path / "b")
+        assert code == 1 and again["findings"][0]["found_at"] == f"workload {i}", (args, again)
+    if i:
+        assert conform(*engine("short-prefix", True), "--seed", seed, "--workloads", i, "--out-dir", tmp_path / "c")[0] == 0
+
+
+@pytest.mark.parametrize("persistent", [True, False])
+def test_the_engines_standard_error_is_kept_when_the_run_passes(persistent, tmp_path):
+    log = tmp_path / "engine.log"
+    code, report = conform(*engine("none", persistent, "--log"), "--workloads", "3", "--stderr-log", log, "--out-dir", tmp_path / "r")
+    assert code == 0 and report["stderr_log"] == str(log)
+    text = log.read_text()
+    assert text.count("gaps_engine: answered") == report["workloads"], text
+    assert "--- subsum conform: pinned wildcard-overlap (seed 0) ---" in text and "--- subsum conform: workload 2 (seed 0) ---" in text
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--unsupported", "wildcard,regex"], "unknown operator, type or feature 'regex'"),
+    (["--unsupported", "int,float,string,bool"], "leaves no type with an operator to check"),
+    (["--unsupported", "wildcard,,bool"], "an empty name in the list"),
+    (["--keep-going", "0"], "--keep-going"),
+    (["--only", "pinned-nothing"], "not a workload number or a pinned workload"),
+    (["--unsupported", "wildcard", "--only", "wildcard-overlap"], "uses what --unsupported leaves out"),
+    (["--stderr-log", "/nonexistent/folder/engine.log"], "--stderr-log /nonexistent/folder/engine.log"),
+    (["--shrink-budget", "-1"], "--shrink-budget"),
+])
+def test_bad_kit_options_are_one_line_exit_2(args, message, tmp_path):
+    done = cli("conform", "matching", "--engine-cmd", "true", *args, "--out-dir", tmp_path / "r")
+    assert done.returncode == 2 and message in done.stderr and "Traceback" not in done.stderr, done.stderr
+    assert not (tmp_path / "r").exists()
+
+
+@pytest.mark.parametrize("text, message", [
+    ("not toml [", "not a TOML profile"),
+    ("[other]\nx = 1\n", "a profile holds one table, [unsupported]"),
+    ("[unsupported]\noperators = ['regex']\n", "field 'operators': unknown name 'regex'"),
+    ("[unsupported]\ncolours = ['red']\n", "field 'colours': not one of operators, types, features"),
+    ("[unsupported]\ntypes = 'bool'\n", "field 'types': a list of names"),
+])
+def test_a_bad_profile_file_names_the_file_and_field(text, message, tmp_path):
+    profile = tmp_path / "engine.toml"
+    profile.write_text(text)
+    done = cli("conform", "matching", "--engine-cmd", "true", "--unsupported", profile, "--out-dir", tmp_path / "r")
+    assert done.returncode == 2 and str(profile) in done.stderr and message in done.stderr, done.stderr
+
+
+def test_a_profile_file_declares_the_same_as_the_list(tmp_path):
+    profile = tmp_path / "engine.toml"
+    profile.write_text("[unsupported]\noperators = ['wildcard']\nfeatures = ['mixed-types', 'repeated-names']\n")
+    assert parse_unsupported(str(profile)) == parse_unsupported(DECLARED)
+    assert parse_unsupported("lt,ge") == Profile(operators=frozenset({"<", ">="}))
+
+
+def test_shrinking_ends_on_small_values():
+    """A failure that any negative int constraint shows shrinks from INT64_MIN to -1, and the workload to one line each."""
+    subscriptions = [(f"s{k}", Subscription(frozenset({Constraint("x", "int", "<", INT_MIN + k), Constraint("s", "string", "=", "abc")})))
+                     for k in range(3)]
+    workload = (subscriptions, draw_workload(0, 0, Profile())[1], [True] * 3)
+
+    def still_fails(w) -> bool:
+        return any(c.type == "int" and c.value < 0 for _, s in w[0] for c in s.constraints)
+
+    (sid, sub), *rest = shrink_workload(workload, still_fails, 30.0)[0]
+    assert rest == [] and sub.constraints == frozenset({Constraint("x", "int", "<", -1)})
