@@ -21,7 +21,8 @@ import attrs
 from subsum.conformance.budget import CheckTimeout, time_limit
 from subsum.conformance.replays import documents
 from subsum.conformance.replays.writing import ReplayNotSaved, save_schedule
-from subsum.conformance.schedules import Run, fuzzable, initial_operations, make_topology, next_operation, violation_of
+from subsum.conformance.schedules import (POOL, Pool, Run, Violation, fuzzable, initial_operations, make_topology, next_operation,
+                                         violation_of)
 from subsum.conformance.shrinking import Found, shrink
 from subsum.impl.network.sim import DEFER_TIMEOUT, SUB_TIMEOUT
 
@@ -47,6 +48,8 @@ class FuzzResult:
     unsaved: list = attrs.field(factory=list)
     #: Whether Ctrl-C ended the run (what was found before it is saved as found, unshrunk).
     interrupted: bool = False
+    #: Violations like one already kept (`fuzz(distinct=True)`): counted, not saved.
+    repeats: int = 0
 
     @property
     def schedules_per_minute(self) -> float:
@@ -59,9 +62,22 @@ class FuzzResult:
                 "schedules_per_minute": round(self.schedules_per_minute, 1),
                 "first_violation_seconds": self.first_violation_seconds, "cut_operations": self.cut_operations,
                 "interrupted": self.interrupted,
+                "repeats": self.repeats,
                 "violations": [{"claim": c, "replay": str(p), "operations": saved, "saved": p not in unsaved,
+                                "found_at": f"seed {case.seed}" + (f", schedule {case.seed - parameters['seed']}" if "seed" in parameters else ""),
                                 **({"shrunk_from": found} if found != saved else {})}
-                               for p, c, (saved, found) in zip(self.violations, self.claims, self.lengths)]}
+                               for p, c, (saved, found), case in zip(self.violations, self.claims, self.lengths, self.found)]}
+
+
+def violation_kind(violation: Violation) -> tuple[str, str]:
+    """What tells violations apart for `fuzz(distinct=True)`: the claim, and the request the broker got wrong
+    ("broker 0 SUB from 1000000: …" -> SUB) or, for a process failure, its kind and request.
+
+    >>> violation_kind(Violation("CLM-NET-6", "broker 0 SUB from 1000000: sent [], the model sends [...]", 3))
+    ('CLM-NET-6', 'SUB')
+    """
+    words = violation.message.split(":")[0].split()
+    return violation.claim, next((w.rstrip(",") for w in words if w.rstrip(",").isupper()), "")
 
 
 def fuzz(*, topology: str = "random-tree", brokers: int = 6, subscriptions: int = 8, churn: float = 0.1, steps: int = 60,
@@ -69,14 +85,18 @@ def fuzz(*, topology: str = "random-tree", brokers: int = 6, subscriptions: int 
          protocol: str = "strawman", defer_timeout: float = DEFER_TIMEOUT, sub_timeout: float = SUB_TIMEOUT, max_violations: int = 10,
          progress: Callable[[FuzzResult], None] | None = None, shrink_budget: float = 10.0,
          shrinking: Callable[[Found], None] | None = None, broker_class: type | None = None,
-         command: str | None = None) -> FuzzResult:
+         command: str | None = None, pool: Pool = POOL, only: int | None = None, distinct: bool = False) -> FuzzResult:
     """Draw schedules (schedule i uses seed + i) until the budget is spent,
     `schedules` ran, or `max_violations` were found. Then shrink each
     violating schedule for up to `shrink_budget` seconds (`shrink`; 0: not
     at all; `shrinking` is told before each) and save it as a replay file.
     Each schedule starts with every client subscribing (`initial_operations`).
     `broker_class` replaces the protocol's checked class (an external
-    broker, whose `command` the replay files record)."""
+    broker, whose `command` the replay files record). `pool`: the filters
+    and event attributes drawn from; `only`: run schedule `only` alone (seed
+    + only); `distinct`: a violation like one already found (the same
+    `violation_kind`) is counted in `repeats`, not kept, and
+    `max_violations` counts distinct ones."""
     if broker_class is None:
         fuzzable(protocol)
     result = FuzzResult()
@@ -88,7 +108,7 @@ def fuzz(*, topology: str = "random-tree", brokers: int = 6, subscriptions: int 
             _fuzz_until_done(result, found, started, topology=topology, brokers=brokers, subscriptions=subscriptions, churn=churn,
                              steps=steps, seed=seed, budget=budget, schedules=schedules, max_violations=max_violations,
                              protocol=protocol, defer_timeout=defer_timeout, sub_timeout=sub_timeout, progress=progress,
-                             broker_class=broker_class)
+                             broker_class=broker_class, pool=pool, only=only, distinct=distinct)
     except CheckTimeout:  # caught outside the block too: the alarm may ring as the block ends
         if limit is None or not limit.fired:
             raise  # an outer budget's, not the fuzzer's
@@ -125,9 +145,18 @@ def _save(result: FuzzResult, case: Found, replay_dir: Path, shrink_budget: floa
 
 
 def _fuzz_until_done(result: FuzzResult, found: list[Found], started: float, *, topology, brokers, subscriptions, churn, steps,
-                     seed, budget, schedules, max_violations, protocol, defer_timeout, sub_timeout, progress, broker_class) -> None:
-    i = 0
-    while ((schedules is None or i < schedules) and time.perf_counter() - started < budget
+                     seed, budget, schedules, max_violations, protocol, defer_timeout, sub_timeout, progress, broker_class,
+                     pool, only, distinct) -> None:
+    i = 0 if only is None else only
+    end = schedules if only is None else only + 1
+
+    def keep(case: Found) -> None:
+        if distinct and any(violation_kind(f.violation) == violation_kind(case.violation) for f in found):
+            result.repeats += 1
+        else:
+            found.append(case)
+
+    while ((end is None or i < end) and time.perf_counter() - started < budget
            and len(found) < max_violations):
         run_seed = seed + i
         rng = random.Random(run_seed)
@@ -136,21 +165,21 @@ def _fuzz_until_done(result: FuzzResult, found: list[Found], started: float, *, 
         try:
             run = Run(topo, run_seed, protocol, defer_timeout, sub_timeout, broker_class=broker_class)
         except Exception as exc:  # the brokers failed while the network was built: a violation with no schedule
-            found.append(Found(topo, run_seed, schedule, violation_of(exc, 0), protocol, defer_timeout, sub_timeout, broker_class))
+            keep(Found(topo, run_seed, schedule, violation_of(exc, 0), protocol, defer_timeout, sub_timeout, broker_class))
             result.schedules += 1
             if result.first_violation_seconds is None:
                 result.first_violation_seconds = time.perf_counter() - started
             i += 1
             continue
         violation = None
-        opening = initial_operations(rng, run.net)
+        opening = initial_operations(rng, run.net, pool)
         for step in range(len(opening) + steps + 1):
             if time.perf_counter() - started >= budget:  # the budget holds inside a schedule too
                 break
             if step < len(opening):
                 op = opening[step]
             else:
-                op = next_operation(rng, run.net, churn, run.broken) if step < len(opening) + steps else {"op": "quiesce"}
+                op = next_operation(rng, run.net, churn, run.broken, pool) if step < len(opening) + steps else {"op": "quiesce"}
             schedule.append(op)
             try:
                 run.apply(op)
@@ -163,7 +192,7 @@ def _fuzz_until_done(result: FuzzResult, found: list[Found], started: float, *, 
         result.schedules += 1
         result.operations += len(schedule)
         if violation is not None:
-            found.append(Found(topo, run_seed, schedule, violation, protocol, defer_timeout, sub_timeout, broker_class))
+            keep(Found(topo, run_seed, schedule, violation, protocol, defer_timeout, sub_timeout, broker_class))
             if result.first_violation_seconds is None:
                 result.first_violation_seconds = time.perf_counter() - started
         i += 1

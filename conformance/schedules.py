@@ -97,13 +97,26 @@ def filter_of(text: str) -> Subscription:
 
 # --- generating schedules --------------------------------------------------------------------
 
-def random_event(rng: random.Random) -> dict:
-    """Attributes over the names the filter pool uses, each present with probability 0.8."""
+@attrs.frozen
+class Pool:
+    """The filters schedules subscribe to and the attribute names their events carry: all of `FILTERS` and
+    x (int), s (string), b (bool) unless a declared feature set (`conform broker --unsupported`) leaves some out."""
+
+    filters: tuple[Subscription, ...] = FILTERS
+    names: frozenset[str] = frozenset({"x", "s", "b"})
+
+
+POOL = Pool()
+EVENT_TYPES = {"x": "int", "s": "string", "b": "bool"}
+
+
+def random_event(rng: random.Random, pool: Pool = POOL) -> dict:
+    """Attributes over the names the filter pool uses, each present with probability 0.8 (and in the pool's names)."""
     values = {"x": rng.choice([-1, 0, 1, 2, 3]), "s": rng.choice(["", "a", "ab", "b", "ba"]), "b": rng.choice([True, False])}
-    return {name: value for name, value in values.items() if rng.random() < 0.8}
+    return {name: value for name, value in values.items() if rng.random() < 0.8 and name in pool.names}
 
 
-def next_operation(rng: random.Random, net: Network, churn: float, broken: Sequence[tuple[int, int]] = ()) -> dict:
+def next_operation(rng: random.Random, net: Network, churn: float, broken: Sequence[tuple[int, int]] = (), pool: Pool = POOL) -> dict:
     """One operation drawn for the current state of `net`; `broken` lists the
     broker pairs whose link broke, latest first (candidates for a re-link)."""
     clients = sorted(net.clients)
@@ -133,14 +146,14 @@ def next_operation(rng: random.Random, net: Network, churn: float, broken: Seque
             return {"op": "join", "attach": rng.choice(sorted(net.brokers)), "clients": rng.randint(0, 2)}
     roll = rng.random()
     if roll < 0.25 and clients:
-        return {"op": "subscribe", "client": rng.choice(clients), "filter": filter_text(rng.choice(FILTERS))}
+        return {"op": "subscribe", "client": rng.choice(clients), "filter": filter_text(rng.choice(pool.filters))}
     if roll < 0.35:
         holding = [c for c in clients if net.client_filters[c]]
         if holding:
             c = rng.choice(holding)
             return {"op": "unsubscribe", "client": c, "filter": filter_text(rng.choice(sorted(net.client_filters[c], key=subscription_sort_key)))}
     if roll < 0.5 and clients:
-        return {"op": "publish", "client": rng.choice(clients), "attributes": random_event(rng)}
+        return {"op": "publish", "client": rng.choice(clients), "attributes": random_event(rng, pool)}
     if roll < 0.9 and net.transport.pending_links():
         # which link delivers next, k times: pending[choice % len(pending)] when the executor runs it
         return {"op": "deliver", "choices": [rng.randrange(1 << 16) for _ in range(rng.randint(1, 8))]}
@@ -308,11 +321,11 @@ def make_topology(kind: str, brokers: int, seed: int, rng: random.Random, subscr
             "links": [list(e) for e in links], "clients": clients}
 
 
-def initial_operations(rng: random.Random, net: Network) -> list[dict]:
+def initial_operations(rng: random.Random, net: Network, pool: Pool = POOL) -> list[dict]:
     """Every client subscribes to 0-2 filters of the pool, then quiesce: the
     reconfigurations that follow have routes to move."""
     ops = [{"op": "subscribe", "client": c, "filter": filter_text(f)}
-           for c in sorted(net.clients) for f in rng.sample(FILTERS, rng.randint(0, 2))]
+           for c in sorted(net.clients) for f in rng.sample(pool.filters, min(len(pool.filters), rng.randint(0, 2)))]
     return ops + [{"op": "quiesce"}]
 
 

@@ -171,3 +171,69 @@ def test_shrinking_ends_on_small_values():
 
     (sid, sub), *rest = shrink_workload(workload, still_fails, 30.0)[0]
     assert rest == [] and sub.constraints == frozenset({Constraint("x", "int", "<", -1)})
+
+
+# --- conform broker ---------------------------------------------------------------------------------
+
+PLANTED_BROKER = Path(__file__).parent / "kit_planted" / "broker.py"
+STRAWMAN = Path(__file__).resolve().parents[1] / "examples" / "external" / "strawman_broker.py"
+
+
+def broker(*args) -> tuple[int, dict]:
+    done = cli("conform", "broker", *args, "--format", "json")
+    assert "Traceback" not in done.stderr, done.stderr
+    return done.returncode, (json.loads(done.stdout) if done.stdout.strip() else {})
+
+
+def test_a_broker_without_bool_passes_once_bool_is_declared(tmp_path):
+    command = f"{sys.executable} {PLANTED_BROKER} no-bool"
+    code, report = broker("--broker-cmd", command, "--schedules", 20, "--out-dir", tmp_path / "a")
+    assert code == 1 and report["violations"][0]["claim"] == "crash", report
+    code, report = broker("--broker-cmd", command, "--schedules", 20, "--unsupported", "bool", "--out-dir", tmp_path / "b")
+    assert code == 0 and report["schedules"] == 20, report
+    assert "bool" in report["not_checked"]["types"] and report["checked"]["types"] == ["int", "string"]
+    assert report["headline"].startswith("checked: int, string; =, <, >, prefix / not checked: float, bool;")
+
+
+def test_keep_going_saves_distinct_broker_violations_once_and_counts_the_rest(tmp_path):
+    command = f"{sys.executable} {STRAWMAN} --forget-second-subscriber"
+    code, report = broker("--broker-cmd", command, "--schedules", 30, "--keep-going", 3, "--out-dir", tmp_path)
+    assert code == 1 and report["schedules"] == 30 and report["keep_going"] == 3, report
+    kinds = [v["claim"] for v in report["violations"]]
+    assert len(report["violations"]) == len(list(tmp_path.iterdir())) >= 1 and report["repeats"] >= 10, report
+    assert len(kinds) + report["repeats"] <= 30
+    code, first = broker("--broker-cmd", command, "--schedules", 30, "--out-dir", tmp_path / "one")
+    assert code == 1 and len(first["violations"]) == 1 and first["schedules"] < 30, first
+
+
+def test_a_broker_violation_at_schedule_i_is_found_again_by_only(tmp_path):
+    command = f"{sys.executable} {STRAWMAN} --forget-second-subscriber"
+    for seed in (0, 7):
+        code, report = broker("--broker-cmd", command, "--seed", seed, "--schedules", 50, "--shrink-budget", 0, "--out-dir", tmp_path / "a")
+        assert code == 1, report
+        found_at = report["violations"][0]["found_at"]
+        i = int(found_at.split("schedule ")[1])
+        code, again = broker("--broker-cmd", command, "--seed", seed, "--only", i, "--shrink-budget", 0, "--out-dir", tmp_path / "b")
+        assert code == 1 and again["schedules"] == 1 and again["violations"][0]["found_at"] == found_at, again
+
+
+def test_a_brokers_standard_error_is_kept_when_the_run_passes(tmp_path):
+    log = tmp_path / "broker.log"
+    code, report = broker("--broker-cmd", f"{sys.executable} {PLANTED_BROKER} log", "--schedules", 3, "--stderr-log", log,
+                          "--out-dir", tmp_path / "r")
+    assert code == 0, report
+    text = log.read_text()
+    assert text.count("--- subsum conform broker: process ") == 3 and "broker.py: request 1\n" in text, text
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--only", "abc"], "a schedule number"),
+    (["--unsupported", "int,string,bool"], "leaves no filter of the broker schedules' pool"),
+    (["--unsupported", "nonsense"], "unknown operator, type or feature 'nonsense'"),
+    (["--keep-going", "0"], "--keep-going"),
+    (["--stderr-log", "/nonexistent/folder/broker.log"], "--stderr-log /nonexistent/folder/broker.log"),
+])
+def test_bad_broker_kit_options_are_one_line_exit_2(args, message, tmp_path):
+    done = cli("conform", "broker", "--broker-cmd", f"{sys.executable} {STRAWMAN}", *args, "--out-dir", tmp_path / "r")
+    assert done.returncode == 2 and message in done.stderr and "Traceback" not in done.stderr, done.stderr
+    assert not (tmp_path / "r").exists()

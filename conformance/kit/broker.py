@@ -20,9 +20,13 @@ import atexit
 import json
 import shutil
 from collections import Counter
+from typing import BinaryIO
 
 from subsum.conformance.kit.engines import PersistentEngine
 from subsum.conformance.kit.processes import ConformError, split_command
+from subsum.conformance.kit.profile import Profile, Used, features_of
+from subsum.conformance.network import FILTERS
+from subsum.conformance.schedules import EVENT_TYPES, Pool, filter_text
 from subsum.conformance.violations import ProcessFailure, listed, require, shown
 from subsum.conformance.families import EXTERNAL  # noqa: F401  (the replay files' protocol name for an external broker)
 from subsum.core.jsonio import RecordError, event_to_json, filter_from_json, filter_to_json
@@ -67,6 +71,8 @@ class ExternalBroker(Broker):
     __slots__ = ("state",)
     command = ""
     timeout = 10.0
+    stderr_log: BinaryIO | None = None  # --stderr-log
+    processes_started = 0  # for the log's headers
     _running: list[PersistentEngine] = []
 
     def __init__(self, bid: int, shared) -> None:
@@ -78,9 +84,15 @@ class ExternalBroker(Broker):
 
     @classmethod
     def shared_state(cls, net) -> PersistentEngine:
-        """A fresh process for each network; the previous one is closed."""
+        """A fresh process for each network; the previous one is closed. With --stderr-log, its standard error
+        goes to the log, after a line that numbers the process."""
         close_processes(cls)
-        cls._running.append(PersistentEngine(cls.command, cls.timeout))
+        process = PersistentEngine(cls.command, cls.timeout)
+        if cls.stderr_log is not None:
+            cls.processes_started += 1
+            cls.stderr_log.write(f"--- subsum conform broker: process {cls.processes_started} (a fresh network) ---\n".encode())
+            process.stderr_log = cls.stderr_log
+        cls._running.append(process)
         return cls._running[0]
 
     def entries(self) -> set[tuple[int, Subscription]]:
@@ -141,14 +153,32 @@ class ExternalBroker(Broker):
 _CLASSES: list[type[ExternalBroker]] = []
 
 
-def proxy_class(command: str, timeout: float = 10.0) -> type[ExternalBroker]:
+def proxy_class(command: str, timeout: float = 10.0, stderr_log: BinaryIO | None = None) -> type[ExternalBroker]:
     """The broker class for one external command; its command is checked first (exit 2 if it cannot run)."""
     argv = split_command(command, "--broker-cmd")
     if shutil.which(argv[0]) is None:
         raise ConformError(f"--broker-cmd {command!r}: cannot run {argv[0]!r}: no such executable")
-    cls = type("ExternalBroker", (ExternalBroker,), {"command": command, "timeout": timeout, "_running": [], "__slots__": ()})
+    cls = type("ExternalBroker", (ExternalBroker,), {"command": command, "timeout": timeout, "stderr_log": stderr_log, "processes_started": 0,
+                                                     "_running": [], "__slots__": ()})
     _CLASSES.append(cls)
     return cls
+
+
+def pool_for(profile: Profile) -> Pool:
+    """The schedules' filters and event attributes within a declared feature set (DEF-PLUG-7); exit 2 if no filter
+    with a constraint is left."""
+    filters = tuple(f for f in FILTERS if profile.admits(features_of([("f", f)], [], [True])))
+    if not any(f.constraints for f in filters):
+        raise ConformError("--unsupported leaves no filter of the broker schedules' pool ("
+                           + ", ".join(filter_text(f) for f in FILTERS if f.constraints) + ")")
+    return Pool(filters, frozenset(n for n, t in EVENT_TYPES.items() if t not in profile.types))
+
+
+def exercised(pool: Pool) -> Used:
+    """What schedules drawn from `pool` can send: its filters' operators and types, and its events' types
+    (filters travel as constraints arrays, DEF-PLUG-6, so no feature of DEF-PLUG-7)."""
+    return Used(frozenset(c.op for f in pool.filters for c in f.constraints),
+                frozenset(c.type for f in pool.filters for c in f.constraints) | {EVENT_TYPES[n] for n in pool.names}, frozenset())
 
 
 def close_processes(*classes: type[ExternalBroker]) -> None:

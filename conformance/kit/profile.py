@@ -61,21 +61,25 @@ class Profile:
         """Whether a workload that uses `used` may be sent."""
         return not (used.operators & self.operators or used.types & self.types or used.features & self.features)
 
-    def to_json(self) -> dict:
-        checked, left_out = self.split()
+    def to_json(self, exercised: "Used | None" = None) -> dict:
+        checked, left_out = self.split(exercised)
         return {"checked": checked, "not_checked": left_out}
 
-    def split(self) -> tuple[dict, dict]:
-        """(checked, not checked), each as {"types", "operators", "features"} in report order."""
+    def split(self, exercised: "Used | None" = None) -> tuple[dict, dict]:
+        """(checked, not checked), each as {"types", "operators", "features"} in report order. Checked is what the
+        run can send (`exercised`; everything, for the matching generators) and the profile does not leave out."""
+        def sends(kind: str, name: str) -> bool:
+            return exercised is None or name in getattr(exercised, kind)
+
         def part(keep: bool) -> dict:
-            return {"types": [t for t in TYPES if (t in self.types) != keep],
-                    "operators": [o for o in OPERATORS if (o in self.operators) != keep],
-                    "features": [f for f in FEATURES if (f in self.features) != keep]}
+            return {"types": [t for t in TYPES if (t not in self.types and sends("types", t)) == keep],
+                    "operators": [o for o in OPERATORS if (o not in self.operators and sends("operators", o)) == keep],
+                    "features": [f for f in FEATURES if (f not in self.features and sends("features", f)) == keep]}
         return part(True), part(False)
 
-    def headline(self) -> str:
+    def headline(self, exercised: "Used | None" = None) -> str:
         """The first line of every report: `checked: … / not checked: …`."""
-        checked, left_out = self.split()
+        checked, left_out = self.split(exercised)
 
         def words(part: dict) -> str:
             return "; ".join(", ".join(part[k]) for k in ("types", "operators", "features") if part[k]) or "nothing"

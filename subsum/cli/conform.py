@@ -10,7 +10,7 @@ from pathlib import Path
 
 import click
 
-from subsum.cli.conform_report import check_only, kit_options, matching_report, open_log, print_conformance
+from subsum.cli.conform_report import broker_kit_options, check_only, kit_options, matching_report, open_log, print_conformance
 from subsum.cli.console import deprecated, emit, line, write_json
 from subsum.cli.fuzz import finish, fuzz_progress, print_result, shrink_progress
 from subsum.cli.options import (MAX_COUNT, ComponentName, FiniteFloat, deprecated_json_option, format_option, replay_dir_option, schedule_options, seed_option,
@@ -19,7 +19,7 @@ from subsum.cli.progress import progress, quiet_option
 from subsum.cli.replay import ENGINE_HELP, show_outcome
 from subsum.conformance import fuzz as fz
 from subsum.conformance.kit import engines, matching, vector_cases, vectors
-from subsum.conformance.kit.broker import EXTERNAL, close_processes, proxy_class
+from subsum.conformance.kit.broker import EXTERNAL, close_processes, exercised, pool_for, proxy_class
 from subsum.conformance.replays import documents
 from subsum.conformance.replays.running import RunOptions, run
 from subsum.conformance.kit.pinned import pinned_workloads
@@ -92,32 +92,47 @@ def conform_matching(command, plugin, persistent, workloads, seed, unsupported, 
               help="The broker process, split like a shell would (no shell runs it); one process hosts every broker of a "
                    "schedule and speaks the line protocol of spec/11-plugins.md DEF-PLUG-6.")
 @schedule_options("Brokers per schedule.", max_violations=1, shrink_budget=30.0, out_dir=documents.FUZZ_FOLDER,
-                  shrink_help="Seconds to shrink each violating schedule (each candidate runs a fresh process).")
+                  shrink_help="Seconds to shrink each violating schedule (each candidate runs a fresh process).", keep_going=True)
+@broker_kit_options
 @click.option("--timeout", type=FiniteFloat(0.001, 3600.0), default=10.0, show_default=True,
               help="Seconds the process may take to answer one request.")
 @format_option
 @quiet_option
-def conform_broker(command, brokers, subscriptions, churn, steps, seed, budget, schedules, max_violations, out_dir, shrink_budget, timeout,
-                   fmt) -> None:
+def conform_broker(command, brokers, subscriptions, churn, steps, seed, budget, schedules, max_violations, out_dir, shrink_budget,
+                   unsupported, only, stderr_log, timeout, fmt) -> None:
     """Fuzz a broker process in any language on the simulator, as `subsum
     fuzz reconfig` fuzzes subsum's brokers: Strawman's subscription
     forwarding under churn. Every answer is compared with the model's
     handler on the broker's state (CLM-NET-6), the tables after every
     quiesce (CLM-NET-2) and delivery in quiescent static states (CLM-NET-3).
     A violation is shrunk and saved as a replay file; `subsum replay
-    --broker-cmd CMD FILE` runs it again. Exits 1 on a violation."""
-    broker_class = proxy_class(command, timeout)  # a command that cannot run is bad usage (exit 2)
-    with progress("conform broker", budget) as ticker:
-        try:
-            result = fz.fuzz(brokers=brokers, subscriptions=subscriptions, churn=churn, steps=steps, seed=seed, budget=budget,
-                             schedules=schedules, replay_dir=Path(out_dir), protocol=EXTERNAL, max_violations=max_violations,
-                             progress=fuzz_progress(ticker, budget), shrink_budget=shrink_budget, shrinking=shrink_progress(ticker),
-                             broker_class=broker_class, command=command)
-        finally:
-            close_processes(broker_class)
+    --broker-cmd CMD FILE` runs it again. Exits 1 on a violation. Filters
+    and events that --unsupported leaves out are never sent."""
+    pool = pool_for(unsupported)
+    if only is not None and not only.isdigit():
+        raise SubsumError(f"--only {only!r}: a schedule number (conform broker has no pinned schedules)")
+    with open_log(stderr_log) as log:
+        broker_class = proxy_class(command, timeout, log)  # a command that cannot run is bad usage (exit 2)
+        with progress("conform broker", budget) as ticker:
+            try:
+                result = fz.fuzz(brokers=brokers, subscriptions=subscriptions, churn=churn, steps=steps, seed=seed, budget=budget,
+                                 schedules=schedules, replay_dir=Path(out_dir), protocol=EXTERNAL, max_violations=max_violations,
+                                 progress=fuzz_progress(ticker, budget), shrink_budget=shrink_budget, shrinking=shrink_progress(ticker),
+                                 broker_class=broker_class, command=command, pool=pool, only=None if only is None else int(only),
+                                 distinct=True)
+            finally:
+                close_processes(broker_class)
     report = result.report(command=command, brokers=brokers, subscriptions=subscriptions, churn=churn, steps=steps, seed=seed, budget=budget,
-                           schedules_limit=schedules, max_violations=max_violations, timeout=timeout)
-    emit(report, fmt, lambda: print_result(command, report, f"--broker-cmd {shlex.quote(command)} "))
+                           schedules_limit=schedules, keep_going=max_violations, timeout=timeout, stderr_log=stderr_log,
+                           **unsupported.to_json(exercised(pool)), headline=unsupported.headline(exercised(pool)))
+
+    def text() -> None:
+        line(report["headline"])
+        print_result(command, report, f"--broker-cmd {shlex.quote(command)} ")
+        if result.repeats:
+            line(f"  {result.repeats} more violations like one above were counted, not saved")
+
+    emit(report, fmt, text)
     finish(result, out_dir, budget, "the broker answers too slowly for it (raise --budget, or lower --timeout to fail slow answers)")
 
 

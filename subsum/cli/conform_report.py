@@ -26,20 +26,34 @@ def _profile(_ctx, _param, value: str | None) -> Profile:
 
 
 def kit_options(command: Callable) -> Callable:
-    """--unsupported, --keep-going, --only, --stderr-log and --shrink-budget."""
+    """--unsupported, --keep-going, --only, --stderr-log and --shrink-budget (`conform matching`)."""
+    return _kit_options(command, matching=True)
+
+
+def broker_kit_options(command: Callable) -> Callable:
+    """--unsupported, --only and --stderr-log (`conform broker`; its --keep-going and --shrink-budget come with
+    the schedule options)."""
+    return _kit_options(command, matching=False)
+
+
+def _kit_options(command: Callable, matching: bool) -> Callable:
+    only_help = ("Run only generated workload I of the seed (as a report names it: \"seed S, workload I\"), or the pinned "
+                 "workload NAME." if matching else "Run only schedule I (its seed is SEED + I; a report names it \"seed S, "
+                 "schedule I\").")
     options = [
         click.option("--unsupported", metavar="LIST|FILE.toml", callback=_profile, help=UNSUPPORTED_HELP),
         click.option("--keep-going", "keep_going", type=click.IntRange(1, 1000), default=1, show_default=True, metavar="N",
                      help="Go on after a failure until N failures that differ in kind, direction and what they use are found, "
                           "each shrunk and saved; a failure like one already found is counted, not saved again."),
-        click.option("--only", metavar="I|NAME", help="Run only generated workload I of the seed (as a report names it: "
-                                                      "\"seed S, workload I\"), or the pinned workload NAME."),
+        click.option("--only", metavar="I|NAME" if matching else "I", help=only_help),
         click.option("--stderr-log", "stderr_log", type=click.Path(dir_okay=False), callback=writable_path, metavar="FILE",
                      help="Keep everything the implementation writes to standard error in FILE, each workload headed by a line "
                           "that names it, whether the run passes or fails."),
         click.option("--shrink-budget", "shrink_budget", type=FiniteFloat(0.0, 3600.0), default=60.0, show_default=True,
                      help="Seconds to shrink each new failure (0: save it as found)."),
     ]
+    if not matching:
+        options = [options[0], options[2], options[3]]
     for option in reversed(options):
         command = option(command)
     return command

@@ -78,7 +78,8 @@ def print_result(name: str, report: dict, replay_option: str) -> None:
     for v in report["violations"]:
         size = f"{v['operations']} operations" + (f", shrunk from {v['shrunk_from']}" if v.get("shrunk_from") else "")
         if v.get("saved", True):
-            line(f"  {v['claim']} ({size}): {v['replay']}   (subsum replay {replay_option}{v['replay']})")
+            found = f", found at {v['found_at']}" if v.get("found_at") else ""
+            line(f"  {v['claim']} ({size}{found}): {v['replay']}   (subsum replay {replay_option}{v['replay']})")
         else:
             line(f"  {v['claim']} ({size}): NOT SAVED to {v['replay']} (the replay is printed on standard error)")
 

@@ -201,9 +201,18 @@ def apply_options(options: list[Callable]) -> Callable:
     return apply
 
 
-def schedule_options(brokers_help: str, max_violations: int, shrink_help: str, shrink_budget: float, out_dir: Path) -> Callable:
+def schedule_options(brokers_help: str, max_violations: int, shrink_help: str, shrink_budget: float, out_dir: Path,
+                     keep_going: bool = False) -> Callable:
     """The options of a fuzzer of broker schedules (`fuzz reconfig`, `conform broker`): the network, the
-    schedules, the budget, and where the shrunk violations go."""
+    schedules, the budget, and where the shrunk violations go. With `keep_going` (`conform broker`) the
+    violation limit is `--keep-going N`, which counts violations that differ (DEF-PLUG-8)."""
+    limit = (click.option("--keep-going", "max_violations", type=click.IntRange(1, 1000), default=max_violations, show_default=True,
+                          metavar="N", help="Go on after a violation until N violations that differ (in claim and in the request "
+                                            "the broker got wrong) are found, each shrunk and saved; one like a violation "
+                                            "already found is counted, not saved again.")
+             if keep_going else
+             click.option("--max-violations", type=click.IntRange(1, MAX_COUNT), default=max_violations, show_default=True,
+                          help="Stop after this many violations."))
     return apply_options([
         click.option("--brokers", type=click.IntRange(1, 10_000), default=6, show_default=True, help=brokers_help),
         click.option("--subscriptions", type=click.IntRange(0, MAX_COUNT), default=8, show_default=True,
@@ -215,8 +224,7 @@ def schedule_options(brokers_help: str, max_violations: int, shrink_help: str, s
                      help="Schedule i uses seed + i (a replay file holds a 64-bit seed)."),
         click.option("--budget", type=FiniteFloat(0.1), default=30.0, show_default=True, help="Seconds to fuzz."),
         click.option("--schedules", type=click.IntRange(1, MAX_COUNT), default=None, help="Stop after this many schedules."),
-        click.option("--max-violations", type=click.IntRange(1, MAX_COUNT), default=max_violations, show_default=True,
-                     help="Stop after this many violations."),
+        limit,
         replay_dir_option(out_dir, "Where replay files go."),
         click.option("--shrink-budget", type=FiniteFloat(0.0, 3600.0), default=shrink_budget, show_default=True, help=shrink_help),
     ])
