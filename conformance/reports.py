@@ -134,3 +134,32 @@ def html_page(results: Sequence[CheckResult], claims: Iterable[Claim], profile: 
 {chr(10).join(sections)}
 </body></html>
 """
+
+
+def kit_junit_xml(report: dict, title: str) -> str:
+    """JUnit XML for a run of `subsum conform matching` or `subsum conform broker` (DEF-PLUG-7, DEF-PLUG-8): one
+    test case for the run, one failing test case per distinct failure (its replay in the text), and one skipped
+    test case per type, operator and feature the run did not check, so that a dashboard never shows a gap as a
+    pass. The suite's properties hold the headline and the seed."""
+    findings = report.get("findings", report.get("violations", []))
+    left_out = [(kind, name) for kind, names in report["not_checked"].items() for name in names]
+    tests = 1 + len(findings) + len(left_out)
+    suites = ET.Element("testsuites", name=title, tests=str(tests), failures=str(len(findings)), errors="0",
+                        time=f"{report['seconds']:.3f}")
+    suite = ET.SubElement(suites, "testsuite", name=title, tests=str(tests), failures=str(len(findings)), errors="0",
+                          skipped=str(len(left_out)), time=f"{report['seconds']:.3f}", timestamp=time.strftime("%Y-%m-%dT%H:%M:%S"))
+    properties = ET.SubElement(suite, "properties")
+    for name in ("headline", "seed"):
+        ET.SubElement(properties, "property", name=name, value=xml_text(str(report[name])))
+    runs = report.get("workloads", report.get("schedules"))
+    ET.SubElement(suite, "testcase", classname=title, name=xml_text(f"the run: {runs} {'workloads' if 'workloads' in report else 'schedules'}"))
+    for k, f in enumerate(findings, 1):
+        what = f.get("kind", f.get("claim"))
+        case = ET.SubElement(suite, "testcase", classname=title, name=xml_text(f"failure {k}: {what}, found at {f['found_at']}"))
+        failure = ET.SubElement(case, "failure", type=xml_text(str(what)), message=xml_text(str(f.get("message", what))[:500]))
+        failure.text = xml_text(f"replay: {f.get('replay_command') or f.get('replay')}")
+    for kind, name in left_out:
+        case = ET.SubElement(suite, "testcase", classname=f"{title}: not checked", name=xml_text(f"{kind[:-1]} {name}"))
+        ET.SubElement(case, "skipped", message="not checked in this run (--unsupported, or never sent by this kit)")
+    ET.indent(suites)
+    return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(suites, encoding="unicode") + "\n"

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import sys
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
@@ -59,9 +60,13 @@ def test_declared_gaps_pass_and_the_report_says_what_was_not_checked(persistent,
     assert code == 0 and report["findings"] == [], report
     assert report["not_checked"] == {"types": [], "operators": ["wildcard"], "features": ["mixed-types", "repeated-names"]}
     assert "wildcard" not in report["checked"]["operators"]
-    text = cli("conform", "matching", *args)
+    text = cli("conform", "matching", *args, "--junit", tmp_path / "kit.xml")
     assert text.stdout.splitlines()[0] == report["headline"] and report["headline"].endswith(
         "/ not checked: wildcard; mixed-types, repeated-names"), text.stdout
+    suite = ET.parse(tmp_path / "kit.xml").getroot().find("testsuite")
+    assert (suite.get("failures"), suite.get("skipped")) == ("0", "3")
+    assert sorted(c.get("name") for c in suite.iter("testcase") if c.find("skipped") is not None) == [
+        "feature mixed-types", "feature repeated-names", "operator wildcard"]
 
 
 def test_unsupported_operators_are_never_sent(tmp_path):
@@ -189,8 +194,11 @@ def test_a_broker_without_bool_passes_once_bool_is_declared(tmp_path):
     command = f"{sys.executable} {PLANTED_BROKER} no-bool"
     code, report = broker("--broker-cmd", command, "--schedules", 20, "--out-dir", tmp_path / "a")
     assert code == 1 and report["violations"][0]["claim"] == "crash", report
-    code, report = broker("--broker-cmd", command, "--schedules", 20, "--unsupported", "bool", "--out-dir", tmp_path / "b")
+    code, report = broker("--broker-cmd", command, "--schedules", 20, "--unsupported", "bool", "--out-dir", tmp_path / "b",
+                          "--junit", tmp_path / "kit.xml")
     assert code == 0 and report["schedules"] == 20, report
+    skipped = [c.get("name") for c in ET.parse(tmp_path / "kit.xml").getroot().iter("testcase") if c.find("skipped") is not None]
+    assert "type bool" in skipped and "operator wildcard" in skipped and "type int" not in skipped
     assert "bool" in report["not_checked"]["types"] and report["checked"]["types"] == ["int", "string"]
     assert report["headline"].startswith("checked: int, string; =, <, >, prefix / not checked: float, bool;")
 

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import click
 
-from subsum.cli.conform_report import broker_kit_options, check_only, kit_options, matching_report, open_log, print_conformance
+from subsum.cli.conform_report import (broker_kit_options, check_only, kit_options, matching_report, open_log, print_conformance,
+                                      write_junit)
 from subsum.cli.console import deprecated, emit, line, write_json
 from subsum.cli.fuzz import finish, fuzz_progress, print_result, shrink_progress
 from subsum.cli.options import (MAX_COUNT, ComponentName, FiniteFloat, deprecated_json_option, format_option, replay_dir_option, schedule_options, seed_option,
@@ -54,8 +55,8 @@ def conform() -> None:
 @format_option
 @quiet_option
 @deprecated_json_option
-def conform_matching(command, plugin, persistent, workloads, seed, unsupported, keep_going, only, stderr_log, shrink_budget, timeout,
-                     out_dir, fmt, json_path) -> None:
+def conform_matching(command, plugin, persistent, workloads, seed, unsupported, keep_going, only, stderr_log, shrink_budget, junit_path,
+                     timeout, out_dir, fmt, json_path) -> None:
     """Differential testing of a matching engine against the model
     (DEF-MATCH-6): each workload is a subscriptions file and an events file;
     the engine's result lines must be the model's. A time-out, a crash,
@@ -78,6 +79,7 @@ def conform_matching(command, plugin, persistent, workloads, seed, unsupported, 
     if json_path:
         deprecated("--json FILE", "--format json > FILE")
         write_json(json_path, report)
+    write_junit(junit_path, report, "subsum conform matching")
     emit(report, fmt, lambda: print_conformance(name, report))
     if result.interrupted:
         raise Interrupted(f"interrupted (Ctrl-C) after {result.workloads:,} workloads: {len(result.findings)} distinct failures, "
@@ -99,7 +101,7 @@ def conform_matching(command, plugin, persistent, workloads, seed, unsupported, 
 @format_option
 @quiet_option
 def conform_broker(command, brokers, subscriptions, churn, steps, seed, budget, schedules, max_violations, out_dir, shrink_budget,
-                   unsupported, only, stderr_log, timeout, fmt) -> None:
+                   unsupported, only, stderr_log, junit_path, timeout, fmt) -> None:
     """Fuzz a broker process in any language on the simulator, as `subsum
     fuzz reconfig` fuzzes subsum's brokers: Strawman's subscription
     forwarding under churn. Every answer is compared with the model's
@@ -132,6 +134,7 @@ def conform_broker(command, brokers, subscriptions, churn, steps, seed, budget, 
         if result.repeats:
             line(f"  {result.repeats} more violations like one above were counted, not saved")
 
+    write_junit(junit_path, report, "subsum conform broker")
     emit(report, fmt, text)
     finish(result, out_dir, budget, "the broker answers too slowly for it (raise --budget, or lower --timeout to fail slow answers)")
 

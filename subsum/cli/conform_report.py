@@ -6,6 +6,7 @@ distinct failure with its replay."""
 from __future__ import annotations
 
 import contextlib
+from pathlib import Path
 from typing import BinaryIO, Callable, Iterator
 
 import click
@@ -14,6 +15,7 @@ from subsum.cli.console import line
 from subsum.cli.options import MAX_COUNT, FiniteFloat, writable_path
 from subsum.conformance.kit.pinned import boundary_workloads, hostile_workloads, pinned_workloads
 from subsum.conformance.kit.profile import FEATURES, OPERATORS, Profile, parse_unsupported
+from subsum.conformance.reports import kit_junit_xml
 from subsum.core.errors import SubsumError
 
 UNSUPPORTED_HELP = ("What the implementation does not support, never sent and reported as not checked: a comma-separated list "
@@ -52,8 +54,11 @@ def _kit_options(command: Callable, matching: bool) -> Callable:
         click.option("--shrink-budget", "shrink_budget", type=FiniteFloat(0.0, 3600.0), default=60.0, show_default=True,
                      help="Seconds to shrink each new failure (0: save it as found)."),
     ]
+    options.append(click.option("--junit", "junit_path", type=click.Path(dir_okay=False), callback=writable_path, metavar="FILE",
+                                help="Also write JUnit XML to FILE: a test case for the run, a failing one per distinct failure, "
+                                     "and a skipped one per type, operator and feature not checked."))
     if not matching:
-        options = [options[0], options[2], options[3]]
+        options = [options[0], options[2], options[3], options[5]]
     for option in reversed(options):
         command = option(command)
     return command
@@ -87,6 +92,14 @@ def open_log(path: str | None) -> Iterator[BinaryIO | None]:
         raise SubsumError(f"--stderr-log {path}: {exc.strerror or exc}") from None
     with log:
         yield log
+
+
+def write_junit(path: str | None, report: dict, title: str) -> None:
+    if path is not None:
+        try:
+            Path(path).write_text(kit_junit_xml(report, title), encoding="utf-8")
+        except OSError as exc:
+            raise SubsumError(f"--junit {path}: {exc.strerror or exc}") from None
 
 
 def matching_report(result, engine: dict, seed: int, option: str, stderr_log: str | None) -> dict:
