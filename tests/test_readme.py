@@ -93,11 +93,12 @@ TIMED = [
     (re.compile(r"[\d.]+ s \([\d,]+ states/s\)"), "… s (… states/s)"),  # an exploring run's
     (re.compile(r"\(([\d,]+ claims?), [\d.]+ s\)"), r"(\1, … s)"),  # verify's total
     (re.compile(r" in [\d.]+s$"), " in …s"),  # a bench's "wrote ... in 21.8s"
+    (re.compile(r"(seed -?\d+), [\d.]+ s\)$"), r"\1, … s)"),  # a conform matching run's time
 ]
 #: A fuzzing run that a time budget ends has done what the machine's speed allowed.
 BUDGET_COUNTS = (re.compile(r"[\d,]+ schedules, [\d,]+ operations in"), "… schedules, … operations in")
 #: The last line of a check that found a violation (on standard error; exit 1).
-VERDICT = re.compile(r"^[\d,]+ violations(;| in )|^CLM-[A-Z]+-\d+ (still fails|violated;)")
+VERDICT = re.compile(r"^[\d,]+ violations(;| in )|^CLM-[A-Z]+-\d+ (still fails|violated;)|^the engine (still )?disagrees with the model")
 
 
 @attrs.frozen
@@ -271,3 +272,15 @@ def test_the_tour_runs_as_the_page_shows(tmp_path):
 def test_the_whole_tour_runs_as_the_page_shows(tmp_path):
     """Every command of the tour, the Spark ones included, in order."""
     run_tour(tmp_path, BLOCKS)
+
+
+#: "Bring your own implementation"'s whole loop with the Java engine: build, run with --keep-going, read a replay,
+#: replay it, declare the gaps (issue 55)
+JAVA_LOOP = README[README.index("The whole loop, with a small engine in Java"):README.index("`--unsupported` takes operators")]
+
+
+def test_the_java_loop_runs_as_the_page_shows(tmp_path):
+    blocks = tour_blocks(JAVA_LOOP)
+    assert [shlex.split(b.command)[0] for b in blocks] == ["javac", "subsum", "cat", "subsum", "subsum"]
+    assert [expected_status(b) for b in blocks] == [0, 1, 0, 1, 0]
+    run_tour(tmp_path, blocks)

@@ -7,8 +7,10 @@ For a difference, the traits are those of the first subscription the engine
 got wrong, on the first event it got wrong: `repeated-names` if it
 constrains one name twice, else `mixed-types` if the event gives one of its
 names another type, else its operators with their types (`wildcard
-string`). For a crash, a time-out or malformed output, the traits are every
-operator and type of the (shrunk) workload.
+string`). A crash, a time-out or malformed output is told apart by what it
+says (its message with numbers and quoted text blanked, `detail`); its
+traits, every operator with its type and every feature (DEF-PLUG-7) of the
+shrunk workload, are shown only.
 
 >>> from subsum.conformance.kit.pinned import sub, event
 >>> w = ([("s0", sub(("s", "string", "wildcard", "ab*ba")))], [event(s=("string", "aba"))], [True])
@@ -20,10 +22,12 @@ operator and type of the (shrunk) workload.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import attrs
 
+from subsum.conformance.kit.profile import FEATURES, features_of
 from subsum.core.types import Event, Subscription
 
 
@@ -32,20 +36,33 @@ class Signature:
     kind: str  # difference, crash, timeout, malformed
     direction: str  # extra, missed, extra and missed; "-" for the other kinds and for a failure that did not repeat
     traits: tuple[str, ...]  # ("not deterministic",) for a failure that did not happen again on the same workload
+    detail: str = ""  # a crash's, time-out's or malformed answer's message, blanked (`blanked`)
 
     @property
     def declare(self) -> str | None:
-        """The `--unsupported` word that leaves this out, when one does."""
-        if self.kind != "difference":
+        """The `--unsupported` word that would leave this out, when one does: the one feature among the
+        traits, else the one operator (a failure that did not repeat has none)."""
+        if "not deterministic" in self.traits:
             return None
-        if self.traits in (("repeated-names",), ("mixed-types",)):
-            return self.traits[0]
-        ops = {t.split(" ")[0] for t in self.traits}
+        features = [t for t in self.traits if t in FEATURES]
+        if features:
+            return features[0] if len(features) == 1 else None
+        ops = {t.split(" ")[0] for t in self.traits if " " in t}
         return ops.pop() if len(ops) == 1 else None
 
+    @property
+    def key(self) -> tuple:
+        """What two alike failures share: a difference's kind, direction and traits; another failure's kind and
+        blanked message (and whether it repeated)."""
+        if self.kind == "difference":
+            return self.kind, self.direction, self.traits
+        return self.kind, self.detail, "not deterministic" in self.traits
+
     def covered_by(self, known: "Signature", traits: frozenset[str]) -> bool:
-        """Whether a failure of this kind and direction, whose subscription has `traits` in all, is
-        already explained by `known` (the same kind and direction, and every trait of it present)."""
+        """Whether this failure, whose subscription has `traits` in all, is already explained by `known`: a
+        difference of the same direction with every trait of it present, or another failure alike (`key`)."""
+        if self.kind != "difference":
+            return known.key == self.key
         return (known.kind, known.direction) == (self.kind, self.direction) and set(known.traits) <= traits
 
     def to_json(self) -> dict:
@@ -64,7 +81,17 @@ def received_results(stdout: bytes) -> list[tuple[str, set[str]]]:
     return out
 
 
-def signature(workload, kind: str, received: list[tuple[str, set[str]]], expected: list[tuple[str, set[str]]]) -> Signature:
+def blanked(message: str) -> str:
+    """A message with its numbers and quoted text blanked, so that one cause reads the same on any workload.
+
+    >>> blanked("output line 3 is not JSON: b'{x'")
+    'output line # is not JSON: b…'
+    """
+    return re.sub(r"\d+", "#", re.sub(r"'[^']*'|\"[^\"]*\"", "…", message))
+
+
+def signature(workload, kind: str, received: list[tuple[str, set[str]]], expected: list[tuple[str, set[str]]],
+              message: str = "") -> Signature:
     """The signature of one failure on `workload` (the engine's `received` results against the model's)."""
     subscriptions, events, _ = workload
     if kind == "difference":
@@ -76,7 +103,7 @@ def signature(workload, kind: str, received: list[tuple[str, set[str]]], expecte
                 subscription = dict(subscriptions).get(sid, Subscription())
                 return Signature(kind, direction, traits_of(subscription, events[k] if k < len(events) else Event()))
     ops = sorted({f"{c.op} {c.type}" for _, s in subscriptions for c in s.constraints})
-    return Signature(kind, "-", tuple(ops))
+    return Signature(kind, "-", (*ops, *sorted(features_of(*workload).features)), blanked(message))
 
 
 def traits_of(subscription: Subscription, event: Event) -> tuple[str, ...]:

@@ -27,7 +27,7 @@ import attrs
 
 from subsum.conformance.kit.draws import draw_workload
 from subsum.conformance.kit.engines import Failure, Received
-from subsum.conformance.kit.findings import Finding, Signature, received_results, signature, unshrunk_traits
+from subsum.conformance.kit.findings import Finding, Signature, blanked, received_results, signature, unshrunk_traits
 from subsum.conformance.kit.pinned import pinned_workloads
 from subsum.conformance.kit.profile import Profile
 from subsum.conformance.kit.shrink import shrink_workload
@@ -127,10 +127,10 @@ class ConformRun:
         if again is None or again.kind != failure.kind:
             message = (f"{failure.message} (it did not happen again on the same workload: the engine is not deterministic, "
                        "or keeps state between workloads)")
-            self.record(Signature(failure.kind, "-", ("not deterministic",)), message, label, workload, received)
+            self.record(Signature(failure.kind, "-", ("not deterministic",), blanked(failure.message)), message, label, workload, received)
             return
         got = received_results(received.stdout)
-        first = signature(workload, failure.kind, got, expected)
+        first = signature(workload, failure.kind, got, expected, failure.message)
         traits = unshrunk_traits(workload, got, expected) or frozenset(first.traits)
         for known in self.result.findings:
             if first.covered_by(known.signature, traits):
@@ -138,7 +138,7 @@ class ConformRun:
                 return
         if failure.kind in SHRUNK and self.shrink_budget > 0:
             workload, failure, received, expected = self.shrink(workload, failure, received, expected, first)
-            first = signature(workload, failure.kind, received_results(received.stdout), expected)
+            first = signature(workload, failure.kind, received_results(received.stdout), expected, failure.message)
         self.record(first, failure.message, label, workload, received)
 
     def shrink(self, workload, failure: Failure, received: Received, expected: list, first: Signature):
@@ -159,7 +159,7 @@ class ConformRun:
 
     def record(self, sig: Signature, message: str, label: str, workload, received: Received) -> None:
         for known in self.result.findings:
-            if known.signature == sig:
+            if known.signature.key == sig.key:
                 known.seen += 1
                 return
         replay = save_case(self.out_dir, self.engine.describe(), workload, received, Failure(sig.kind, message), self.seed,
