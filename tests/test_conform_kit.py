@@ -9,6 +9,7 @@ and --persistent."""
 from __future__ import annotations
 
 import json
+import re
 import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -20,6 +21,7 @@ from subsum.conformance.kit.profile import FEATURES, OPERATORS, Profile, parse_u
 from subsum.conformance.kit.shrink import shrink_workload
 from subsum.core.types import INT_MIN, Constraint, Subscription
 from tests.test_conform import cli
+from tests.test_findings_kept import interrupt_when
 
 GAPS = Path(__file__).parent / "kit_planted" / "gaps_engine.py"
 THREE_GAPS = "wildcard,mixed,last-wins"
@@ -245,3 +247,23 @@ def test_bad_broker_kit_options_are_one_line_exit_2(args, message, tmp_path):
     done = cli("conform", "broker", "--broker-cmd", f"{sys.executable} {STRAWMAN}", *args, "--out-dir", tmp_path / "r")
     assert done.returncode == 2 and message in done.stderr and "Traceback" not in done.stderr, done.stderr
     assert not (tmp_path / "r").exists()
+
+
+def test_ctrl_c_ends_a_run_with_130_its_findings_reported_and_saved(tmp_path):
+    def past_the_pinned(text: str) -> bool:
+        found = re.match(r"conform matching: ([\d,]+) of", text)
+        return found is not None and int(found.group(1).replace(",", "")) >= 40
+
+    status, out, err = interrupt_when(["conform", "matching", *engine("wildcard", True), "--workloads", "1000000", "--keep-going", "5",
+                                       "--out-dir", tmp_path / "r", "--format", "json"], tmp_path, past_the_pinned)
+    assert status == 130, err
+    report = json.loads(out)
+    assert report["interrupted"] and report["findings"][0]["declare"] == "wildcard" and 40 <= report["workloads"] < 1_000_000
+    assert Path(report["findings"][0]["replay"]).is_dir() and "Traceback" not in err
+
+
+def test_only_runs_one_workload_in_one_shot_mode_too(tmp_path):
+    code, report = conform(*engine("short-prefix", True), "--seed", 2, "--out-dir", tmp_path / "a")
+    i = int(report["findings"][0]["found_at"].removeprefix("workload "))
+    code, again = conform(*engine("short-prefix", False), "--seed", 2, "--only", i, "--out-dir", tmp_path / "b")
+    assert code == 1 and (again["workloads"], again["findings"][0]["found_at"]) == (1, f"workload {i}"), again
