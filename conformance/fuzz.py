@@ -85,7 +85,8 @@ def fuzz(*, topology: str = "random-tree", brokers: int = 6, subscriptions: int 
          protocol: str = "strawman", defer_timeout: float = DEFER_TIMEOUT, sub_timeout: float = SUB_TIMEOUT, max_violations: int = 10,
          progress: Callable[[FuzzResult], None] | None = None, shrink_budget: float = 10.0,
          shrinking: Callable[[Found], None] | None = None, broker_class: type | None = None,
-         command: str | None = None, pool: Pool = POOL, only: int | None = None, distinct: bool = False) -> FuzzResult:
+         command: str | None = None, pool: Pool = POOL, only: int | None = None, distinct: bool = False,
+         not_checked: dict | None = None) -> FuzzResult:
     """Draw schedules (schedule i uses seed + i) until the budget is spent,
     `schedules` ran, or `max_violations` were found. Then shrink each
     violating schedule for up to `shrink_budget` seconds (`shrink`; 0: not
@@ -96,7 +97,8 @@ def fuzz(*, topology: str = "random-tree", brokers: int = 6, subscriptions: int 
     and event attributes drawn from; `only`: run schedule `only` alone (seed
     + only); `distinct`: a violation like one already found (the same
     `violation_kind`) is counted in `repeats`, not kept, and
-    `max_violations` counts distinct ones."""
+    `max_violations` counts distinct ones; `not_checked`: what the run
+    cannot check, recorded in each replay (`conform broker`, DEF-PLUG-7)."""
     if broker_class is None:
         fuzzable(protocol)
     result = FuzzResult()
@@ -116,12 +118,12 @@ def fuzz(*, topology: str = "random-tree", brokers: int = 6, subscriptions: int 
         result.interrupted = True
     result.seconds = time.perf_counter() - started
     for case in found:
-        _save(result, case, replay_dir, shrink_budget, shrinking, command)
+        _save(result, case, replay_dir, shrink_budget, shrinking, command, not_checked)
     return result
 
 
 def _save(result: FuzzResult, case: Found, replay_dir: Path, shrink_budget: float, shrinking: Callable[[Found], None] | None,
-          command: str | None) -> None:
+          command: str | None, not_checked: dict | None = None) -> None:
     """Shrink a violating schedule (unless `shrink_budget` is 0) and save it as a replay; a replay that cannot be
     written is kept in `result.unsaved` with its document, so that the finding is printed instead of lost."""
     schedule, violation = case.schedule, case.violation
@@ -135,7 +137,7 @@ def _save(result: FuzzResult, case: Found, replay_dir: Path, shrink_budget: floa
     try:
         path = save_schedule(replay_dir, protocol=case.protocol, topology=case.topology, seed=case.seed, schedule=schedule,
                              violation=attrs.asdict(violation), defer_timeout=case.defer_timeout, sub_timeout=case.sub_timeout,
-                             shrunk_from=len(case.schedule), command=command)
+                             shrunk_from=len(case.schedule), command=command, not_checked=not_checked)
     except ReplayNotSaved as error:
         result.unsaved.append(error)
         path = error.path

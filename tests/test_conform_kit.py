@@ -196,6 +196,10 @@ def test_a_broker_without_bool_passes_once_bool_is_declared(tmp_path):
     command = f"{sys.executable} {PLANTED_BROKER} no-bool"
     code, report = broker("--broker-cmd", command, "--schedules", 20, "--out-dir", tmp_path / "a")
     assert code == 1 and report["violations"][0]["claim"] == "crash", report
+    replay = report["violations"][0]["replay"]
+    assert json.loads(Path(replay).read_text())["not_checked"]["types"] == ["float"]  # the pool has no float filter
+    again = cli("replay", "--broker-cmd", command, replay)
+    assert again.returncode == 1 and "not checked in the run that found it: float; !=" in again.stderr + again.stdout, again
     code, report = broker("--broker-cmd", command, "--schedules", 20, "--unsupported", "bool", "--out-dir", tmp_path / "b",
                           "--junit", tmp_path / "kit.xml")
     assert code == 0 and report["schedules"] == 20, report

@@ -43,6 +43,7 @@ class ScheduleReplay:
     command: str | None = None  # the external broker's command, recorded (never run because the file says so)
     shrunk_from: int | None = None
     delay: tuple[float, float] = DELAY  # the links' delay range, ms (`subsum explore` writes 0, 0)
+    not_checked: dict[str, list[str]] | None = None  # what the `conform broker` run did not check (DEF-PLUG-7)
 
 
 @attrs.frozen
@@ -95,7 +96,7 @@ def load_schedule(path: str | Path) -> ScheduleReplay:
                                                   "and its closing quiesce")
     return ScheduleReplay(str(path), doc["protocol"], float(doc.get("defer_timeout", DEFER_TIMEOUT)),
                           float(doc.get("sub_timeout", SUB_TIMEOUT)), doc["seed"], doc["topology"], doc["schedule"], doc["violation"],
-                          doc.get("command"), doc.get("shrunk_from"), _delay(doc))
+                          doc.get("command"), doc.get("shrunk_from"), _delay(doc), doc.get("not_checked"))
 
 
 def _delay(doc: dict) -> tuple[float, float]:

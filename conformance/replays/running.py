@@ -82,6 +82,9 @@ def run(path: str | Path, options: RunOptions = RunOptions()) -> Outcome:
 def run_schedule(path: str, options: RunOptions) -> Outcome:
     replay = formats.load_schedule(path)
     protocol, notes = protocol_to_run(replay, options)
+    if replay.not_checked is not None:
+        left_out = "; ".join(", ".join(v) for v in replay.not_checked.values() if v) or "nothing"
+        notes = (*notes, f"not checked in the run that found it: {left_out}")
     broker_class = proxy_class(options.broker_cmd, options.timeout or 10.0) if options.broker_cmd is not None else None
     try:
         violation = execute(replay.topology, replay.seed, replay.schedule, protocol, replay.defer_timeout, replay.sub_timeout, broker_class,

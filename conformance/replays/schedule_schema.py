@@ -97,6 +97,8 @@ SCHEMA = {
         "schedule": {"type": "array", "items": OPERATION, "maxItems": MAX_OPERATIONS},
         "shrunk_from": {"type": "integer", "minimum": 0},
         "command": {"type": "string", "maxLength": 4096},
+        "not_checked": {"type": "object", "additionalProperties": {"type": "array", "items": {"type": "string", "maxLength": 100},
+                                                                     "maxItems": 100}, "maxProperties": 10},
         "violation": {
             "type": "object",
             "required": ["claim", "message", "step"],

@@ -59,7 +59,7 @@ def _write(folder: Path | None, name: str, doc: Mapping[str, Any]) -> Path:
 
 def save_schedule(folder: Path | None, *, protocol: str, topology: dict, seed: int, schedule: list[dict], violation: Mapping[str, Any],
                   defer_timeout: float, sub_timeout: float, shrunk_from: int | None = None, command: str | None = None,
-                  delay: tuple[float, float] | None = None, name: str | None = None) -> Path:
+                  delay: tuple[float, float] | None = None, name: str | None = None, not_checked: Mapping[str, Any] | None = None) -> Path:
     """`replay-<protocol>-seed<N>.json` (or `name`): a schedule and its violation;
     `shrunk_from` is the schedule's length as found, when shrinking shortened it; `delay` the links' delay
     range when it is not the default."""
@@ -72,6 +72,8 @@ def save_schedule(folder: Path | None, *, protocol: str, topology: dict, seed: i
         doc["command"] = command
     if delay is not None:
         doc["delay"] = list(delay)
+    if not_checked is not None:  # `conform broker`: what its run did not check (DEF-PLUG-7)
+        doc["not_checked"] = dict(not_checked)
     return _write(folder, name or f"replay-{safe_name(protocol)}-seed{seed}.json", doc)
 
 

@@ -121,7 +121,7 @@ def conform_broker(command, brokers, subscriptions, churn, steps, seed, budget, 
                                  schedules=schedules, replay_dir=Path(out_dir), protocol=EXTERNAL, max_violations=max_violations,
                                  progress=fuzz_progress(ticker, budget), shrink_budget=shrink_budget, shrinking=shrink_progress(ticker),
                                  broker_class=broker_class, command=command, pool=pool, only=None if only is None else int(only),
-                                 distinct=True)
+                                 distinct=True, not_checked=unsupported.to_json(exercised(pool))["not_checked"])
             finally:
                 close_processes(broker_class)
     report = result.report(command=command, brokers=brokers, subscriptions=subscriptions, churn=churn, steps=steps, seed=seed, budget=budget,
