@@ -42,7 +42,7 @@ def conform(*args) -> tuple[int, dict]:
 
 @pytest.mark.parametrize("persistent", [True, False])
 def test_three_gaps_are_three_distinct_differences_in_one_run(persistent, tmp_path):
-    code, report = conform(*engine(THREE_GAPS, persistent), "--keep-going", "5", "--workloads", "60" if persistent else "10",
+    code, report = conform(*engine(THREE_GAPS, persistent), "--keep-going", "5", "--workloads", "60" if persistent else "2",
                            "--out-dir", tmp_path)
     assert code == 1, report
     assert [(f["kind"], f["direction"], f["declare"]) for f in report["findings"]] == [
@@ -57,7 +57,7 @@ def test_three_gaps_are_three_distinct_differences_in_one_run(persistent, tmp_pa
 
 @pytest.mark.parametrize("persistent", [True, False])
 def test_declared_gaps_pass_and_the_report_says_what_was_not_checked(persistent, tmp_path):
-    args = [*engine(THREE_GAPS, persistent), "--unsupported", DECLARED, "--workloads", "300" if persistent else "15", "--out-dir", tmp_path]
+    args = [*engine(THREE_GAPS, persistent), "--unsupported", DECLARED, "--workloads", "300" if persistent else "4", "--out-dir", tmp_path]
     code, report = conform(*args)
     assert code == 0 and report["findings"] == [], report
     assert report["not_checked"] == {"types": [], "operators": ["wildcard"], "features": ["mixed-types", "repeated-names"]}

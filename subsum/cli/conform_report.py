@@ -120,7 +120,7 @@ def matching_report(result, engine: dict, seed: int, option: str, stderr_log: st
 
 def print_conformance(name: str, report: dict) -> None:
     line(report["headline"])
-    counts = (f"{report['workloads']:,} workloads ({report['pinned']} pinned, {report['generated']:,} generated; seed {report['seed']}, "
+    counts = (f"{report['workloads']:,} workload{'' if report['workloads'] == 1 else 's'} ({report['pinned']} pinned, {report['generated']:,} generated; seed {report['seed']}, "
               f"{report['seconds']:.1f} s)")
     if not report["findings"]:
         line(f"{name}: agrees with the model on {counts}")
