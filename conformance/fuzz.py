@@ -12,6 +12,7 @@ replay FILE` runs again exactly.
 from __future__ import annotations
 
 import random
+import re
 import time
 from pathlib import Path
 from typing import Callable
@@ -70,14 +71,16 @@ class FuzzResult:
 
 
 def violation_kind(violation: Violation) -> tuple[str, str]:
-    """What tells violations apart for `fuzz(distinct=True)`: the claim, and the request the broker got wrong
-    ("broker 0 SUB from 1000000: …" -> SUB) or, for a process failure, its kind and request.
+    """What tells violations apart for `fuzz(distinct=True)`: the claim, and the request the broker got wrong,
+    the word after "broker N" ("broker 0 SUB from 1000000: …" -> SUB, "broker 2 addLinkTo(3): …" -> addLinkTo,
+    "broker 0, LINK-ADDED: crash …" -> LINK-ADDED); "" when the message names none.
 
-    >>> violation_kind(Violation("CLM-NET-6", "broker 0 SUB from 1000000: sent [], the model sends [...]", 3))
-    ('CLM-NET-6', 'SUB')
+    >>> [violation_kind(Violation("CLM-NET-6", m, 3))[1] for m in ("broker 0 SUB from 1000000: sent []", "broker 2 addLinkTo(3): sent []",
+    ...                                                              "broker 0, LINK-ADDED: crash", "tables differ")]
+    ['SUB', 'addLinkTo', 'LINK-ADDED', '']
     """
-    words = violation.message.split(":")[0].split()
-    return violation.claim, next((w.rstrip(",") for w in words if w.rstrip(",").isupper()), "")
+    found = re.match(r"broker \d+,? ([A-Za-z-]+)", violation.message)
+    return violation.claim, found.group(1) if found else ""
 
 
 def fuzz(*, topology: str = "random-tree", brokers: int = 6, subscriptions: int = 8, churn: float = 0.1, steps: int = 60,

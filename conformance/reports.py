@@ -144,19 +144,23 @@ def kit_junit_xml(report: dict, title: str) -> str:
     findings = report.get("findings", report.get("violations", []))
     left_out = [(kind, name) for kind, names in report["not_checked"].items() for name in names]
     tests = 1 + len(findings) + len(left_out)
-    suites = ET.Element("testsuites", name=title, tests=str(tests), failures=str(len(findings)), errors="0",
+    errors = str(int(bool(report.get("interrupted"))))
+    suites = ET.Element("testsuites", name=title, tests=str(tests), failures=str(len(findings)), errors=errors,
                         time=f"{report['seconds']:.3f}")
-    suite = ET.SubElement(suites, "testsuite", name=title, tests=str(tests), failures=str(len(findings)), errors="0",
+    suite = ET.SubElement(suites, "testsuite", name=title, tests=str(tests), failures=str(len(findings)), errors=errors,
                           skipped=str(len(left_out)), time=f"{report['seconds']:.3f}", timestamp=time.strftime("%Y-%m-%dT%H:%M:%S"))
     properties = ET.SubElement(suite, "properties")
     for name in ("headline", "seed"):
         ET.SubElement(properties, "property", name=name, value=xml_text(str(report[name])))
-    runs = report.get("workloads", report.get("schedules"))
-    ET.SubElement(suite, "testcase", classname=title, name=xml_text(f"the run: {runs} {'workloads' if 'workloads' in report else 'schedules'}"))
+    runs = f"{report.get('workloads', report.get('schedules'))} {'workloads' if 'workloads' in report else 'schedules'}"
+    run = ET.SubElement(suite, "testcase", classname=title, name=xml_text(f"the run: {runs}"))
+    if report.get("interrupted"):  # a run Ctrl-C cut short is not a pass
+        ET.SubElement(run, "error", type="interrupted", message=xml_text(f"interrupted (Ctrl-C) after {runs}"))
     for k, f in enumerate(findings, 1):
         what = f.get("kind", f.get("claim"))
         case = ET.SubElement(suite, "testcase", classname=title, name=xml_text(f"failure {k}: {what}, found at {f['found_at']}"))
-        failure = ET.SubElement(case, "failure", type=xml_text(str(what)), message=xml_text(str(f.get("message", what))[:500]))
+        failure = ET.SubElement(case, "failure", type=xml_text(str(what)),
+                                message=xml_text(str(f.get("message", f"{what}, found at {f['found_at']}"))[:500]))
         failure.text = xml_text(f"replay: {f.get('replay_command') or f.get('replay')}")
     for kind, name in left_out:
         case = ET.SubElement(suite, "testcase", classname=f"{title}: not checked", name=xml_text(f"{kind[:-1]} {name}"))

@@ -10,7 +10,11 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
+import signal
+import subprocess
 import sys
+import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -271,3 +275,88 @@ def test_only_runs_one_workload_in_one_shot_mode_too(tmp_path):
     i = int(report["findings"][0]["found_at"].removeprefix("workload "))
     code, again = conform(*engine("short-prefix", False), "--seed", 2, "--only", i, "--out-dir", tmp_path / "b")
     assert code == 1 and (again["workloads"], again["findings"][0]["found_at"]) == (1, f"workload {i}"), again
+
+
+# --- what a hostile review of the kit found (issue 55) -----------------------------------------------
+
+def test_ctrl_c_while_a_failure_is_shrunk_keeps_it(tmp_path):
+    """SIGINT once the log shows the first pinned workload's failure being shrunk (0.3 s an engine run)."""
+    log = tmp_path / "engine.log"
+    child = subprocess.Popen([sys.executable, "-m", "subsum", "conform", "matching", *engine("wildcard", True, "--sleep", "0.3"),
+                              "--stderr-log", str(log), "--out-dir", str(tmp_path / "r"), "--format", "json"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path)
+    try:
+        deadline = time.monotonic() + 60
+        while "wildcard-overlap, shrinking" not in (log.read_text() if log.exists() else "") and time.monotonic() < deadline:
+            time.sleep(0.05)
+        child.send_signal(signal.SIGINT)
+        out, err = child.communicate(timeout=60)
+    finally:
+        child.kill()
+    assert child.returncode == 130, err
+    report = json.loads(out)
+    (finding,) = report["findings"]
+    assert finding["found_at"] == "pinned wildcard-overlap" and "Ctrl-C while it was being shrunk" in finding["message"], finding
+    assert Path(finding["replay"]).is_dir() and report["interrupted"] and "Traceback" not in err
+
+
+def test_the_rerun_command_carries_the_profile_and_reproduces_the_workload(tmp_path):
+    code, report = conform(*engine("short-prefix", True), "--unsupported", "bool,wildcard", "--timeout", "20", "--out-dir", tmp_path / "a")
+    (finding,) = report["findings"]
+    assert " --unsupported bool,wildcard --timeout 20 --seed 0 --only " in finding["rerun"], finding["rerun"]
+    args = shlex.split(finding["rerun"])[3:]  # after `subsum conform matching`
+    code, again = conform(*args, "--out-dir", tmp_path / "b")
+    assert code == 1 and again["findings"][0]["found_at"] == finding["found_at"]
+
+
+def test_the_stderr_log_does_not_change_which_failures_are_alike(tmp_path):
+    """A crash quotes the engine's standard error; subsum's own header lines in the log must not be quoted."""
+    args = [*engine("no-wildcard", True), "--keep-going", "10", "--shrink-budget", "0", "--workloads", "40"]
+    plain = conform(*args, "--out-dir", tmp_path / "a")[1]
+    logged = conform(*args, "--stderr-log", tmp_path / "log", "--out-dir", tmp_path / "b")[1]
+    assert len(plain["findings"]) == len(logged["findings"]) == 1, (plain["findings"], logged["findings"])
+    assert "--- subsum" not in logged["findings"][0]["message"]
+
+
+def test_an_extra_and_a_missed_match_are_two_failures_not_three(tmp_path):
+    """Shrinking splits a failure with both an extra and a missed match into one of them; each is then a row of its
+    own (the missed `any` once per type, as operator and type tell failures apart), never one row of both."""
+    code, report = conform(*engine("wildcard,no-any", True), "--keep-going", "10", "--workloads", "300", "--out-dir", tmp_path)
+    assert code == 1 and {f["direction"] for f in report["findings"]} == {"extra", "missed"}, report["findings"]
+    assert all(f["traits"] == ["wildcard string"] if f["direction"] == "extra" else f["traits"][0].startswith("any ")
+               for f in report["findings"]), report["findings"]
+
+
+@pytest.mark.parametrize("declared, not_checked", [
+    ("string,bool", "string, bool; prefix, suffix, contains, wildcard; hostile-strings"),
+    ("int,float", "int, float; <, <=, >, >=; big-ints"),
+    ("=,!=,any", "bool; =, !=, any"),
+])
+def test_checked_never_lists_what_no_workload_can_hold(declared, not_checked):
+    assert parse_unsupported(declared).headline().split(" / not checked: ")[1] == not_checked
+
+
+def test_only_one_workload_checks_only_what_it_holds(tmp_path):
+    code, report = conform(*engine("none", True), "--only", "bool", "--out-dir", tmp_path)
+    assert code == 0 and report["checked"] == {"types": ["bool"], "operators": ["=", "!="], "features": []}, report["checked"]
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--only", "²"], "not a workload number or a pinned workload"),
+    (["--junit", "{x}", "--stderr-log", "{x}"], "is the same file as"),
+    (["--unsupported", "{p}", "--junit", "{p}"], "is the same file as"),
+    (["--engine-cmd", "/no/such/engine", "--stderr-log", "{x}"], "cannot run '/no/such/engine'"),
+])
+def test_more_bad_kit_options_write_nothing(args, message, tmp_path):
+    profile = tmp_path / "p.toml"
+    profile.write_text("[unsupported]\noperators = ['wildcard']\n")
+    args = [a.format(x=tmp_path / "out.txt", p=profile) for a in args]
+    command = [] if "--engine-cmd" in args else ["--engine-cmd", "true"]
+    done = cli("conform", "matching", *command, *args, "--out-dir", tmp_path / "r")
+    assert done.returncode == 2 and message in done.stderr and "Traceback" not in done.stderr, done.stderr
+    assert not (tmp_path / "out.txt").exists() and profile.read_text().startswith("[unsupported]")
+
+
+def test_a_broker_schedule_number_past_the_seeds_is_refused(tmp_path):
+    done = cli("conform", "broker", "--broker-cmd", f"{sys.executable} {STRAWMAN}", "--only", str(2**63), "--out-dir", tmp_path / "r")
+    assert done.returncode == 2 and "below 2^63" in done.stderr, done.stderr

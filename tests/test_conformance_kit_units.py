@@ -144,9 +144,12 @@ def test_a_conformance_run_saves_the_shrunk_failure_as_a_replay(tmp_path):
     assert case == {"format": MATCHING, "version": 1, "engine": {"engine": "answers", "timeout": 5.0},
                     "seed": 0, "failure": {"kind": "malformed", "message": "0 output lines for 1 events"},
                     "found_at": "seed 0, pinned wildcard-overlap", "workload": "wildcard-overlap", **Profile().to_json()}
-    assert files["expected.jsonl"] == b'{"event": "e0", "subscriptions": ["s0"]}\n'  # shrunk to nothing: an empty subscription and event
+    (line,) = files["subscriptions.jsonl"].decode().splitlines()  # shrunk to nothing: one empty subscription, one empty event
+    sid = json.loads(line)["id"]
+    assert json.loads(line) == {"id": sid, "constraints": []} and files["events.jsonl"] == b'{"id": "e0", "attributes": {}}\n'
+    assert files["expected.jsonl"] == b'{"event": "e0", "subscriptions": ["' + sid.encode() + b'"]}\n'
     assert (files["received.jsonl"], files["stderr.txt"]) == (b"", b"err\n")
-    assert model_results(result.replay) == [("e0", {"s0"})]
+    assert model_results(result.replay) == [("e0", {sid})]
 
 
 def test_a_failure_that_does_not_repeat_is_reported_as_such(tmp_path):

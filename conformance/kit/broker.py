@@ -22,7 +22,7 @@ import shutil
 from collections import Counter
 from typing import BinaryIO
 
-from subsum.conformance.kit.engines import PersistentEngine
+from subsum.conformance.kit.engines import LOG_HEADER, PersistentEngine
 from subsum.conformance.kit.processes import ConformError, split_command
 from subsum.conformance.kit.profile import Profile, Used, features_of
 from subsum.conformance.network import FILTERS
@@ -90,7 +90,7 @@ class ExternalBroker(Broker):
         process = PersistentEngine(cls.command, cls.timeout)
         if cls.stderr_log is not None:
             cls.processes_started += 1
-            cls.stderr_log.write(f"--- subsum conform broker: process {cls.processes_started} (a fresh network) ---\n".encode())
+            cls.stderr_log.write(LOG_HEADER + f" broker: process {cls.processes_started} (a fresh network) ---\n".encode())
             process.stderr_log = cls.stderr_log
         cls._running.append(process)
         return cls._running[0]

@@ -19,6 +19,7 @@ import contextlib
 import json
 import os
 import selectors
+import shutil
 import subprocess
 import tempfile
 import time
@@ -156,8 +157,9 @@ class PersistentEngine:
             self.stderr_log.flush()
             with open(self.stderr_log.name, "rb") as log:
                 end = log.seek(0, 2)
-                log.seek(max(self.stderr_start, end - STDERR_TAIL))
-                return log.read()
+                log.seek(max(self.stderr_start, end - 4 * STDERR_TAIL))
+                text = b"".join(line for line in log.read().splitlines(keepends=True) if not line.startswith(LOG_HEADER))
+                return text[-STDERR_TAIL:]
         self.stderr.seek(max(0, self.stderr.seek(0, 2) - STDERR_TAIL))
         return self.stderr.read()
 
@@ -262,8 +264,13 @@ class PluginEngine:
         pass
 
 
+#: how subsum's own lines in a --stderr-log begin (kept out of the standard error a failure quotes)
+LOG_HEADER = b"--- subsum conform"
+
+
 def engine_for(command: str | None, plugin: str | None, persistent: bool, timeout: float):
-    """The engine under test that the options name."""
+    """The engine under test that the options name; a command that cannot run is bad usage (exit 2), found
+    before anything is written."""
     if (command is None) == (plugin is None):
         raise ConformError("name the engine under test with --engine-cmd CMD or --engine NAME (one of them)")
     if plugin is not None:
@@ -271,6 +278,9 @@ def engine_for(command: str | None, plugin: str | None, persistent: bool, timeou
             raise ConformError("--persistent applies to --engine-cmd")
         return PluginEngine(plugin, timeout)
     assert command is not None
+    program = split_command(command)[0]
+    if shutil.which(program) is None:
+        raise ConformError(f"--engine-cmd {command!r}: cannot run {program!r}: no such executable")
     return PersistentEngine(command, timeout) if persistent else CommandEngine(command, timeout)
 
 

@@ -26,10 +26,10 @@ from typing import BinaryIO, Callable, Iterator
 import attrs
 
 from subsum.conformance.kit.draws import draw_workload
-from subsum.conformance.kit.engines import Failure, Received
+from subsum.conformance.kit.engines import LOG_HEADER, Failure, Received
 from subsum.conformance.kit.findings import Finding, Signature, blanked, received_results, signature, unshrunk_traits
 from subsum.conformance.kit.pinned import pinned_workloads
-from subsum.conformance.kit.profile import Profile
+from subsum.conformance.kit.profile import Profile, Used, features_of
 from subsum.conformance.kit.shrink import shrink_workload
 from subsum.conformance.kit.workloads import expected_lines, first_failure, model_results, write_workload
 from subsum.conformance.replays import documents
@@ -49,6 +49,7 @@ class ConformResult:
     findings: list[Finding] = attrs.Factory(list)
     seconds: float = 0.0
     interrupted: bool = False
+    exercised: Used | None = None  # what the run sent, when it is one workload (--only); else what the profile allows
 
     @property
     def generated(self) -> int:
@@ -64,10 +65,15 @@ class ConformResult:
         return self.findings[0].replay if self.findings else None
 
 
+def is_number(text: str) -> bool:
+    """Digits 0-9 only (`str.isdigit` also takes ² and other scripts' digits)."""
+    return text.isascii() and text.isdigit()
+
+
 def workload_cases(profile: Profile, seed: int, workloads: int, only: str | None) -> Iterator[tuple[str, bool, tuple]]:
     """(label, pinned?, workload) in the order they run: the pinned ones, then generated 0 … workloads − 1;
     with `only`, just that one (a number, or a pinned workload's name)."""
-    if only is not None and only.isdigit():
+    if only is not None and is_number(only):
         yield f"workload {int(only)}", False, draw_workload(seed, int(only), profile)
         return
     for name, workload in pinned_workloads(profile):
@@ -86,12 +92,14 @@ class ConformRun:
         self.engine, self.seed, self.out_dir, self.profile = engine, seed, out_dir, profile
         self.keep_going, self.shrink_budget, self.stderr_log = keep_going, shrink_budget, stderr_log
         self.result = ConformResult(profile)
+        self.only = False  # set by `conform` for --only: the report's "checked" is then that one workload's
+        self.pending: tuple | None = None  # the failure being run again or shrunk (kept if Ctrl-C comes)
         self.scratch = Path(tempfile.mkdtemp(prefix="subsum-conform-"))
 
     def check(self, workload, label: str = "") -> tuple[Failure | None, Received, list]:
         """Write the workload, run the engine on it, compare with the model: (failure, what it gave, the model's results)."""
         if self.stderr_log is not None and label:
-            self.stderr_log.write(f"--- subsum conform: {label} (seed {self.seed}) ---\n".encode())
+            self.stderr_log.write(LOG_HEADER + f": {label} (seed {self.seed}) ---\n".encode())
             self.stderr_log.flush()
         write_workload(self.scratch, *workload)
         expected = model_results(self.scratch)
@@ -102,17 +110,25 @@ class ConformRun:
         started = time.perf_counter()
         try:
             for label, pinned, workload in cases:
-                self.result.workloads += 1
-                self.result.pinned += pinned
                 failure, received, expected = self.check(workload, label)
+                self.result.workloads += 1  # counted once the engine has answered it
+                self.result.pinned += pinned
+                if self.only:
+                    self.result.exercised = features_of(*workload)
                 if failure is not None:
+                    self.pending = (label, workload, failure, received)
                     self.on_failure(label, workload, failure, received, expected)
+                    self.pending = None
                     if len(self.result.findings) >= self.keep_going:
                         break
                 if progress:
                     progress(self.result.workloads)
         except KeyboardInterrupt:  # Ctrl-C: what was found is kept; the CLI reports it and exits 130
             self.result.interrupted = True
+            if self.pending is not None:  # a failure being run again or shrunk: saved as far as it got
+                label, workload, failure, received = self.pending
+                self.record(Signature(failure.kind, "-", ("interrupted",), blanked(failure.message)),
+                            f"{failure.message} (Ctrl-C while it was being shrunk: saved as far as it got)", label, workload, received)
         finally:
             self.engine.close()
             for path in self.scratch.iterdir():
@@ -137,21 +153,28 @@ class ConformRun:
                 known.seen += 1
                 return
         if failure.kind in SHRUNK and self.shrink_budget > 0:
-            workload, failure, received, expected = self.shrink(workload, failure, received, expected, first)
+            workload, failure, received, expected = self.shrink(label, workload, failure, received, expected, first)
             first = signature(workload, failure.kind, received_results(received.stdout), expected, failure.message)
         self.record(first, failure.message, label, workload, received)
 
-    def shrink(self, workload, failure: Failure, received: Received, expected: list, first: Signature):
-        """The smallest workload on which the engine fails the same way (kind and direction)."""
+    def shrink(self, label: str, workload, failure: Failure, received: Received, expected: list, first: Signature):
+        """The smallest workload on which the engine fails the same way: the same kind and, for a difference, the
+        same direction (or one of the two, for an extra and a missed match: two bugs are split, not kept together),
+        for another failure the same blanked message."""
         best = [workload, failure, received, expected]
 
         def still_fails(candidate) -> bool:
-            found, got, expected = self.check(candidate)
+            found, got, expected = self.check(candidate, f"{label}, shrinking")
             if found is None or found.kind != failure.kind:
                 return False
-            if found.kind == "difference" and signature(candidate, found.kind, received_results(got.stdout), expected).direction != first.direction:
-                return False
+            if found.kind != "difference" and blanked(found.message) != blanked(failure.message):
+                return False  # a crash that says something else is another bug
+            if found.kind == "difference":
+                direction = signature(candidate, found.kind, received_results(got.stdout), expected).direction
+                if direction != first.direction and first.direction != "extra and missed":
+                    return False
             best[:] = [candidate, found, got, expected]
+            self.pending = (label, candidate, found, got)
             return True
 
         shrink_workload(workload, still_fails, self.shrink_budget)
@@ -175,6 +198,7 @@ def conform(engine, *, workloads: int = 1000, seed: int = 0, out_dir: Path = doc
     through the engine, within `profile`, until `keep_going` distinct failures are found."""
     run = ConformRun(engine, seed=seed, out_dir=out_dir, profile=profile, keep_going=keep_going, shrink_budget=shrink_budget,
                      stderr_log=stderr_log)
+    run.only = only is not None
     return run.run(workload_cases(profile, seed, workloads, only), progress)
 
 

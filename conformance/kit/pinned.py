@@ -100,8 +100,9 @@ def pinned_workloads(profile: Profile = Profile()) -> list[tuple[str, Workload]]
     ones are sent with every subscription in the constraints form (and the one on filter text not at all)."""
     out = []
     for name, w in boundary_workloads() + hostile_workloads():
-        if "filter-text" in profile.features and name.startswith("hostile-"):
-            w = (w[0], w[1], [True] * len(w[0]))
+        if "filter-text" in profile.features and name.startswith("hostile-"):  # one subscription a character, as constraints
+            kept = [(sid, s) for (sid, s), form in zip(w[0], w[2]) if form]
+            w = (kept, w[1], [True] * len(kept))
         if profile.admits(features_of(*w)):
             out.append((name, w))
     return out

@@ -46,6 +46,7 @@ class Profile:
     operators: frozenset[str] = frozenset()
     types: frozenset[str] = frozenset()
     features: frozenset[str] = frozenset()
+    source: str | None = attrs.field(default=None, eq=False)  # the profile file it was read from, if any
 
     def allows_op(self, type_: str, op: str) -> bool:
         return type_ not in self.types and op not in self.operators
@@ -57,6 +58,22 @@ class Profile:
         """The types a workload may use: supported, with at least one supported operator."""
         return tuple(t for t in TYPES if t not in self.types and self.ops_for(t))
 
+    def exercised(self) -> "Used":
+        """What the matching generators can send within the profile: the usable types, their operators left,
+        and the features a workload of those types can use (big-ints needs int, hostile-strings needs string,
+        mixed-types two types)."""
+        types = self.usable_types()
+        features = {f for f in FEATURES if f not in self.features}
+        needs = {"big-ints": "int" in types, "hostile-strings": "string" in types, "mixed-types": len(types) > 1}
+        return Used(frozenset(op for t in types for op in self.ops_for(t)), frozenset(types),
+                    frozenset(f for f in features if needs.get(f, True)))
+
+    def as_option(self) -> str:
+        """The `--unsupported` value that declares this profile ("" for none), operators as words."""
+        words = {op: word for word, op in OPERATOR_WORDS.items()}
+        _, left_out = self.split(Used(frozenset(OPERATORS), frozenset(TYPES), frozenset(FEATURES)))
+        return ",".join([*left_out["types"], *(words.get(o, o) for o in left_out["operators"]), *left_out["features"]])
+
     def admits(self, used: "Used") -> bool:
         """Whether a workload that uses `used` may be sent."""
         return not (used.operators & self.operators or used.types & self.types or used.features & self.features)
@@ -67,9 +84,12 @@ class Profile:
 
     def split(self, exercised: "Used | None" = None) -> tuple[dict, dict]:
         """(checked, not checked), each as {"types", "operators", "features"} in report order. Checked is what the
-        run can send (`exercised`; everything, for the matching generators) and the profile does not leave out."""
+        run can send (`exercised`; by default what the matching generators can, `exercised()`) and the profile
+        does not leave out."""
+        run = exercised if exercised is not None else self.exercised()
+
         def sends(kind: str, name: str) -> bool:
-            return exercised is None or name in getattr(exercised, kind)
+            return name in getattr(run, kind)
 
         def part(keep: bool) -> dict:
             return {"types": [t for t in TYPES if (t not in self.types and sends("types", t)) == keep],
@@ -134,7 +154,7 @@ def parse_unsupported(text: str | None, *, where: str = "--unsupported") -> Prof
     profile file (ending `.toml`)."""
     if text is None or text.strip() == "":
         return Profile()
-    if text.endswith(".toml"):
+    if text.lower().endswith(".toml"):
         return read_profile(Path(text))
     return profile_of([word.strip() for word in text.split(",")], where)
 
@@ -164,7 +184,7 @@ def profile_of(words: list[str], where: str) -> Profile:
 def read_profile(path: Path) -> Profile:
     """A TOML profile: `[unsupported]` with `operators`, `types` and `features`, each a list of names."""
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        data = tomllib.loads(path.read_text(encoding="utf-8-sig"))
     except OSError as exc:
         raise ConformError(f"{path}: cannot read the profile: {exc.strerror or exc}") from None
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
@@ -183,5 +203,5 @@ def read_profile(path: Path) -> Profile:
             if v not in known:
                 raise ConformError(f"{path}: [unsupported] field {key!r}: unknown name {v!r}; known: {', '.join(known)}")
         words += value
-    return profile_of(words, str(path))
+    return attrs.evolve(profile_of(words, str(path)), source=str(path))
 

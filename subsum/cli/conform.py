@@ -14,8 +14,8 @@ from subsum.cli.conform_report import (broker_kit_options, check_only, kit_optio
                                       write_junit)
 from subsum.cli.console import deprecated, emit, line, write_json
 from subsum.cli.fuzz import finish, fuzz_progress, print_result, shrink_progress
-from subsum.cli.options import (MAX_COUNT, ComponentName, FiniteFloat, deprecated_json_option, format_option, replay_dir_option, schedule_options, seed_option,
-                                writable_dir)
+from subsum.cli.options import (MAX_COUNT, ComponentName, FiniteFloat, deprecated_json_option, distinct_files, format_option,
+                                replay_dir_option, schedule_options, seed_option, writable_dir)
 from subsum.cli.progress import progress, quiet_option
 from subsum.cli.replay import ENGINE_HELP, show_outcome
 from subsum.conformance import fuzz as fz
@@ -23,6 +23,7 @@ from subsum.conformance.kit import engines, matching, vector_cases, vectors
 from subsum.conformance.kit.broker import EXTERNAL, close_processes, exercised, pool_for, proxy_class
 from subsum.conformance.replays import documents
 from subsum.conformance.replays.running import RunOptions, run
+from subsum.conformance.kit.matching import is_number
 from subsum.conformance.kit.pinned import pinned_workloads
 from subsum.core.errors import CheckFailed, Interrupted, SubsumError
 from subsum.impl.matching import ENGINES, engine_class
@@ -66,6 +67,7 @@ def conform_matching(command, plugin, persistent, workloads, seed, unsupported, 
     direction and what they use. `subsum replay DIR` runs one again.
     What --unsupported leaves out is never sent, and every report says so."""
     check_only(only, unsupported)
+    distinct_files({"unsupported": unsupported.source}, {"junit": junit_path, "stderr_log": stderr_log})
     engine = engines.engine_for(command, plugin, persistent, timeout)
     name = command if command is not None else plugin
     total = 1 if only is not None else workloads + len(pinned_workloads(unsupported))
@@ -111,10 +113,12 @@ def conform_broker(command, brokers, subscriptions, churn, steps, seed, budget, 
     --broker-cmd CMD FILE` runs it again. Exits 1 on a violation. Filters
     and events that --unsupported leaves out are never sent."""
     pool = pool_for(unsupported)
-    if only is not None and not only.isdigit():
-        raise SubsumError(f"--only {only!r}: a schedule number (conform broker has no pinned schedules)")
+    if only is not None and not (is_number(only) and seed + int(only) < 2**63):
+        raise SubsumError(f"--only {only!r}: a schedule number, with --seed + it below 2^63 (conform broker has no pinned schedules)")
+    distinct_files({"unsupported": unsupported.source}, {"junit": junit_path, "stderr_log": stderr_log})
+    broker_class = proxy_class(command, timeout)  # a command that cannot run is bad usage (exit 2), before any output
     with open_log(stderr_log) as log:
-        broker_class = proxy_class(command, timeout, log)  # a command that cannot run is bad usage (exit 2)
+        broker_class.stderr_log = log
         with progress("conform broker", budget) as ticker:
             try:
                 result = fz.fuzz(brokers=brokers, subscriptions=subscriptions, churn=churn, steps=steps, seed=seed, budget=budget,
@@ -124,6 +128,7 @@ def conform_broker(command, brokers, subscriptions, churn, steps, seed, budget, 
                                  distinct=True, not_checked=unsupported.to_json(exercised(pool))["not_checked"])
             finally:
                 close_processes(broker_class)
+    replay_option = f"--broker-cmd {shlex.quote(command)}"
     report = result.report(command=command, brokers=brokers, subscriptions=subscriptions, churn=churn, steps=steps, seed=seed, budget=budget,
                            schedules_limit=schedules, keep_going=max_violations, timeout=timeout, stderr_log=stderr_log,
                            **unsupported.to_json(exercised(pool)), headline=unsupported.headline(exercised(pool)))
@@ -134,6 +139,8 @@ def conform_broker(command, brokers, subscriptions, churn, steps, seed, budget, 
         if result.repeats:
             line(f"  {result.repeats} more violations like one above were counted, not saved")
 
+    for v in report["violations"]:
+        v["replay_command"] = f"subsum replay {replay_option} {v['replay']}"
     write_junit(junit_path, report, "subsum conform broker")
     emit(report, fmt, text)
     finish(result, out_dir, budget, "the broker answers too slowly for it (raise --budget, or lower --timeout to fail slow answers)")

@@ -6,6 +6,7 @@ distinct failure with its replay."""
 from __future__ import annotations
 
 import contextlib
+import shlex
 from pathlib import Path
 from typing import BinaryIO, Callable, Iterator
 
@@ -13,6 +14,7 @@ import click
 
 from subsum.cli.console import line
 from subsum.cli.options import MAX_COUNT, FiniteFloat, writable_path
+from subsum.conformance.kit.matching import is_number
 from subsum.conformance.kit.pinned import boundary_workloads, hostile_workloads, pinned_workloads
 from subsum.conformance.kit.profile import FEATURES, OPERATORS, Profile, parse_unsupported
 from subsum.conformance.reports import kit_junit_xml
@@ -68,7 +70,7 @@ def check_only(only: str | None, profile: Profile) -> None:
     """`--only`: a workload number, or the name of a pinned workload the profile admits (exit 2 otherwise)."""
     if only is None:
         return
-    if only.isdigit():
+    if is_number(only):
         if int(only) >= MAX_COUNT:
             raise SubsumError(f"--only {only}: a workload number below {MAX_COUNT:,}")
         return
@@ -102,16 +104,24 @@ def write_junit(path: str | None, report: dict, title: str) -> None:
             raise SubsumError(f"--junit {path}: {exc.strerror or exc}") from None
 
 
+def run_options(profile: Profile, timeout: float) -> str:
+    """The options a rerun needs besides the engine's: the profile (workload I is drawn within it) and a time-out
+    other than the default."""
+    declared = profile.as_option()
+    return (f" --unsupported {shlex.quote(declared)}" if declared else "") + (f" --timeout {timeout:g}" if timeout != 10.0 else "")
+
+
 def matching_report(result, engine: dict, seed: int, option: str, stderr_log: str | None) -> dict:
     """The JSON report of `subsum conform matching` (the text one prints from it)."""
     def rerun(found_at: str) -> str:
         label = found_at.removeprefix("workload ").removeprefix("pinned ")
-        return f"subsum conform matching {option} --seed {seed} --only {label}"
+        return f"subsum conform matching {option}{run_options(result.profile, engine['timeout'])} --seed {seed} --only {label}"
 
     findings = [{**f.to_json(None if f.replay is None else f"subsum replay {option} {f.replay}"), "rerun": rerun(f.found_at)}
                 for f in result.findings]
     first = findings[0] if findings else None
-    return {"engine": engine, **result.profile.to_json(), "headline": result.profile.headline(), "workloads": result.workloads,
+    return {"engine": engine, **result.profile.to_json(result.exercised), "headline": result.profile.headline(result.exercised),
+            "workloads": result.workloads,
             "pinned": result.pinned, "generated": result.generated, "seed": seed, "seconds": round(result.seconds, 3),
             "interrupted": result.interrupted, "findings": findings, "stderr_log": stderr_log,
             "failure": None if first is None else {"kind": first["kind"], "message": first["message"]},
@@ -120,15 +130,17 @@ def matching_report(result, engine: dict, seed: int, option: str, stderr_log: st
 
 def print_conformance(name: str, report: dict) -> None:
     line(report["headline"])
-    counts = (f"{report['workloads']:,} workload{'' if report['workloads'] == 1 else 's'} ({report['pinned']} pinned, {report['generated']:,} generated; seed {report['seed']}, "
-              f"{report['seconds']:.1f} s)")
+    plural = "" if report["workloads"] == 1 else "s"
+    counts = (f"{report['workloads']:,} workload{plural} ({report['pinned']} pinned, {report['generated']:,} generated; "
+              f"seed {report['seed']}, {report['seconds']:.1f} s)")
     if not report["findings"]:
-        line(f"{name}: agrees with the model on {counts}")
+        line(f"{name}: no failure in the {counts} run before Ctrl-C" if report["interrupted"] else
+             f"{name}: agrees with the model on {counts}")
     else:
         line(f"{name}: {len(report['findings'])} distinct failure{'s' if len(report['findings']) > 1 else ''} in {counts}")
-        line(f"  {'#':>2}  {'kind':<17} {'direction':<16} {'uses':<24} {'declare':<15} {'seen':>5}  first found at")
+        line(f"  {'#':>2}  {'kind':<17} {'direction':<16} {'uses':<30} {'declare':<15} {'seen':>5}  first found at")
         for k, f in enumerate(report["findings"], 1):
-            line(f"  {k:>2}  {f['kind']:<17} {f['direction']:<16} {', '.join(f['traits']) or '-':<24} {f['declare'] or '-':<15} "
+            line(f"  {k:>2}  {f['kind']:<17} {f['direction']:<16} {', '.join(f['traits']) or '-':<30} {f['declare'] or '-':<15} "
                  f"{f['seen']:>5}  seed {report['seed']}, {f['found_at']}")
         for k, f in enumerate(report["findings"], 1):
             line(f"  {k}. {name}: {f['kind']}: {f['message']}")

@@ -13,14 +13,18 @@ its own, wrong in each GAP named:
   file's order) is kept;
 - `short-prefix`: `prefix` compares at most the first two characters (no
   pinned workload holds a longer prefix: only generated ones find it);
+- `no-any`: `any` never matches (a missed match, where the others add
+  one);
 - `no-wildcard`: exits 3 on any wildcard constraint (an engine that does
   not support the operator at all).
 
 With --serve it answers one request line per workload (persistent mode);
-with --log it writes a line to standard error per workload."""
+with --log it writes a line to standard error per workload; with --sleep S
+it waits S seconds before each answer."""
 
 import json
 import sys
+import time
 
 from subsum.core.jsonio import read_events, read_subscriptions
 from subsum.core.types import split_wildcard
@@ -42,6 +46,8 @@ def constraint_holds(c, event, gaps: set[str]) -> bool:
     if a is None:
         return False
     if a.type != c.type and not ("mixed" in gaps and {a.type, c.type} == NUMERIC):
+        return False
+    if c.op == "any" and "no-any" in gaps:
         return False
     if c.op == "wildcard":
         left, right = split_wildcard(c.value)
@@ -87,13 +93,15 @@ def main(argv: list[str]) -> None:
     serve = "--serve" in argv
     log = "--log" in argv
     gaps = set(argv[argv.index("--gaps") + 1].split(",")) if "--gaps" in argv else set()
-    args = [a for k, a in enumerate(argv) if not a.startswith("--") and (k == 0 or argv[k - 1] != "--gaps")]
+    pause = float(argv[argv.index("--sleep") + 1]) if "--sleep" in argv else 0.0
+    args = [a for k, a in enumerate(argv) if not a.startswith("--") and (k == 0 or argv[k - 1] not in ("--gaps", "--sleep"))]
     if not serve:
         print("\n".join(answer(args[0], args[1], gaps)))
         if log:
             print(f"gaps_engine: answered {args[1]}", file=sys.stderr)
         return
     for request in sys.stdin:
+        time.sleep(pause)
         paths = json.loads(request)
         print("\n".join(answer(paths["subscriptions"], paths["events"], gaps) + [""]), flush=True)
         if log:
