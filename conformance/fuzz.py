@@ -65,9 +65,15 @@ class FuzzResult:
                 "interrupted": self.interrupted,
                 "repeats": self.repeats,
                 "violations": [{"claim": c, "replay": str(p), "operations": saved, "saved": p not in unsaved,
-                                "found_at": f"seed {case.seed}" + (f", schedule {case.seed - parameters['seed']}" if "seed" in parameters else ""),
-                                **({"shrunk_from": found} if found != saved else {})}
-                               for p, c, (saved, found), case in zip(self.violations, self.claims, self.lengths, self.found)]}
+                                **self._found_at(k, parameters.get("seed")), **({"shrunk_from": found} if found != saved else {})}
+                               for k, (p, c, (saved, found)) in enumerate(zip(self.violations, self.claims, self.lengths))]}
+
+    def _found_at(self, k: int, seed: int | None) -> dict:
+        """Where violation k's schedule was drawn: "seed S, schedule I" (I = S − the run's seed), when known."""
+        if k >= len(self.found):
+            return {}
+        case_seed = self.found[k].seed
+        return {"found_at": f"seed {case_seed}" + (f", schedule {case_seed - seed}" if seed is not None else "")}
 
 
 def violation_kind(violation: Violation) -> tuple[str, str]:

@@ -142,7 +142,7 @@ def test_the_fuzzers_report_says_how_long_each_violation_was_when_found():
                         lengths=[(4, 9), (5, 5)], seconds=2.0, first_violation_seconds=0.5)
     assert result.report(seed=7) == {
         "seed": 7, "schedules": 3, "operations": 40, "seconds": 2.0, "schedules_per_minute": 90.0, "first_violation_seconds": 0.5,
-        "cut_operations": 0, "interrupted": False,
+        "cut_operations": 0, "interrupted": False, "repeats": 0,
         "violations": [{"claim": "CLM-NET-2", "replay": "a.json", "operations": 4, "saved": True, "shrunk_from": 9},
                        {"claim": "crash", "replay": "b.json", "operations": 5, "saved": True}]}
 
