@@ -107,16 +107,18 @@ def signature(workload, kind: str, received: list[tuple[str, set[str]]], expecte
 
 
 def traits_of(subscription: Subscription, event: Event) -> tuple[str, ...]:
-    names = [c.name for c in subscription.constraints]
-    if len(set(names)) < len(names):
-        return ("repeated-names",)
-    if any((a := event.get(c.name)) is not None and a.type != c.type for c in subscription.constraints):
-        return ("mixed-types",)
-    return tuple(sorted({f"{c.op} {c.type}" for c in subscription.constraints})) or ("empty subscription",)
+    """A difference's traits (the module's docstring): one feature if the subscription uses it on the event,
+    else its operators with their types."""
+    every = all_traits(subscription, event)
+    for feature in ("repeated-names", "mixed-types"):
+        if feature in every:
+            return (feature,)
+    return tuple(sorted(every)) or ("empty subscription",)
 
 
 def all_traits(subscription: Subscription, event: Event) -> frozenset[str]:
-    """Every trait the subscription has on the event, for `Signature.covered_by`."""
+    """Every trait the subscription has on the event: its operators with their types, repeated-names when it
+    constrains one name twice, mixed-types when the event gives one of its names another type."""
     names = [c.name for c in subscription.constraints]
     out = {f"{c.op} {c.type}" for c in subscription.constraints}
     if len(set(names)) < len(names):
