@@ -360,3 +360,10 @@ def test_more_bad_kit_options_write_nothing(args, message, tmp_path):
 def test_a_broker_schedule_number_past_the_seeds_is_refused(tmp_path):
     done = cli("conform", "broker", "--broker-cmd", f"{sys.executable} {STRAWMAN}", "--only", str(2**63), "--out-dir", tmp_path / "r")
     assert done.returncode == 2 and "below 2^63" in done.stderr, done.stderr
+
+
+def test_a_persistent_engines_replay_keeps_what_it_wrote_to_standard_error_for_that_workload(tmp_path):
+    code, report = conform(*engine("wildcard", True, "--log"), "--out-dir", tmp_path)
+    assert code == 1, report
+    stderr = (Path(report["findings"][0]["replay"]) / "stderr.txt").read_text()
+    assert stderr.count("gaps_engine: answered") == 1, stderr

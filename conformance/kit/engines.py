@@ -152,15 +152,23 @@ class PersistentEngine:
             os.set_blocking(self.process.stdout.fileno(), False)  # type: ignore[union-attr]
         return self.process
 
-    def _stderr_tail(self) -> bytes:
-        if self.stderr_log is not None:  # written by the process (and subsum's headers) since it started
+    def _stderr_size(self) -> int:
+        """How much standard error the process (and, in a --stderr-log, subsum's headers) has written so far."""
+        if self.stderr_log is not None:
             self.stderr_log.flush()
+            return os.path.getsize(self.stderr_log.name)
+        return self.stderr.seek(0, 2)
+
+    def _stderr_tail(self, since: int = 0) -> bytes:
+        """The tail of what the running process wrote to standard error (since offset `since`), without subsum's
+        --stderr-log headers."""
+        if self.stderr_log is not None:
+            end = self._stderr_size()
             with open(self.stderr_log.name, "rb") as log:
-                end = log.seek(0, 2)
-                log.seek(max(self.stderr_start, end - 4 * STDERR_TAIL))
+                log.seek(max(self.stderr_start, since, end - 4 * STDERR_TAIL))
                 text = b"".join(line for line in log.read().splitlines(keepends=True) if not line.startswith(LOG_HEADER))
                 return text[-STDERR_TAIL:]
-        self.stderr.seek(max(0, self.stderr.seek(0, 2) - STDERR_TAIL))
+        self.stderr.seek(max(since, self.stderr.seek(0, 2) - STDERR_TAIL))
         return self.stderr.read()
 
     def run(self, folder: Path) -> Received:
@@ -176,6 +184,7 @@ class PersistentEngine:
             stale = b""
         if stale:
             return self._failed(b"", "malformed", f"wrote {quote(stale)} after the empty line that ended its previous answer")
+        since = self._stderr_size()
         try:
             process.stdin.write(request.encode() + b"\n")
             process.stdin.flush()
@@ -208,7 +217,7 @@ class PersistentEngine:
                 answer += chunk
                 if len(answer) > MAX_OUTPUT:
                     return self._failed(b"", "malformed", f"wrote more than {MAX_OUTPUT} bytes")
-        return Received(bytes(answer[:-1]), b"")
+        return Received(bytes(answer[:-1]), self._stderr_tail(since))  # what it wrote to standard error for this request
 
     def _failed(self, stdout: bytes, kind: str, message: str) -> Received:
         if self.process is not None:

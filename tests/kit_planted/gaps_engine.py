@@ -103,9 +103,10 @@ def main(argv: list[str]) -> None:
     for request in sys.stdin:
         time.sleep(pause)
         paths = json.loads(request)
-        print("\n".join(answer(paths["subscriptions"], paths["events"], gaps) + [""]), flush=True)
-        if log:
+        lines = answer(paths["subscriptions"], paths["events"], gaps)
+        if log:  # before the answer, so that it is there when the answer is read
             print(f"gaps_engine: answered {paths['events']}", file=sys.stderr, flush=True)
+        print("\n".join(lines + [""]), flush=True)
 
 
 if __name__ == "__main__":
