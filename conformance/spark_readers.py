@@ -9,6 +9,7 @@ get from the Spark reader exactly the in-process reader's error.
 
 from __future__ import annotations
 
+import itertools
 import json
 import tempfile
 from pathlib import Path
@@ -59,12 +60,13 @@ def write_events_parquet(path: Path, events: list[tuple[str, Event]]) -> None:
 
 def seed000_files_through_every_reader() -> str:
     """CLM-PIPE-1 (example): seed 000's example subscriptions and events, as
-    JSONL and as Parquet, through the Spark readers, engine and writers, give
+    JSONL and as Parquet, through the Spark readers, either plan and the writers, give
     the model's lines (in input order, one per event)."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     from subsum.impl.spark import io as sio
+    from subsum.impl.spark.kernel import kernel_match
     from subsum.impl.spark.match import match
 
     spark = session()
@@ -84,18 +86,24 @@ def seed000_files_through_every_reader() -> str:
         subs_parquet_want = [{"event": w["event"], "subscriptions": [s for s in w["subscriptions"]
                                                                      if s in ("S1", "S2", "S3", "S4", "S5")]}
                              for w in want]
-        for subs_in, events_in, expected, out in ((subs_path, d / "events.parquet", want, "out.jsonl"),
-                                                  (d / "subs.parquet", events_path, subs_parquet_want, "out.parquet")):
-            results = match(sio.read_subscriptions(spark, str(subs_in)), sio.read_events(spark, str(events_in)))
-            sio.write_results(results, str(d / out))
+        for (subs_in, events_in, expected, out), plan in itertools.product(
+                ((subs_path, d / "events.parquet", want, "out.jsonl"),
+                 (d / "subs.parquet", events_path, subs_parquet_want, "out.parquet")), ("sql", "kernel")):
+            events = sio.read_events(spark, str(events_in))
+            if plan == "kernel":  # DEF-PIPE-4: in input order as it comes, not sorted
+                results = kernel_match(spark, sio.read_subscription_pairs(spark, str(subs_in)), events)
+                sio.write_results(results, str(d / out), in_order=sio.in_partition_order(results))
+            else:
+                results = match(sio.read_subscriptions(spark, str(subs_in)), events)
+                sio.write_results(results, str(d / out))
             if out.endswith(".jsonl"):
                 lines = (d / out).read_text(encoding="utf-8").splitlines()
-                assert lines == list(match_result_lines((w["event"], w["subscriptions"]) for w in expected)), lines
+                assert lines == list(match_result_lines((w["event"], w["subscriptions"]) for w in expected)), (plan, lines)
             else:
                 table = pq.read_table(d / out).to_pylist()
-                assert table == expected, (subs_in.name, events_in.name, table)
+                assert table == expected, (plan, subs_in.name, events_in.name, table)
             spark.catalog.clearCache()
-    return f"{len(want)} events x {len(subs)} subscriptions, JSONL and Parquet in, JSONL and Parquet out"
+    return f"{len(want)} events x {len(subs)} subscriptions, JSONL and Parquet in, JSONL and Parquet out, both plans"
 
 
 # --- CLM-PIPE-2 and CLM-PIPE-3: bad input ---------------------------------------------------

@@ -74,10 +74,12 @@ def outputs(tmp_path, subs, events, engines):
     (tmp_path / "s.jsonl").write_text(dump(subs), encoding="utf-8")
     (tmp_path / "e.jsonl").write_text(dump(events), encoding="utf-8")
     got = {}
-    for engine in engines:
-        out = tmp_path / f"{engine}.jsonl"
-        result = CliRunner().invoke(main, ["match", "--engine", engine, "--subscriptions", str(tmp_path / "s.jsonl"),
-                                           "--events", str(tmp_path / "e.jsonl"), "--output", str(out)])
+    for engine in engines:  # spark/PLAN: --engine spark --plan PLAN
+        out = tmp_path / f"{engine.replace('/', '-')}.jsonl"
+        name, _, plan = engine.partition("/")
+        result = CliRunner().invoke(main, ["match", "--engine", name, "--subscriptions", str(tmp_path / "s.jsonl"),
+                                           "--events", str(tmp_path / "e.jsonl"), "--output", str(out),
+                                           *(["--plan", plan] if plan else [])])
         assert result.exit_code == 0, (engine, result.output)
         got[engine] = out.read_bytes()
     return got
@@ -116,8 +118,9 @@ def test_every_in_process_engine_writes_the_same_bytes(tmp_path, work):
 @settings(max_examples=1, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(workload())
 @example(LIMITS)
-def test_spark_writes_the_same_bytes(tmp_path, work):
+def test_spark_writes_the_same_bytes_by_either_plan(tmp_path, work):
     subs, events = work
-    got = outputs(tmp_path, subs, events, ["vectorized", "spark"])
-    assert got["spark"] == got["vectorized"]
+    got = outputs(tmp_path, subs, events, ["vectorized", "spark/sql", "spark/kernel"])
+    assert got["spark/sql"] == got["vectorized"]
+    assert got["spark/kernel"] == got["vectorized"]
 

@@ -17,8 +17,9 @@ SP = "subsum.impl.spark."
 _PIPELINE_CLAIMS: tuple[Claim, ...] = (
     Claim("CLM-PIPE-1",
           "derived (seed 001 §2)", "spec/07-pipeline.md#clm-pipe-1", (M + "semantics.match_batch",),
-          (SP + "match.match", SP + "match.matching_pairs", SP + "io.read_events", SP + "io.read_subscriptions",
-           SP + "io.write_results"),
+          (SP + "match.match", SP + "match.matching_pairs", SP + "kernel.kernel_match", SP + "arrow.columnar_batch",
+           SP + "arrow.result_batches", SP + "io.read_events", SP + "io.read_subscriptions", SP + "io.write_results",
+           SP + "io.in_partition_order"),
           (property_of(spark.spark_engine_equals_model, family=SPARK), example_of(spark.operator_boundaries, family=SPARK),
            example_of(spark_readers.seed000_files_through_every_reader, family=SPARK))),
     Claim("CLM-PIPE-2",

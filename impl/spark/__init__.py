@@ -9,8 +9,15 @@ event logs and trace conformance checking, on PySpark.
   and builds frames from rows the driver holds.
 - `match`: the counting plan over distinct attributes (seed 001's redundant
   attributes): native column expressions only, no Python UDF on the hot path.
+- `kernel`: the kernel plan, the compiled engine run on the executors through
+  `mapInArrow`; `arrow` turns Arrow batches into the kernel's columns and
+  its pairs back into result rows.
 - `trace`: the operational correctness check of a simulator trace
   (duplicates, spurious and missed deliveries with a grace window).
 
 Like the rest of `subsum.impl`, this package never imports `subsum.model`.
 """
+
+#: The plans of `subsum match --engine spark --plan` (spec/07-pipeline.md DEF-PIPE-3, DEF-PIPE-4):
+#: auto takes kernel when the executors can run it, else sql.
+PLANS = ("sql", "kernel", "auto")

@@ -77,21 +77,25 @@ def read_events(spark, path: str):
                         duplicate=_duplicate_id("event", "line"), empty="the file is empty; expected one event per line")
 
 
-def read_subscriptions(spark, path: str):
-    """The subscriptions of a JSONL or Parquet file as a frame (ord, id,
-    constraints), read and validated on the driver by the in-process reader:
-    they are few next to the events, and filter texts need subsum's parser."""
+def read_subscription_pairs(spark, path: str) -> list[tuple[str, Subscription]]:
+    """The (id, Subscription) pairs of a JSONL or Parquet file, read and
+    validated on the driver by the in-process reader: they are few next to
+    the events, and filter texts need subsum's parser."""
     path = str(path)
     if is_parquet(path):
-        named = _parquet_subscriptions(spark, path)
-    elif is_uri(path):
+        return _parquet_subscriptions(spark, path)
+    if is_uri(path):
         lines = (bytes(row["raw"]) for row in numbered_text(spark, path).orderBy("ord").select(
             _binary("value").alias("raw")).toLocalIterator())
-        named = [(s.id, s.subscription) for s in read_subscription_lines(path, lines)]
-    else:
-        spark_path(path)  # the checks every engine makes of a local input
-        named = [(s.id, s.subscription) for s in read_subscriptions_jsonl(path)]
-    return subscriptions_frame(spark, named)
+        return [(s.id, s.subscription) for s in read_subscription_lines(path, lines)]
+    spark_path(path)  # the checks every engine makes of a local input
+    return [(s.id, s.subscription) for s in read_subscriptions_jsonl(path)]
+
+
+def read_subscriptions(spark, path: str):
+    """The subscriptions of a JSONL or Parquet file as a frame (ord, id,
+    constraints): `read_subscription_pairs`, sent to the cluster."""
+    return subscriptions_frame(spark, read_subscription_pairs(spark, path))
 
 
 def _binary(name: str):
@@ -237,6 +241,24 @@ def json_string(column):
     return F.concat(F.lit('"'), column, F.lit('"'))
 
 
+#: Logical plan nodes that keep each row in its partition and in its place there.
+ORDER_KEEPING = frozenset({"Project", "Filter", "LogicalRelation", "LocalRelation", "LogicalRDD", "MapInArrow"})
+
+
+def in_partition_order(frame) -> bool:
+    """Whether `frame`'s rows come out in `ord` order, partition after
+    partition: its optimized plan holds only nodes that keep a row in its
+    partition and in its place (`ORDER_KEEPING`) above the scan that
+    numbered the rows (ord is Spark's monotonically_increasing_id, which
+    grows with the partition index, or the ord of rows the driver sent in
+    order). A union, join, aggregate or sort answers False."""
+    def names(node) -> list[str]:
+        children = node.children()
+        return [node.nodeName(), *(n for i in range(children.size()) for n in names(children.apply(i)))]
+
+    return set(names(frame._jdf.queryExecution().optimizedPlan())) <= ORDER_KEEPING
+
+
 def result_lines(results):
     """The match-result lines of spec/formats.md, as Python's json.dumps writes them:
     {"event": "e1", "subscriptions": ["s1", "s7"]}."""
@@ -247,7 +269,7 @@ def result_lines(results):
                                           F.lit("}")).alias("value"))
 
 
-def write_results(results, path: str, stream_to_driver: bool = False) -> None:
+def write_results(results, path: str, stream_to_driver: bool = False, in_order: bool = False) -> None:
     """Write match results (ord, event, subscriptions) in input order: Parquet
     for a `.parquet` path, else one JSONL file. A local target appears only
     when complete (written beside it, then renamed).
@@ -255,10 +277,11 @@ def write_results(results, path: str, stream_to_driver: bool = False) -> None:
     `stream_to_driver` (a cluster, whose executors cannot see the driver's
     disk): a local target is filled from `toLocalIterator`, one partition
     at a time, so the driver never holds more than one partition (Parquet:
-    one file, written by pyarrow)."""
+    one file, written by pyarrow). `in_order`: the rows are in input order
+    partition by partition already (`in_partition_order`), and are not sorted."""
     path = str(path)
-    ordered = results.orderBy("ord")
-    lines = result_lines(results).orderBy("ord").select("value")
+    ordered = results if in_order else results.orderBy("ord")
+    lines = (result_lines(results) if in_order else result_lines(results).orderBy("ord")).select("value")
     if is_uri(path):  # shared storage: the executors write it
         if is_parquet(path):
             ordered.select("event", "subscriptions").write.mode("overwrite").parquet(path)

@@ -13,11 +13,14 @@ from __future__ import annotations
 import time
 from typing import Callable
 
+import attrs
+
 from subsum.core.errors import EngineError, SubsumError
 from subsum.core.jsonio import match_result_lines, read_events, read_subscriptions
 from subsum.core.outputs import write_lines_atomically
 from subsum.core.plugins import running
 from subsum.impl.matching import ENGINES, engine_class, make_engine
+from subsum.impl.spark import PLANS  # noqa: F401 - the CLI's --plan choices
 from subsum.impl.spark.session import job_frame, local_cores, session_for
 from subsum.model.semantics import match_batch
 
@@ -27,14 +30,16 @@ ENGINE_NAMES = (*ENGINES, "model", "spark")
 
 def match_files(subs_path: str, events_path: str, engine: str, output_path: str | None, emit_line: Callable[[str], None], *,
                 master: str | None = None, spark_conf: tuple[str, ...] = (), spark_timeout: float = 120, counters: bool = False,
-                progress: bool = False) -> dict:
+                progress: bool = False, plan: str | None = None) -> dict:
     """Match and write the result lines (to `output_path`, or one by one to
     `emit_line`); the engine's counters and timings. `counters`: Spark also
-    counts its results (extra jobs)."""
+    counts its results (extra jobs). `plan`: Spark's plan, sql, kernel or
+    auto (the default; spec/07-pipeline.md DEF-PIPE-4)."""
     if engine == "spark":
-        return match_on_spark(subs_path, events_path, output_path, emit_line, master, spark_conf, spark_timeout, counters, progress)
-    if master or spark_conf:
-        raise SubsumError("--master and --conf apply only to --engine spark")
+        return match_on_spark(subs_path, events_path, output_path, emit_line, SparkRun(
+            master, spark_conf, spark_timeout, plan or "auto", counters, progress))
+    if master or spark_conf or plan:
+        raise SubsumError("--master, --conf and --plan apply only to --engine spark")
     if output_path and output_path.rstrip("/").endswith(".parquet"):
         raise SubsumError(f"--output {output_path}: Parquet output needs --engine spark; the in-process engines write JSONL")
     reading = time.perf_counter()
@@ -87,31 +92,58 @@ def match_with_plugin(engine: str, pairs: list, batch: list) -> tuple[list[set[s
     return matched, counters
 
 
-def match_on_spark(subs_path: str, events_path: str, output_path: str | None, emit_line: Callable[[str], None], master: str | None,
-                   spark_conf: tuple[str, ...], timeout: float, counters: bool, progress: bool) -> dict:
-    """`subsum match --engine spark`: read, validate, match, write (spec/07-pipeline.md)."""
+@attrs.frozen
+class SparkRun:
+    """How `subsum match --engine spark` runs: the master, the settings, the
+    job timeout, the plan (sql, kernel or auto), whether it counts its
+    results, whether it shows Spark's progress bar."""
+
+    master: str | None = None
+    conf: tuple[str, ...] = ()
+    timeout: float = 120
+    plan: str = "auto"
+    counters: bool = False
+    progress: bool = False
+
+
+def match_on_spark(subs_path: str, events_path: str, output_path: str | None, emit_line: Callable[[str], None],
+                   run: SparkRun) -> dict:
+    """`subsum match --engine spark`: read, validate, choose the plan, match,
+    write (spec/07-pipeline.md)."""
     from subsum.impl.spark import io as sio  # these load pyspark: only for Spark
+    from subsum.impl.spark.frames import subscriptions_frame
+    from subsum.impl.spark.kernel import choose_plan, kernel_match
     from subsum.impl.spark.match import match as spark_match
     from subsum.impl.spark.match import result_counters
 
     started = time.perf_counter()
-    spark = session_for(master, spark_conf, inputs=(subs_path, events_path), progress=progress)
+    spark = session_for(run.master, run.conf, inputs=(subs_path, events_path), progress=run.progress)
     ready = time.perf_counter()
-    with job_frame(spark, timeout):
-        subscriptions = sio.read_subscriptions(spark, subs_path)
+    with job_frame(spark, run.timeout):
+        pairs = sio.read_subscription_pairs(spark, subs_path)
         events = sio.read_events(spark, events_path)
         read = time.perf_counter()
-        results = spark_match(subscriptions, events)
-        if counters:
+        chosen, probe = choose_plan(spark, run.plan)  # after the inputs: bad input costs no probe
+        probed = time.perf_counter()
+        results = kernel_match(spark, pairs, events) if chosen == "kernel" else spark_match(subscriptions_frame(spark, pairs), events)
+        in_order = chosen == "kernel" and sio.in_partition_order(results)  # the SQL plan's joins reorder rows
+        if run.counters:
             results = results.cache()
         if output_path:
-            sio.write_results(results, output_path, stream_to_driver=local_cores(spark.sparkContext.master) is None)
+            sio.write_results(results, output_path, stream_to_driver=local_cores(spark.sparkContext.master) is None,
+                              in_order=in_order)
         else:
-            for row in sio.result_lines(results).orderBy("ord").select("value").toLocalIterator():
+            lines = sio.result_lines(results)
+            for row in (lines if in_order else lines.orderBy("ord")).select("value").toLocalIterator():
                 emit_line(row["value"])
         finished = time.perf_counter()
-        stats = {"engine": "spark", "master": spark.sparkContext.master, "session_seconds": round(ready - started, 3),
-                 "read_seconds": round(read - ready, 3), "match_seconds": round(finished - read, 3)}
-        if counters:
-            stats.update(result_counters(subscriptions, events, results))
+        stats = {"engine": "spark", "master": spark.sparkContext.master, "plan": chosen, "plan_asked": run.plan,
+                 "session_seconds": round(ready - started, 3), "read_seconds": round(read - ready, 3),
+                 "probe_seconds": round(probed - read, 3), "match_seconds": round(finished - probed, 3)}
+        if probe is not None:
+            stats["plan_reason"] = probe.problem or "the executors run subsum's kernel"
+            if probe.warm_seconds is not None:
+                stats["executor_warm_seconds"] = round(probe.warm_seconds, 3)
+        if run.counters:
+            stats.update(result_counters(subscriptions_frame(spark, pairs), events, results))
     return stats

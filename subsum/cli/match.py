@@ -7,7 +7,7 @@ from __future__ import annotations
 import click
 from rich.markup import escape
 
-from subsum.app.match import ENGINE_NAMES, match_files
+from subsum.app.match import ENGINE_NAMES, PLANS, match_files
 from subsum.impl.matching import compiled, engine_class  # numba itself is imported at the first match
 from subsum.cli.console import counter_table, err, write_json
 from subsum.cli.options import ComponentName, distinct_files, json_option, output_option, spark_options
@@ -28,10 +28,14 @@ from subsum.core.filters import FilterError, format_filter, parse_filter
 @output_option("Write the result lines here (default: standard output). With --engine spark, a .parquet path writes Parquet.")
 @click.option("--stats", "show_stats", is_flag=True, help="Print the engine's work counters and timings to standard error.")
 @json_option("Write the engine's work counters and timings as JSON to FILE (standard output carries the result lines).")
+@click.option("--plan", type=click.Choice(PLANS), default=None,
+              help="With --engine spark: 'sql' matches with Spark SQL only (no Python on the executors), 'kernel' runs "
+                   "subsum's compiled kernel on the executors (they must import subsum), 'auto' (the default) asks the "
+                   "executors once and takes kernel when they can (spec/07-pipeline.md DEF-PIPE-4).")
 @spark_options
 @quiet_option
 def match(subs_path: str, events_path: str, engine: str, output_path: str | None, show_stats: bool, json_path: str | None,
-          master: str | None, spark_conf: tuple[str, ...], spark_timeout: float) -> None:
+          plan: str | None, master: str | None, spark_conf: tuple[str, ...], spark_timeout: float) -> None:
     """Match events against subscriptions: one result line per event.
 
     Each line is {"event": ID, "subscriptions": [IDs, sorted]}, in input order.
@@ -41,7 +45,10 @@ def match(subs_path: str, events_path: str, engine: str, output_path: str | None
         with heartbeat("loading the compiled engine's kernels (the first use after an install compiles them, about 30 s)"):
             compiled.warm()
     stats = match_files(subs_path, events_path, engine, output_path, click.echo, master=master, spark_conf=spark_conf,
-                        spark_timeout=spark_timeout, counters=show_stats or json_path is not None, progress=err.is_terminal)
+                        spark_timeout=spark_timeout, counters=show_stats or json_path is not None, progress=err.is_terminal,
+                        plan=plan)
+    if engine == "spark":
+        err.print(f"plan: {stats['plan']}" + (f" ({escape(stats['plan_reason'])})" if "plan_reason" in stats else ""))
     if output_path:
         err.print(f"results -> {escape(output_path)}" if engine == "spark" else
                   f"{stats.get('events', '?')} events x {stats['subscriptions']} subscriptions -> {escape(output_path)}")

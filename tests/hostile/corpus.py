@@ -42,6 +42,9 @@ class Case:
     output: str | None = None  # the option that names the command's output: a sentinel goes there
     fifos: tuple[str, ...] = ()
     seconds: float = 20.0
+    #: valid input (exit 0): standard output must equal that of the same command with `--engine` set to
+    #: this engine and no `--plan` (the kernel plan's cases: DEF-PIPE-4 against the in-process engines)
+    agrees_with: str | None = None
 
     @property
     def spark(self) -> bool:
@@ -208,6 +211,35 @@ def _spark_setting_cases() -> Iterator[Case]:
     for conf in ("novalue", "=1", ""):
         yield Case(f"spark/conf={conf or 'empty'}", spark + ("{d}/ok-events.jsonl", "--conf", conf), tuple(VALID.items()),
                    mentions=("--conf",), output="--output")
+
+
+KERNEL_SUBS = ('{"id": "s1", "filter": "x > 1"}\n{"id": "s2\\t\\u202e", "filter": "f = 0.0"}\n'
+               '{"id": "s3", "filter": "name prefix \\"\\u00e9\\""}\n{"id": "s0", "constraints": []}\n'
+               '{"id": "s4", "filter": "x = 2 and f > 1.5"}\n').encode()
+#: Valid events the kernel plan must match as the in-process engines do: a float written as a 19-digit
+#: integer (a line Spark's reader leaves to the driver, whose rows join by a union: no longer in input order), -0.0,
+#: ids and names that need escaping, an event with no attribute, and enough events for several batches.
+KERNEL_EVENTS = {
+    "suspect-in-the-middle.jsonl": b"".join(
+        b'{"id": "e%d", "attributes": {"x": %d, "f": {"type": "float", "value": -0.0}}}\n' % (i, i) for i in range(50))
+    + b'{"id": "big", "attributes": {"x": 2, "f": {"type": "float", "value": 1000000000000000000}}}\n'
+    + b"".join(b'{"id": "e%d", "attributes": {"x": %d}}\n' % (i, i) for i in range(50, 100)),
+    "escapes.jsonl": '{"id": "\\u001b[2J\\t", "attributes": {"name": "\\u00e9t\\u00e9", "x": 2}}\n'
+                     '{"id": "none", "attributes": {}}\n{"id": "\\u202e\\"q\\"", "attributes": {"name": "\\u00e9"}}\n'.encode(),
+    "batches.jsonl": b"".join(b'{"id": "e%d", "attributes": {"x": %d, "name": "\\u00e9%d"}}\n' % (i, i % 7, i)
+                              for i in range(12_000)),
+}
+
+
+def _kernel_cases() -> Iterator[Case]:
+    """The kernel plan (DEF-PIPE-4) on valid files Spark reads its own ways: the in-process engines' lines;
+    on a bad file, the reader's one error (the plan runs after the inputs are read)."""
+    kernel = ("match", "--engine", "spark", "--plan", "kernel", "--subscriptions", "{d}/kernel-subs.jsonl", "--events")
+    for name, content in KERNEL_EVENTS.items():
+        yield Case(f"kernel/{name}", kernel + ("{d}/" + name,), (("kernel-subs.jsonl", KERNEL_SUBS), (name, content)),
+                   exit=-1, agrees_with="vectorized")
+    yield Case("kernel/not-utf8", kernel + ("{d}/bad.jsonl",), (("kernel-subs.jsonl", KERNEL_SUBS), ("bad.jsonl", b"\xff\xfe{}\n")),
+               mentions=("bad.jsonl:1",), output="--output")
 
 
 def _fill(argv: tuple[str, ...], path: str) -> tuple[str, ...]:
@@ -568,7 +600,7 @@ def _filter_cases() -> Iterator[Case]:
 
 
 def cases() -> list[Case]:
-    out = [*_reader_cases(), *_path_cases(), *_trace_cases(), *_spark_setting_cases(), *_bad_records(), *_summary_cases(), *_replay_cases(),
+    out = [*_reader_cases(), *_path_cases(), *_trace_cases(), *_spark_setting_cases(), *_kernel_cases(), *_bad_records(), *_summary_cases(), *_replay_cases(),
            *_topology_cases(), *_option_cases(),
            *_engine_cases(), *_filter_cases()]
     ids = [c.id for c in out]
@@ -629,6 +661,16 @@ def run_case(case: Case, folder: Path) -> dict:
             problems.append(f"exit {code}, expected 0 or 1 (valid input)")
     elif code != case.exit:
         problems.append(f"exit {code}, expected {case.exit}")
+    if case.agrees_with and code is not None:
+        plan_at = argv.index("--plan")
+        reference = argv[:plan_at] + argv[plan_at + 2:]
+        reference[reference.index("--engine") + 1] = case.agrees_with
+        want = CliRunner().invoke(main, reference, catch_exceptions=True)
+        if code != 0 or want.exit_code != 0 or stdout != want.stdout:
+            problems.append(f"exit {code}, {len(stdout.splitlines())} lines; {case.agrees_with}: exit {want.exit_code}, "
+                            f"{len(want.stdout.splitlines())} lines; first difference: "
+                            f"{next((a, b) for a, b in zip(stdout.splitlines() + [''], want.stdout.splitlines() + ['']) if a != b)!r:.300}"
+                            if stdout != want.stdout else f"exit {code}, {case.agrees_with}: exit {want.exit_code}")
     if isinstance(exc, BaseException) and not isinstance(exc, (SystemExit, TimeoutError)):
         problems.append(f"exception escaped: {type(exc).__name__}: {str(exc)[:200]}")
     if "Traceback" in stderr or "Traceback" in stdout:

@@ -1,0 +1,157 @@
+"""The kernel plan (spec/07-pipeline.md DEF-PIPE-4): the compiled engine's
+kernel run where the events are, instead of the counting plan's SQL.
+
+1. The driver indexes the subscriptions once (`CompiledEngine`, DEF-MATCH-7)
+   and broadcasts the prepared engine: its arrays, pickled.
+2. Each task receives the events of its partition as Arrow batches
+   (`mapInArrow`), gathers them into chunks of `EVENTS_PER_CHUNK` events,
+   turns a chunk into a `ColumnarBatch` (`arrow.columnar_batch`), matches
+   it with `match_columns`, and yields DEF-PIPE-2's rows (`arrow.result_batches`).
+   No Python object is made per event.
+
+The executors must import subsum (and numba): `executors_can_run_kernel`
+asks them once, with a one-row job, and `choose_plan` turns `--plan auto`
+into `kernel` or `sql` by its answer.
+"""
+
+from __future__ import annotations
+
+import functools
+import time
+from typing import Iterator
+
+import attrs
+import numpy as np
+import pyarrow as pa
+
+from subsum.core.errors import SubsumError
+from subsum.impl.matching.compiled import CompiledEngine, MatchPlan
+from subsum.impl.spark import PLANS
+from subsum.impl.spark.arrow import columnar_batch, result_batches, slot_ranks
+
+#: Events a task matches at once: Spark's Arrow batches (10,000 rows) are gathered up to this.
+EVENTS_PER_CHUNK = 1 << 17
+RESULT_DDL = "ord bigint, event string, subscriptions array<string>"
+PROBE_DDL = "version string, numba string, warm_seconds double"
+
+
+class KernelUnavailable(SubsumError):
+    """`--plan kernel` on executors that cannot run subsum's kernel (exit 2)."""
+
+
+@attrs.frozen
+class Shipped:
+    """What the broadcast carries: the prepared engine, the subscriptions'
+    IDs by slot (an Arrow array) and their sort ranks (`arrow.slot_ranks`)."""
+
+    engine: CompiledEngine
+    ids: pa.Array
+    rank: np.ndarray
+
+
+def shipped_engine(pairs: list, threads: int = 1) -> Shipped:
+    """The subscriptions (id, Subscription) indexed once, for the executors:
+    each task matches on `threads` threads (a task holds spark.task.cpus cores)."""
+    engine = CompiledEngine(pairs)
+    engine.prepare()
+    engine.plan = MatchPlan(threads=threads)
+    ids = [sid for sid, _ in pairs]
+    return Shipped(engine, pa.array(ids, pa.string()), slot_ranks(ids))
+
+
+def _chunks(batches: Iterator[pa.RecordBatch], size: int) -> Iterator[pa.RecordBatch]:
+    """The batches gathered into batches of about `size` rows (the last may be smaller)."""
+    held: list[pa.RecordBatch] = []
+    rows = 0
+    for batch in batches:
+        held.append(batch)
+        rows += batch.num_rows
+        if rows >= size:
+            yield pa.Table.from_batches(held).combine_chunks().to_batches()[0]
+            held, rows = [], 0
+    if rows:
+        yield pa.Table.from_batches(held).combine_chunks().to_batches()[0]
+
+
+def match_partition(shipped, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+    """Step 2 on one partition: `shipped` is the broadcast of a `Shipped`;
+    `batches` hold the columns ord, id and attributes (DEF-PIPE-1)."""
+    payload: Shipped = shipped.value
+    for chunk in _chunks(batches, EVENTS_PER_CHUNK):
+        pairs = payload.engine.match_columns(columnar_batch(chunk))
+        yield from result_batches(chunk.column("ord"), chunk.column("id"), pairs, payload.ids, payload.rank)
+
+
+def kernel_match(spark, pairs: list, events):
+    """DEF-PIPE-4: the frame (ord, event, subscriptions) of `match.match`,
+    computed by the compiled kernel on the executors. `pairs`: the
+    subscriptions as (id, Subscription); `events`: DEF-PIPE-1's frame."""
+    threads = int(spark.sparkContext.getConf().get("spark.task.cpus", "1"))
+    shipped = spark.sparkContext.broadcast(shipped_engine(pairs, threads))
+    return events.select("ord", "id", "attributes").mapInArrow(functools.partial(match_partition, shipped), RESULT_DDL)
+
+
+def probe(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+    """Run on an executor: import the kernel, compile or load it from numba's
+    cache (`compiled.warm`), and say which versions it found and how long
+    the first call took."""
+    for _ in batches:
+        pass
+    import numba
+
+    import subsum
+    from subsum.impl.matching import compiled
+
+    started = time.perf_counter()
+    compiled.warm()
+    yield pa.RecordBatch.from_pydict({"version": [subsum.__version__], "numba": [numba.__version__],
+                                      "warm_seconds": [time.perf_counter() - started]})
+
+
+@attrs.frozen
+class Probe:
+    """What `executors_can_run_kernel` found: `problem` is None when the
+    executors can run the kernel."""
+
+    problem: str | None
+    warm_seconds: float | None = None
+    seconds: float = 0.0
+
+
+def executors_can_run_kernel(spark) -> Probe:
+    """Ask the executors, with a job of one row, whether they import this
+    version of subsum and run its kernel (`probe`)."""
+    import subsum
+    from subsum.impl.spark.session import describe_failure
+
+    started = time.perf_counter()
+    try:
+        rows = spark.range(1, numPartitions=1).mapInArrow(probe, PROBE_DDL).collect()
+    except Exception as exc:  # py4j and the JVM raise many kinds
+        python = getattr(spark.sparkContext, "pythonExec", None) or "python3"
+        return Probe(f"a one-row probe job failed (the executors' Python: {python}, set by PYSPARK_PYTHON or "
+                     f"spark.pyspark.python): {describe_failure(exc)}", seconds=time.perf_counter() - started)
+    took = time.perf_counter() - started
+    if rows[0]["version"] != subsum.__version__:
+        return Probe(f"the executors import subsum {rows[0]['version']}, the driver runs {subsum.__version__}", seconds=took)
+    return Probe(None, rows[0]["warm_seconds"], took)
+
+
+def choose_plan(spark, plan: str) -> tuple[str, Probe | None]:
+    """The plan to run for `--plan` (sql, kernel or auto) and the probe's
+    answer (None for sql). Raise KernelUnavailable for `kernel` on
+    executors that cannot run it."""
+    if plan not in PLANS:
+        raise SubsumError(f"--plan {plan!r}: expected one of {', '.join(PLANS)}")
+    if plan == "sql":
+        return "sql", None
+    found = executors_can_run_kernel(spark)
+    if found.problem is None:
+        return "kernel", found
+    found = attrs.evolve(found, problem=f"the executors cannot run subsum's kernel: {found.problem}")
+    if plan == "kernel":
+        raise KernelUnavailable(
+            f"--plan kernel: {found.problem}. Use --plan sql, "
+            "which needs no Python on the executors, or ship subsum to them: install it in the workers' Python, or "
+            "pass a packed environment with --conf spark.archives=ENV.tar.gz#env (README, 'Running on a Spark cluster')")
+    return "sql", found
