@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 
 from subsum.core.types import INT_MAX, INT_MIN, OPS_BY_TYPE, Attribute, Constraint, Event, Subscription
 from subsum.impl.spark import frames
+from subsum.impl.spark.kernel import kernel_match
 from subsum.impl.spark.session import get_session
 from subsum.model import semantics
 from subsum.conformance import strategies as gen
@@ -75,7 +76,6 @@ def spark_match_sets(subs, events, plan: str = "sql") -> list[set[str]]:
     the rows are checked to come one per event, IDs sorted, and (kernel
     plan) in input order without a sort."""
     from subsum.impl.spark.io import in_partition_order
-    from subsum.impl.spark.kernel import kernel_match
     from subsum.impl.spark.match import match
 
     spark = session()

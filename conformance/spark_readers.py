@@ -19,6 +19,7 @@ from subsum.core.jsonio import match_result_lines
 from subsum.core.jsonio import read_events as read_events_jsonl
 from subsum.core.jsonio import read_subscriptions as read_subscriptions_jsonl
 from subsum.core.types import Event
+from subsum.impl.spark.kernel import kernel_match
 from subsum.impl.spark.frames import EVENTS_DDL, arrow_schema, attribute_rows
 from subsum.model import semantics
 from subsum.conformance.spark import session, write_lines
@@ -66,7 +67,6 @@ def seed000_files_through_every_reader() -> str:
     import pyarrow.parquet as pq
 
     from subsum.impl.spark import io as sio
-    from subsum.impl.spark.kernel import kernel_match
     from subsum.impl.spark.match import match
 
     spark = session()

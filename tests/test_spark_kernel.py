@@ -19,7 +19,6 @@ from hypothesis import strategies as st
 
 from subsum.cli import main
 from subsum.core.types import Attribute, Event
-from subsum.impl.matching.columnar import ColumnarBatch
 from subsum.impl.spark import arrow as karrow
 from subsum.impl.spark.frames import attribute_rows
 

@@ -17,6 +17,7 @@ into `kernel` or `sql` by its answer.
 from __future__ import annotations
 
 import functools
+import importlib.metadata
 import time
 from typing import Iterator
 
@@ -25,14 +26,23 @@ import numpy as np
 import pyarrow as pa
 
 from subsum.core.errors import SubsumError
-from subsum.impl.matching.compiled import CompiledEngine, MatchPlan
+from subsum.impl.matching.compiled import CompiledEngine, MatchPlan, warm
 from subsum.impl.spark import PLANS
 from subsum.impl.spark.arrow import columnar_batch, result_batches, slot_ranks
+from subsum.impl.spark.session import describe_failure
 
 #: Events a task matches at once: Spark's Arrow batches (10,000 rows) are gathered up to this.
 EVENTS_PER_CHUNK = 1 << 17
 RESULT_DDL = "ord bigint, event string, subscriptions array<string>"
 PROBE_DDL = "version string, numba string, warm_seconds double"
+
+
+def subsum_version() -> str:
+    """The installed subsum's version (its package metadata), as the driver and each executor see it."""
+    try:
+        return importlib.metadata.version("subsum")
+    except importlib.metadata.PackageNotFoundError:  # run from a tree that was never installed
+        return "not installed"
 
 
 class KernelUnavailable(SubsumError):
@@ -99,12 +109,9 @@ def probe(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         pass
     import numba
 
-    import subsum
-    from subsum.impl.matching import compiled
-
     started = time.perf_counter()
-    compiled.warm()
-    yield pa.RecordBatch.from_pydict({"version": [subsum.__version__], "numba": [numba.__version__],
+    warm()
+    yield pa.RecordBatch.from_pydict({"version": [subsum_version()], "numba": [numba.__version__],
                                       "warm_seconds": [time.perf_counter() - started]})
 
 
@@ -121,9 +128,6 @@ class Probe:
 def executors_can_run_kernel(spark) -> Probe:
     """Ask the executors, with a job of one row, whether they import this
     version of subsum and run its kernel (`probe`)."""
-    import subsum
-    from subsum.impl.spark.session import describe_failure
-
     started = time.perf_counter()
     try:
         rows = spark.range(1, numPartitions=1).mapInArrow(probe, PROBE_DDL).collect()
@@ -132,8 +136,8 @@ def executors_can_run_kernel(spark) -> Probe:
         return Probe(f"a one-row probe job failed (the executors' Python: {python}, set by PYSPARK_PYTHON or "
                      f"spark.pyspark.python): {describe_failure(exc)}", seconds=time.perf_counter() - started)
     took = time.perf_counter() - started
-    if rows[0]["version"] != subsum.__version__:
-        return Probe(f"the executors import subsum {rows[0]['version']}, the driver runs {subsum.__version__}", seconds=took)
+    if rows[0]["version"] != subsum_version():
+        return Probe(f"the executors import subsum {rows[0]['version']}, the driver runs {subsum_version()}", seconds=took)
     return Probe(None, rows[0]["warm_seconds"], took)
 
 

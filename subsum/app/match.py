@@ -21,6 +21,8 @@ from subsum.core.outputs import write_lines_atomically
 from subsum.core.plugins import running
 from subsum.impl.matching import ENGINES, engine_class, make_engine
 from subsum.impl.spark import PLANS  # noqa: F401 - the CLI's --plan choices
+from subsum.impl.spark.frames import subscriptions_frame
+from subsum.impl.spark.kernel import choose_plan, kernel_match
 from subsum.impl.spark.session import job_frame, local_cores, session_for
 from subsum.model.semantics import match_batch
 
@@ -111,8 +113,6 @@ def match_on_spark(subs_path: str, events_path: str, output_path: str | None, em
     """`subsum match --engine spark`: read, validate, choose the plan, match,
     write (spec/07-pipeline.md)."""
     from subsum.impl.spark import io as sio  # these load pyspark: only for Spark
-    from subsum.impl.spark.frames import subscriptions_frame
-    from subsum.impl.spark.kernel import choose_plan, kernel_match
     from subsum.impl.spark.match import match as spark_match
     from subsum.impl.spark.match import result_counters
 
