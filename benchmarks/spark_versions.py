@@ -65,13 +65,13 @@ def fixed_cost(old: str, runs: int, log) -> list[dict]:
 
 
 def throughput(old: str, events: int, subscriptions: int, log) -> list[dict]:
-    from subsum.bench.spark import generate, measure_in_process, write_parquet
+    from subsum.bench.spark import generate, in_memory_run, write_parquet
 
     rows = []
     with tempfile.TemporaryDirectory(prefix="subsum-versions-") as tmp:
         subs, batch, _ = generate(events, subscriptions, 1)
         events_path, subs_path = write_parquet(subs, batch, Path(tmp))
-        vectorized = measure_in_process("vectorized", subs, batch)
+        vectorized = in_memory_run("vectorized", subs, batch)
         base = min(vectorized["times"])
         rows.append({"measure": f"throughput {events:.0e} x {subscriptions:.0e} (events/s)", "version": "vectorized",
                      "run": 0, "seconds": round(base, 2), "events_per_s": round(events / base), "ratio": 1.0,

@@ -126,9 +126,15 @@ def fuzz(*, topology: str = "random-tree", brokers: int = 6, subscriptions: int 
     except KeyboardInterrupt:  # Ctrl-C: what was found is saved as found (not shrunk), then the CLI exits 130
         result.interrupted = True
     result.seconds = time.perf_counter() - started
-    for case in found:
-        _save(result, case, replay_dir, shrink_budget, shrinking, command, not_checked)
+    save_found(result, replay_dir, shrink_budget, shrinking, command, not_checked)
     return result
+
+
+def save_found(result: FuzzResult, replay_dir: Path, shrink_budget: float, shrinking: Callable[[Found], None] | None = None,
+               command: str | None = None, not_checked: dict | None = None) -> None:
+    """Shrink and save every violating schedule of `result.found` (`_save`), in the order found."""
+    for case in result.found:
+        _save(result, case, replay_dir, shrink_budget, shrinking, command, not_checked)
 
 
 def _save(result: FuzzResult, case: Found, replay_dir: Path, shrink_budget: float, shrinking: Callable[[Found], None] | None,
@@ -155,55 +161,89 @@ def _save(result: FuzzResult, case: Found, replay_dir: Path, shrink_budget: floa
     result.lengths.append((len(schedule), len(case.schedule)))
 
 
+@attrs.frozen
+class Drawing:
+    """What every schedule of a run is drawn and run with; schedule i uses seed + i."""
+
+    topology: str
+    brokers: int
+    subscriptions: int
+    churn: float
+    steps: int
+    seed: int
+    protocol: str
+    defer_timeout: float
+    sub_timeout: float
+    pool: Pool = POOL
+    broker_class: type | None = None
+
+
+@attrs.frozen
+class Outcome:
+    """Schedule i's run: its violation (as found), the operations it ran, and
+    whether it ran to its end (False: cut by the budget, not a checked schedule)."""
+
+    found: Found | None
+    operations: int
+    finished: bool = True
+
+
+def run_schedule(drawing: Drawing, i: int, deadline: float | None = None) -> Outcome:
+    """Draw schedule i (seed + i) and run it until its first violation or its
+    end; stop early, unfinished, when `deadline` (a perf_counter time) passes."""
+    d = drawing
+    run_seed = d.seed + i
+    rng = random.Random(run_seed)
+    topo = make_topology(d.topology, d.brokers, run_seed, rng, d.subscriptions)
+    schedule: list[dict] = []
+
+    def found(violation: Violation) -> Found:
+        return Found(topo, run_seed, schedule, violation, d.protocol, d.defer_timeout, d.sub_timeout, d.broker_class)
+
+    try:
+        run = Run(topo, run_seed, d.protocol, d.defer_timeout, d.sub_timeout, broker_class=d.broker_class)
+    except Exception as exc:  # the brokers failed while the network was built: a violation with no schedule
+        return Outcome(found(violation_of(exc, 0)), 0)
+    opening = initial_operations(rng, run.net, d.pool)
+    for step in range(len(opening) + d.steps + 1):
+        if deadline is not None and time.perf_counter() >= deadline:  # the budget holds inside a schedule too
+            return Outcome(None, len(schedule), finished=False)
+        if step < len(opening):
+            op = opening[step]
+        else:
+            op = next_operation(rng, run.net, d.churn, run.broken, d.pool) if step < len(opening) + d.steps else {"op": "quiesce"}
+        schedule.append(op)
+        try:
+            run.apply(op)
+        except Exception as exc:  # a failed check, or the implementation crashing
+            return Outcome(found(violation_of(exc, step)), len(schedule))
+    return Outcome(None, len(schedule))
+
+
+def keep_found(result: FuzzResult, case: Found, distinct: bool) -> None:
+    """Keep a violating schedule, or with `distinct` count it as a repeat of one like it already kept."""
+    if distinct and any(violation_kind(f.violation) == violation_kind(case.violation) for f in result.found):
+        result.repeats += 1
+    else:
+        result.found.append(case)
+
+
 def _fuzz_until_done(result: FuzzResult, found: list[Found], started: float, *, topology, brokers, subscriptions, churn, steps,
                      seed, budget, schedules, max_violations, protocol, defer_timeout, sub_timeout, progress, broker_class,
                      pool, only, distinct) -> None:
+    drawing = Drawing(topology, brokers, subscriptions, churn, steps, seed, protocol, defer_timeout, sub_timeout, pool, broker_class)
     i = 0 if only is None else only
     end = schedules if only is None else only + 1
-
-    def keep(case: Found) -> None:
-        if distinct and any(violation_kind(f.violation) == violation_kind(case.violation) for f in found):
-            result.repeats += 1
-        else:
-            found.append(case)
-
     while ((end is None or i < end) and time.perf_counter() - started < budget
            and len(found) < max_violations):
-        run_seed = seed + i
-        rng = random.Random(run_seed)
-        topo = make_topology(topology, brokers, run_seed, rng, subscriptions)
-        schedule: list[dict] = []
-        try:
-            run = Run(topo, run_seed, protocol, defer_timeout, sub_timeout, broker_class=broker_class)
-        except Exception as exc:  # the brokers failed while the network was built: a violation with no schedule
-            keep(Found(topo, run_seed, schedule, violation_of(exc, 0), protocol, defer_timeout, sub_timeout, broker_class))
-            result.schedules += 1
-            if result.first_violation_seconds is None:
-                result.first_violation_seconds = time.perf_counter() - started
-            i += 1
-            continue
-        violation = None
-        opening = initial_operations(rng, run.net, pool)
-        for step in range(len(opening) + steps + 1):
-            if time.perf_counter() - started >= budget:  # the budget holds inside a schedule too
-                break
-            if step < len(opening):
-                op = opening[step]
-            else:
-                op = next_operation(rng, run.net, churn, run.broken, pool) if step < len(opening) + steps else {"op": "quiesce"}
-            schedule.append(op)
-            try:
-                run.apply(op)
-            except Exception as exc:  # a failed check, or the implementation crashing
-                violation = violation_of(exc, step)
-                break
-        if violation is None and len(schedule) < len(opening) + steps + 1:
-            result.cut_operations += len(schedule)  # cut by the budget: not a checked schedule
+        outcome = run_schedule(drawing, i, started + budget)
+        if not outcome.finished:
+            result.cut_operations += outcome.operations  # cut by the budget: not a checked schedule
             break
         result.schedules += 1
-        result.operations += len(schedule)
-        if violation is not None:
-            keep(Found(topo, run_seed, schedule, violation, protocol, defer_timeout, sub_timeout, broker_class))
+        result.operations += outcome.operations
+        if outcome.found is not None:
+            keep_found(result, outcome.found, distinct)
             if result.first_violation_seconds is None:
                 result.first_violation_seconds = time.perf_counter() - started
         i += 1

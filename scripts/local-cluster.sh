@@ -1,17 +1,18 @@
 #!/usr/bin/env bash
 # A Spark standalone cluster on this machine, on loopback: one master and one
-# worker, started with the installed pyspark's own spark-class (no Spark
-# download). The cluster the test suite runs subsum against
+# or more workers, started with the installed pyspark's own spark-class (no
+# Spark download). The cluster the test suite runs subsum against
 # (tests/test_cluster.py); README.md, "Running on a Spark cluster".
 #
-#   scripts/local-cluster.sh start   start both daemons; print the master URL
+#   scripts/local-cluster.sh start   start the daemons; print the master URL
 #   scripts/local-cluster.sh url     print the master URL of the running cluster
-#   scripts/local-cluster.sh stop    stop both daemons (by PID), remove nothing else
+#   scripts/local-cluster.sh stop    stop the daemons (by PID), remove nothing else
 #
 # Settings (environment):
 #   SUBSUM_CLUSTER_DIR   state, logs and work folder (default: .local-cluster)
-#   WORKER_CORES         cores the worker offers (default 2)
-#   WORKER_MEMORY        memory the worker offers (default 1g)
+#   WORKERS              how many workers (default 1)
+#   WORKER_CORES         cores each worker offers (default 2)
+#   WORKER_MEMORY        memory each worker offers (default 1g)
 #   PYTHON               the Python with pyspark installed (default: .venv/bin/python, else python3)
 # Ports are ephemeral: the master's is read from its log. Exit 0 on success,
 # 1 when a daemon did not come up (its log is printed), 2 on a usage error.
@@ -20,6 +21,7 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 state="${SUBSUM_CLUSTER_DIR:-.local-cluster}"
 cores="${WORKER_CORES:-2}"
+workers="${WORKERS:-1}"
 memory="${WORKER_MEMORY:-1g}"
 if [ -z "${PYTHON:-}" ]; then
   if [ -x "$here/.venv/bin/python" ]; then PYTHON="$here/.venv/bin/python"; else PYTHON=python3; fi
@@ -27,6 +29,7 @@ fi
 
 usage() { echo "usage: $0 start|url|stop" >&2; exit 2; }
 [ $# -eq 1 ] || usage
+case "$workers" in ''|*[!0-9]*|0) echo "error: WORKERS must be a whole number of at least 1, got '$workers'" >&2; exit 2 ;; esac
 
 wait_for() {  # wait_for FILE PATTERN SECONDS PID: until the log shows PATTERN
   local file="$1" pattern="$2" seconds="$3" pid="$4"
@@ -70,13 +73,15 @@ case "$1" in
     wait_for "$state/master.log" "Starting Spark master at spark://" 60 "$(cat "$state/master.pid")" || { stop_pid "$state/master.pid"; exit 1; }
     url="$(grep -o 'spark://127\.0\.0\.1:[0-9]*' "$state/master.log" | head -n 1)"
     echo "$url" >"$state/master-url"
-    # One worker: small, so that the tests also see what an under-sized cluster does.
-    nohup "$spark_home/bin/spark-class" org.apache.spark.deploy.worker.Worker \
-      --host 127.0.0.1 --port 0 --webui-port 0 --cores "$cores" --memory "$memory" --work-dir "$state/work" \
-      "$url" >"$state/worker.log" 2>&1 &
-    echo $! >"$state/worker.pid"
-    wait_for "$state/worker.log" "Successfully registered with master" 60 "$(cat "$state/worker.pid")" || {
-      stop_pid "$state/worker.pid"; stop_pid "$state/master.pid"; exit 1; }
+    # The workers: small, so that the tests also see what an under-sized cluster does.
+    for k in $(seq 1 "$workers"); do
+      nohup "$spark_home/bin/spark-class" org.apache.spark.deploy.worker.Worker \
+        --host 127.0.0.1 --port 0 --webui-port 0 --cores "$cores" --memory "$memory" --work-dir "$state/work" \
+        "$url" >"$state/worker-$k.log" 2>&1 &
+      echo $! >"$state/worker-$k.pid"
+      wait_for "$state/worker-$k.log" "Successfully registered with master" 60 "$(cat "$state/worker-$k.pid")" || {
+        for pid in "$state"/worker-*.pid; do stop_pid "$pid"; done; stop_pid "$state/master.pid"; exit 1; }
+    done
     echo "$url"
     ;;
   url)
@@ -85,7 +90,7 @@ case "$1" in
     cat "$state/master-url"
     ;;
   stop)
-    stop_pid "$state/worker.pid"
+    for pid in "$state"/worker-*.pid "$state/worker.pid"; do stop_pid "$pid"; done
     stop_pid "$state/master.pid"
     rm -f "$state/master-url"
     ;;

@@ -1,12 +1,14 @@
-"""subsum on a real Spark cluster: a standalone master and one worker on
-loopback, started by scripts/local-cluster.sh with the installed pyspark's
+"""subsum on a real Spark cluster: a standalone master and two single-core
+workers on loopback, started by scripts/local-cluster.sh with the installed pyspark's
 spark-class. The module runs the README's recipe ("Running on a Spark
 cluster") literally: its first command starts the module's one cluster, its
 last stops it, and the commands between run in a bash session.
 
 Every other command runs in its own process, as a user runs it, with
 PYSPARK_PYTHON pointing nowhere (a job that needed a Python worker would
-fail) and Spark's event log on. Outputs are compared byte for byte with the
+fail), `--plan sql` for matching (the bare-executor path), and Spark's
+event log on. The recipe itself runs the kernel plan and a fuzzing
+campaign on the two workers (the venv's Python is on their PATH). Outputs are compared byte for byte with the
 in-process engines (Parquet: row for row; traces: with the reference
 checker). The last test reads the executed plans of every run from the event
 logs: no Python node. At the end both daemons are stopped by PID and no
@@ -88,7 +90,8 @@ class Cluster:
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory):
     """The module's one cluster, started and stopped by the README's own first and last commands."""
-    assert RECIPE[0][0] == "scripts/local-cluster.sh start" and RECIPE[-1][0] == "scripts/local-cluster.sh stop", RECIPE
+    assert RECIPE[0][0] == "WORKERS=2 WORKER_CORES=1 scripts/local-cluster.sh start", RECIPE
+    assert RECIPE[-1][0] == "scripts/local-cluster.sh stop", RECIPE
     before = spark_processes()
     state, logs = tmp_path_factory.mktemp("cluster"), tmp_path_factory.mktemp("eventlog")
     env = environment(state)
@@ -98,7 +101,7 @@ def cluster(tmp_path_factory):
         url = started.stdout.strip().splitlines()[-1]
         assert re.fullmatch(r"spark://127\.0\.0\.1:\d+", url), started.stdout
         running = set(spark_processes()) - set(before)
-        assert len(running) == 2, f"expected a master and a worker, found {running}"
+        assert len(running) == 3, f"expected a master and two workers, found {running}"
         yield Cluster(url, state, logs)
     finally:
         stopped = subprocess.run(["bash", "-c", RECIPE[-1][0]], capture_output=True, text=True, env=env, cwd=ROOT,
@@ -122,7 +125,9 @@ def subsum(*args, logs: Path | None = None, timeout=300) -> subprocess.Completed
 
 
 def on(cluster: Cluster, *args, **kw) -> subprocess.CompletedProcess:
-    return subsum(*args, "--master", cluster.url, logs=cluster.logs, **kw)
+    """A command on the cluster's bare executors: matching takes the SQL plan (DEF-PIPE-3)."""
+    plan = ("--plan", "sql") if args[0] == "match" else ()
+    return subsum(*args, *plan, "--master", cluster.url, logs=cluster.logs, **kw)
 
 
 @pytest.fixture(scope="module")

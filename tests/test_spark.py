@@ -223,21 +223,43 @@ def test_a_fresh_process_logs_nothing_but_the_jvms_own_notice_and_a_failed_read_
     assert len(lines) == 1 and lines[0].startswith("error: ") and "corrupted file" in lines[0], errs[1]
 
 
-def test_bench_crossover_is_per_engine_and_needs_spark_to_stay_ahead():
+def test_bench_crossover_is_per_plan_and_engine_and_needs_spark_to_stay_ahead():
     from subsum.bench.spark import crossover
 
-    def row(engine, n, rate, master="in-process"):
-        return {"series": "events", "engine": engine, "master": master, "events": n, "events_per_s": rate}
+    def row(engine, n, rate, master="in-process", plan=""):
+        return {"series": "events", "engine": engine, "plan": plan, "master": master, "events": n, "events_per_s": rate}
 
     spark = f"local[{os.cpu_count() or 1}]"
-    rows = [row("vectorized", 10, 100), row("duckdb", 10, 20), row("spark", 10, 5, spark),
-            row("vectorized", 100, 100), row("duckdb", 100, 20), row("spark", 100, 30, spark),
-            row("spark", 100, 999, "local[0]"),  # not the all-cores run: ignored
-            row("vectorized", 1000, 100), row("duckdb", 1000, 20), row("spark", 1000, 50, spark)]
-    assert crossover(rows) == ("Spark does not overtake vectorized (closest at E = 1,000: 0.50x); "
-                               "Spark overtakes duckdb from E = 100 (1.50x)")
-    rows[-1]["events_per_s"] = 10  # falls behind again: no crossover to report
-    assert crossover(rows).endswith("Spark does not overtake duckdb (closest at E = 100: 1.50x)")
+    rows = [row("vectorized", 10, 100), row("duckdb", 10, 20), row("spark", 10, 5, spark, "sql"),
+            row("vectorized", 100, 100), row("duckdb", 100, 20), row("spark", 100, 30, spark, "sql"),
+            row("spark", 100, 999, "local[0]", "sql"),  # not the all-cores run: ignored
+            row("vectorized", 1000, 100), row("duckdb", 1000, 20), row("spark", 1000, 50, spark, "sql"),
+            row("spark", 1000, 200, spark, "kernel")]
+    assert crossover(rows) == ("spark kernel overtakes vectorized from E = 1,000 (2.00x); "
+                               "spark kernel overtakes duckdb from E = 1,000 (10.00x); "
+                               "spark sql does not overtake vectorized (closest at E = 1,000: 0.50x); "
+                               "spark sql overtakes duckdb from E = 100 (1.50x)")
+    rows[-2]["events_per_s"] = 10  # falls behind again: no crossover to report
+    assert crossover(rows).endswith("spark sql does not overtake duckdb (closest at E = 100: 1.50x)")
+
+
+def test_bench_verdicts_follow_their_rules():
+    from subsum.bench.spark import verdicts
+
+    def row(engine, seconds, ratio, agrees="", plan="", session=""):
+        return {"series": "events", "engine": engine, "plan": plan, "master": "local[2]" if engine == "spark" else "in-process",
+                "events": 10**7, "seconds": seconds, "ratio_to_compiled": ratio, "agrees": agrees, "session_s": session}
+
+    rows = [row("compiled", 50, 1.0), row("spark", 100, 2.0, "yes", "kernel", 5.9), row("spark", 400, 8.0, "yes", "sql", 6.0)]
+    got = verdicts(rows, 2)
+    assert (got["kernel within 2x"], got["session"], got["plans agree"]) == ("holds", "holds", "holds")
+    rows[1].update(ratio_to_compiled=2.01, session_s=6.01)
+    rows[2].update(session_s=6.02, agrees="NO")  # the median of 6.01 and 6.02
+    got = verdicts(rows, 2)
+    assert (got["kernel within 2x"], got["session"], got["plans agree"]) == ("differs", "differs", "differs")
+    rows[1].update(ratio_to_compiled=1.5, agrees="NO")  # fast but wrong does not hold
+    assert verdicts(rows, 2)["kernel within 2x"] == "differs"
+    assert verdicts(rows[:1], 2)["kernel within 2x"] == "not measured"
 
 
 @pytest.mark.parametrize("value", ["nan", "0", "inf", "-1", "abc"])

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import functools
 import importlib.metadata
+import re
 import time
 from typing import Iterator
 
@@ -35,6 +36,8 @@ from subsum.impl.spark.session import describe_failure
 EVENTS_PER_CHUNK = 1 << 17
 RESULT_DDL = "ord bigint, event string, subscriptions array<string>"
 PROBE_DDL = "version string, numba string, warm_seconds double"
+#: How a packed environment reaches the executors (PySpark's "Python Package Management").
+SHIP_ARCHIVE = "--conf spark.archives=ENV.tar.gz#env --conf spark.pyspark.python=./env/bin/python"
 
 
 def subsum_version() -> str:
@@ -133,8 +136,9 @@ def executors_can_run_kernel(spark) -> Probe:
         rows = spark.range(1, numPartitions=1).mapInArrow(probe, PROBE_DDL).collect()
     except Exception as exc:  # py4j and the JVM raise many kinds
         python = getattr(spark.sparkContext, "pythonExec", None) or "python3"
+        cause = re.sub(r"^stage \d+(\.\d+)? ", "", describe_failure(exc))  # the probe is one stage: its number says nothing
         return Probe(f"a one-row probe job failed (the executors' Python: {python}, set by PYSPARK_PYTHON or "
-                     f"spark.pyspark.python): {describe_failure(exc)}", seconds=time.perf_counter() - started)
+                     f"spark.pyspark.python): {cause}", seconds=time.perf_counter() - started)
     took = time.perf_counter() - started
     if rows[0]["version"] != subsum_version():
         return Probe(f"the executors import subsum {rows[0]['version']}, the driver runs {subsum_version()}", seconds=took)
@@ -157,5 +161,5 @@ def choose_plan(spark, plan: str) -> tuple[str, Probe | None]:
         raise KernelUnavailable(
             f"--plan kernel: {found.problem}. Use --plan sql, "
             "which needs no Python on the executors, or ship subsum to them: install it in the workers' Python, or "
-            "pass a packed environment with --conf spark.archives=ENV.tar.gz#env (README, 'Running on a Spark cluster')")
+            f"pass a packed environment ({SHIP_ARCHIVE}; README, 'Running on a Spark cluster')")
     return "sql", found

@@ -21,9 +21,7 @@ from subsum.core.outputs import write_lines_atomically
 from subsum.core.plugins import running
 from subsum.impl.matching import ENGINES, engine_class, make_engine
 from subsum.impl.spark import PLANS  # noqa: F401 - the CLI's --plan choices
-from subsum.impl.spark.frames import subscriptions_frame
-from subsum.impl.spark.kernel import choose_plan, kernel_match
-from subsum.impl.spark.session import job_frame, local_cores, session_for
+from subsum.impl.spark.session import job_frame, session_for
 from subsum.model.semantics import match_batch
 
 #: every name `--engine` takes besides a plug-in: the in-process engines, the reference model, Spark
@@ -110,40 +108,14 @@ class SparkRun:
 
 def match_on_spark(subs_path: str, events_path: str, output_path: str | None, emit_line: Callable[[str], None],
                    run: SparkRun) -> dict:
-    """`subsum match --engine spark`: read, validate, choose the plan, match,
-    write (spec/07-pipeline.md)."""
-    from subsum.impl.spark import io as sio  # these load pyspark: only for Spark
-    from subsum.impl.spark.match import match as spark_match
-    from subsum.impl.spark.match import result_counters
+    """`subsum match --engine spark`: the session, then its work
+    (`impl.spark.job.match_job`: read, validate, choose the plan, match,
+    write; spec/07-pipeline.md)."""
+    from subsum.impl.spark.job import match_job  # it loads pyspark: only for Spark
 
     started = time.perf_counter()
     spark = session_for(run.master, run.conf, inputs=(subs_path, events_path), progress=run.progress)
     ready = time.perf_counter()
     with job_frame(spark, run.timeout):
-        pairs = sio.read_subscription_pairs(spark, subs_path)
-        events = sio.read_events(spark, events_path)
-        read = time.perf_counter()
-        chosen, probe = choose_plan(spark, run.plan)  # after the inputs: bad input costs no probe
-        probed = time.perf_counter()
-        results = kernel_match(spark, pairs, events) if chosen == "kernel" else spark_match(subscriptions_frame(spark, pairs), events)
-        in_order = chosen == "kernel" and sio.in_partition_order(results)  # the SQL plan's joins reorder rows
-        if run.counters:
-            results = results.cache()
-        if output_path:
-            sio.write_results(results, output_path, stream_to_driver=local_cores(spark.sparkContext.master) is None,
-                              in_order=in_order)
-        else:
-            lines = sio.result_lines(results)
-            for row in (lines if in_order else lines.orderBy("ord")).select("value").toLocalIterator():
-                emit_line(row["value"])
-        finished = time.perf_counter()
-        stats = {"engine": "spark", "master": spark.sparkContext.master, "plan": chosen, "plan_asked": run.plan,
-                 "session_seconds": round(ready - started, 3), "read_seconds": round(read - ready, 3),
-                 "probe_seconds": round(probed - read, 3), "match_seconds": round(finished - probed, 3)}
-        if probe is not None:
-            stats["plan_reason"] = probe.problem or "the executors run subsum's kernel"
-            if probe.warm_seconds is not None:
-                stats["executor_warm_seconds"] = round(probe.warm_seconds, 3)
-        if run.counters:
-            stats.update(result_counters(subscriptions_frame(spark, pairs), events, results))
-    return stats
+        stats = match_job(spark, subs_path, events_path, output_path, emit_line, run.plan, run.counters)
+    return {**stats, "session_seconds": round(ready - started, 3)}

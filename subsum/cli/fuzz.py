@@ -8,13 +8,16 @@ from pathlib import Path
 import click
 
 from subsum.cli.console import deprecated, emit, line, show_unsaved, write_json
-from subsum.cli.options import deprecated_json_option, format_option, schedule_options
+from subsum.cli.options import deprecated_json_option, format_option, schedule_options, spark_options
 from subsum.cli.progress import Ticker, progress, quiet_option
 from subsum.cli.network_options import protocol_option, timeout_options, topology_option
 from subsum.conformance import fuzz as fz
+from subsum.conformance.fuzz_cluster import fuzz_on_cluster
+from subsum.impl.spark.kernel import SHIP_ARCHIVE, executors_can_run_kernel
+from subsum.impl.spark.session import job_frame, session_for
 from subsum.conformance.replays import documents
 from subsum.conformance.schedules import PROTOCOLS, fuzzable
-from subsum.core.errors import CheckFailed, EngineError, Interrupted
+from subsum.core.errors import CheckFailed, EngineError, Interrupted, SubsumError
 from subsum.core.plugins import looks_like_path
 
 
@@ -30,21 +33,34 @@ def fuzz() -> None:
 @schedule_options("Brokers per schedule (ignored for a FILE).", max_violations=10, out_dir=documents.FUZZ_FOLDER,
                   shrink_help="Seconds to shrink each violating schedule before it is saved (0: save it as found).", shrink_budget=10.0)
 @format_option
+@spark_options
 @quiet_option
 @deprecated_json_option
-def fuzz_reconfig(protocol, defer_timeout, sub_timeout, topology, brokers, subscriptions, churn, steps, seed, budget, schedules,
-                  max_violations, out_dir, shrink_budget, fmt, json_path):
+@click.pass_context
+def fuzz_reconfig(ctx, protocol, defer_timeout, sub_timeout, topology, brokers, subscriptions, churn, steps, seed, budget, schedules,
+                  max_violations, out_dir, shrink_budget, fmt, master, spark_conf, spark_timeout, json_path):
     """Random subscribe/unsubscribe/publish/deliver/timer/churn schedules on
     the broker simulator. Every handler is checked against the model's
     (CLM-NET-6, and CLM-RCF-4, 5, 7 for the optimized protocols), the
     overlay after every operation (CLM-NET-1, 4), the tables after every
     quiesce (CLM-NET-2, CLM-RCF-1), and delivery in quiescent static states
-    (CLM-NET-3). Exits 1 if any violation was found."""
-    with progress("fuzzing", budget) as ticker:
-        result = fz.fuzz(topology=topology, brokers=brokers, subscriptions=subscriptions, churn=churn, steps=steps, seed=seed,
-                         budget=budget, schedules=schedules, replay_dir=Path(out_dir), protocol=protocol,
-                         defer_timeout=defer_timeout, sub_timeout=sub_timeout, max_violations=max_violations,
-                         progress=fuzz_progress(ticker, budget), shrink_budget=shrink_budget, shrinking=shrink_progress(ticker))
+    (CLM-NET-3). Exits 1 if any violation was found.
+
+    With --master, the schedules run on a Spark cluster's executors (they
+    must import subsum, as for `match --plan kernel`); --schedules says how
+    many, and the driver shrinks and saves the violations as a local run of
+    the same schedules would."""
+    if master is not None or spark_conf:
+        result = fuzz_on_spark(ctx, fz.Drawing(topology, brokers, subscriptions, churn, steps, seed, protocol, defer_timeout,
+                                               sub_timeout), schedules, max_violations, master, spark_conf, spark_timeout)
+        with progress("shrinking", None) as ticker:
+            fz.save_found(result, Path(out_dir), shrink_budget, shrink_progress(ticker))
+    else:
+        with progress("fuzzing", budget) as ticker:
+            result = fz.fuzz(topology=topology, brokers=brokers, subscriptions=subscriptions, churn=churn, steps=steps, seed=seed,
+                             budget=budget, schedules=schedules, replay_dir=Path(out_dir), protocol=protocol,
+                             defer_timeout=defer_timeout, sub_timeout=sub_timeout, max_violations=max_violations,
+                             progress=fuzz_progress(ticker, budget), shrink_budget=shrink_budget, shrinking=shrink_progress(ticker))
     report = result.report(protocol=protocol, defer_timeout=defer_timeout, sub_timeout=sub_timeout, topology=topology, brokers=brokers,
                            subscriptions=subscriptions, churn=churn, steps=steps, seed=seed, budget=budget, schedules_limit=schedules,
                            max_violations=max_violations)
@@ -54,6 +70,25 @@ def fuzz_reconfig(protocol, defer_timeout, sub_timeout, topology, brokers, subsc
     replay_option = f"--protocol {protocol} " if looks_like_path(protocol) else ""
     emit(report, fmt, lambda: print_result(protocol, report, replay_option))
     finish(result, out_dir, budget, "the protocol is too slow for it (raise --budget)")
+
+
+def fuzz_on_spark(ctx, drawing: fz.Drawing, schedules: int | None, max_violations: int, master: str | None,
+                  spark_conf: tuple[str, ...], spark_timeout: float) -> fz.FuzzResult:
+    """The schedules run on the cluster (`conformance.fuzz_cluster`), after
+    the options are checked and the executors are asked whether they import subsum."""
+    if schedules is None:
+        raise SubsumError("--master needs --schedules N: a campaign on a cluster runs schedules seed .. seed + N - 1")
+    if ctx.get_parameter_source("budget") is not click.core.ParameterSource.DEFAULT:
+        raise SubsumError("--budget does not apply with --master: a campaign on a cluster runs its --schedules")
+    spark = session_for(master, spark_conf)
+    with job_frame(spark, spark_timeout):
+        probe = executors_can_run_kernel(spark)
+        if probe.problem is not None:
+            raise SubsumError(f"the executors cannot run subsum's fuzzer: {probe.problem}. Ship subsum to them: install it in "
+                              f"the workers' Python, or pass a packed environment ({SHIP_ARCHIVE}; README, 'Running on a "
+                              "Spark cluster')")
+        with progress(f"fuzzing {schedules:,} schedules on {spark.sparkContext.master}", None):
+            return fuzz_on_cluster(spark, drawing, schedules, max_violations)
 
 
 def fuzz_progress(ticker: Ticker, budget: float):
