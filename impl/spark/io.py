@@ -105,16 +105,15 @@ def _binary(name: str):
 
 
 def _parquet_subscriptions(spark, path: str) -> list[tuple[str, Subscription]]:
-    from pyspark.sql import functions as F
-
     source = _read_parquet(spark, path)
     _require_columns(source, path, {"id": "string", "filter": "string"})
-    numbered = source.select(F.monotonically_increasing_id().alias("ord"), "id", "filter")
+    # One collect, as Arrow data, in row order: the scan is narrow, so partitions come back in file order.
+    table = source.select("id", "filter").toArrow()
     named: list[tuple[str, Subscription]] = []
     first_row: dict[str, int] = {}
-    for number, row in enumerate(numbered.orderBy("ord").toLocalIterator(), start=1):
+    for number, (ident, text) in enumerate(zip(table.column("id").to_pylist(), table.column("filter").to_pylist()), start=1):
         try:
-            sid, subscription = _parquet_subscription(row["id"], row["filter"])
+            sid, subscription = _parquet_subscription(ident, text)
         except RecordError as exc:
             raise InputError(path, None, exc.field, f"row {number}: {exc.message}") from None
         if sid in first_row:

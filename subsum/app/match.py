@@ -118,4 +118,4 @@ def match_on_spark(subs_path: str, events_path: str, output_path: str | None, em
     ready = time.perf_counter()
     with job_frame(spark, run.timeout):
         stats = match_job(spark, subs_path, events_path, output_path, emit_line, run.plan, run.counters)
-    return {**stats, "session_seconds": round(ready - started, 3)}
+    return {"engine": stats.pop("engine"), "master": stats.pop("master"), "session_seconds": round(ready - started, 3), **stats}
