@@ -195,32 +195,45 @@ print(json.dumps(codes))
 def test_a_fresh_process_logs_nothing_but_the_jvms_own_notice_and_a_failed_read_one_line(tmp_path):
     """Quiet logs: a real `subsum match --engine spark` process writes its result to stdout
     and nothing to stderr except the JVM launcher's notice about incubator modules, which log4j
-    does not control. Before the gateway logger was configured, Spark printed
+    does not control, and the report's `plan:` line. Before the gateway logger was configured, Spark printed
     'Setting default log level to "WARN"' and lowered the console threshold to WARN.
 
     Issue 22: then a failed Spark read is one line with its root cause, no executor or
     task-scheduler stack trace reaching the terminal (they are printed by the JVM itself, so
-    this runs in a process of its own; the same JVM runs both commands)."""
+    this runs in a process of its own; the same JVM runs every command).
+
+    Issue 56, in the same process (one JVM start): the executors' Python points nowhere, as on a
+    cluster whose workers have no Python. auto takes sql and says why; kernel stops with exit 2
+    before writing, naming the Python, --plan sql and both ways to ship subsum."""
     import subprocess
     import sys
 
     (tmp_path / "corrupt.parquet").write_bytes(b"PAR1" + b"\x00garbage" * 100 + b"PAR1")
-    commands = [["match", "--engine", "spark", "--master", "local[1]",
-                 "--subscriptions", str(EX / "subscriptions.jsonl"), "--events", str(EX / "events.jsonl")],
+    out = tmp_path / "out.jsonl"
+    seed000 = ["--subscriptions", str(EX / "subscriptions.jsonl"), "--events", str(EX / "events.jsonl")]
+    commands = [["match", "--engine", "spark", "--master", "local[1]", *seed000],
                 ["match", "--engine", "spark", "--subscriptions", str(EX / "subscriptions.jsonl"),
-                 "--events", str(tmp_path / "corrupt.parquet")]]
-    done = subprocess.run([sys.executable, "-c", TWO_COMMANDS, json.dumps(commands)], capture_output=True, text=True, timeout=300)
+                 "--events", str(tmp_path / "corrupt.parquet")],
+                ["match", "--engine", "spark", "--plan", "kernel", *seed000, "--output", str(out)]]
+    env = {**os.environ, "PYSPARK_PYTHON": "/nonexistent/python"}
+    done = subprocess.run([sys.executable, "-c", TWO_COMMANDS, json.dumps(commands)], capture_output=True, text=True,
+                          timeout=300, env=env)
     assert done.returncode == 0, done.stderr
     *outs, codes = done.stdout.split("--- command done ---\n")
     errs = done.stderr.split("--- command done ---\n")
-    assert len(outs) == 2 and len(errs) == 3 and errs[2] == "", (done.stdout, done.stderr)
-    assert json.loads(codes) == [0, 2], done.stderr
+    assert len(outs) == 3 and len(errs) == 4 and errs[3] == "", (done.stdout, done.stderr)
+    assert json.loads(codes) == [0, 2, 2], done.stderr
     assert outs[0].splitlines() == ['{"event": "fig-2-2", "subscriptions": ["S1"]}']
-    noise = [line for line in errs[0].splitlines() if line.strip() and "incubator modules" not in line]
-    assert noise == ["plan: kernel (the executors run subsum's kernel)"]  # the report's one line (DEF-PIPE-4)
+    noise = " ".join(line.strip() for line in errs[0].splitlines() if line.strip() and "incubator modules" not in line)
+    assert noise.startswith("plan: sql (the executors cannot run subsum's kernel: a one-row probe job failed"), noise
+    assert "/nonexistent/python" in noise  # which Python did not start; nothing else on stderr
     lines = [line for line in errs[1].splitlines() if line.strip() and not line.startswith("WARNING: Using incubator")]
     assert outs[1] == ""
     assert len(lines) == 1 and lines[0].startswith("error: ") and "corrupted file" in lines[0], errs[1]
+    refused = " ".join(line.strip() for line in errs[2].splitlines() if line.strip())  # the console wraps long lines
+    assert refused.startswith("error: --plan kernel: the executors cannot run subsum's kernel"), refused
+    assert "/nonexistent/python" in refused and "Use --plan sql" in refused and "spark.archives" in refused
+    assert outs[2] == "" and not out.exists()
 
 
 def test_bench_crossover_is_per_plan_and_engine_and_needs_spark_to_stay_ahead():

@@ -2,12 +2,10 @@
 Arrow batches to the kernel's columns and back, the plan's choice, and
 executors that cannot run it. Its agreement with the model is CLM-PIPE-1's
 (conformance/spark.py, both plans); the CLI's bytes against the in-process
-engines are tests/test_engine_agreement.py's and the hostile corpus's."""
+engines are tests/test_engine_agreement.py's and the hostile corpus's;
+executors without Python, tests/test_spark.py's fresh-process test."""
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -24,7 +22,6 @@ from subsum.impl.spark.frames import attribute_rows
 
 ROOT = Path(__file__).resolve().parents[1]
 EX = ROOT / "examples" / "seed000"
-BIN = Path(sys.executable).parent
 
 values = {"int": st.integers(-(2**63), 2**63 - 1), "float": st.floats(allow_nan=False, allow_infinity=False),
           "string": st.text(max_size=5), "bool": st.booleans()}
@@ -114,43 +111,3 @@ def test_plan_is_refused_without_spark_and_reported_with_it(tmp_path):
         assert done.stderr.splitlines()[-1] == f"plan: {plan}" + (f" ({reason})" if reason else "")
         assert done.stdout == run("match", "--subscriptions", EX / "fig-4-5-subscriptions.jsonl",
                                   "--events", EX / "fig-4-5-events.jsonl").stdout
-
-
-def test_executors_without_python_take_sql_or_refuse_the_kernel_plan(tmp_path):
-    """Bare executors (PYSPARK_PYTHON points nowhere, as on a cluster whose workers have no Python):
-    auto takes sql and says why; kernel stops with exit 2 before writing, naming both ways out.
-    Both commands in one process of their own (a session's Python is fixed when it starts)."""
-    out = tmp_path / "out.jsonl"
-    commands = [["match", "--engine", "spark", "--plan", "kernel", "--subscriptions", str(EX / "subscriptions.jsonl"),
-                 "--events", str(EX / "events.jsonl"), "--output", str(out)],
-                ["match", "--engine", "spark", "--subscriptions", str(EX / "subscriptions.jsonl"),
-                 "--events", str(EX / "events.jsonl")]]
-    env = {**os.environ, "PYSPARK_PYTHON": "/nonexistent/python"}
-    done = subprocess.run([sys.executable, "-c", TWO_COMMANDS, json.dumps(commands)], capture_output=True, text=True,
-                          timeout=300, env=env)
-    assert done.returncode == 0, done.stderr
-    *outs, codes = done.stdout.split("--- command done ---\n")
-    errs = [[line for line in e.splitlines() if line.strip() and "incubator modules" not in line]
-            for e in done.stderr.split("--- command done ---\n")]
-    assert json.loads(codes) == [2, 0], done.stderr
-    errs[0] = [" ".join(errs[0])]
-    assert errs[0][0].startswith("error: --plan kernel: the executors cannot run subsum's kernel"), errs[0]
-    assert "Use --plan sql" in errs[0][0] and "spark.archives" in errs[0][0] and not out.exists() and outs[0] == ""
-    said = " ".join(errs[1])  # the console wraps long lines
-    assert said.startswith("plan: sql (the executors cannot run subsum's kernel: a one-row probe job failed"), said
-    assert "/nonexistent/python" in said and "/nonexistent/python" in errs[0][0]  # which Python did not start
-    assert outs[1].splitlines() == ['{"event": "fig-2-2", "subscriptions": ["S1"]}']
-
-
-TWO_COMMANDS = """
-import json, sys
-from click.testing import CliRunner
-from subsum.cli import main
-codes = []
-for argv in json.loads(sys.argv[1]):
-    result = CliRunner().invoke(main, argv)
-    sys.stdout.write(result.stdout + "--- command done ---\\n"); sys.stdout.flush()
-    sys.stderr.write(result.stderr + "--- command done ---\\n"); sys.stderr.flush()
-    codes.append(result.exit_code)
-print(json.dumps(codes))
-"""

@@ -227,7 +227,7 @@ KERNEL_EVENTS = {
     "escapes.jsonl": '{"id": "\\u001b[2J\\t", "attributes": {"name": "\\u00e9t\\u00e9", "x": 2}}\n'
                      '{"id": "none", "attributes": {}}\n{"id": "\\u202e\\"q\\"", "attributes": {"name": "\\u00e9"}}\n'.encode(),
     "batches.jsonl": b"".join(b'{"id": "e%d", "attributes": {"x": %d, "name": "\\u00e9%d"}}\n' % (i, i % 7, i)
-                              for i in range(12_000)),
+                              for i in range(10_050)),  # Spark's Arrow batches hold 10,000 rows
 }
 
 
