@@ -18,7 +18,9 @@ from __future__ import annotations
 
 import functools
 import importlib.metadata
+import os
 import re
+import sys
 import time
 from typing import Iterator
 
@@ -30,7 +32,7 @@ from subsum.core.errors import SubsumError
 from subsum.impl.matching.compiled import CompiledEngine, MatchPlan, warm
 from subsum.impl.spark import PLANS
 from subsum.impl.spark.arrow import columnar_batch, result_batches, slot_ranks
-from subsum.impl.spark.session import describe_failure
+from subsum.impl.spark.session import describe_failure, local_cores
 
 #: Events a task matches at once: Spark's Arrow batches (10,000 rows) are gathered up to this.
 EVENTS_PER_CHUNK = 1 << 17
@@ -145,6 +147,15 @@ def executors_can_run_kernel(spark) -> Probe:
     return Probe(None, rows[0]["warm_seconds"], took)
 
 
+def this_python(spark) -> Probe | None:
+    """On a local master whose Python workers run this very interpreter, the
+    answer without a probe job: they import what this process imports."""
+    python = getattr(spark.sparkContext, "pythonExec", None)
+    if local_cores(spark.sparkContext.master) is None or not python or not os.path.exists(python):
+        return None
+    return Probe(None) if os.path.realpath(python) == os.path.realpath(sys.executable) else None
+
+
 def choose_plan(spark, plan: str) -> tuple[str, Probe | None]:
     """The plan to run for `--plan` (sql, kernel or auto) and the probe's
     answer (None for sql). Raise KernelUnavailable for `kernel` on
@@ -153,7 +164,7 @@ def choose_plan(spark, plan: str) -> tuple[str, Probe | None]:
         raise SubsumError(f"--plan {plan!r}: expected one of {', '.join(PLANS)}")
     if plan == "sql":
         return "sql", None
-    found = executors_can_run_kernel(spark)
+    found = this_python(spark) or executors_can_run_kernel(spark)
     if found.problem is None:
         return "kernel", found
     found = attrs.evolve(found, problem=f"the executors cannot run subsum's kernel: {found.problem}")
