@@ -54,6 +54,9 @@ SPARK_CLASS_NIGHTLY = frozenset({
     "spark-events/lone-surrogate-key",  # keys
     "path/spark/.dot.jsonl",  # a hidden file: Hadoop hides names starting with _ or . alike
     "path/spark/star*.jsonl",  # a glob
+    # the kernel plan against the vectorized engine (issue 56): every run keeps kernel/suspect-in-the-middle.jsonl,
+    # which a wrong event index and a wrong in-order answer both fail; these two run nightly (make test's time)
+    "kernel/escapes.jsonl", "kernel/batches.jsonl",
 })
 SHARDS = {"no-jvm-0": ("--shard", "0/2", "--spark", "no"), "no-jvm-1": ("--shard", "1/2", "--spark", "no"),
           "spark": ("--spark", "yes")}
