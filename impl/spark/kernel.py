@@ -153,7 +153,8 @@ def this_python(spark) -> Probe | None:
     python = getattr(spark.sparkContext, "pythonExec", None)
     if local_cores(spark.sparkContext.master) is None or not python or not os.path.exists(python):
         return None
-    return Probe(None) if os.path.realpath(python) == os.path.realpath(sys.executable) else None
+    # abspath, not realpath: a venv's python links to its base interpreter, which does not see the venv's packages
+    return Probe(None) if os.path.abspath(python) == os.path.abspath(sys.executable) else None
 
 
 def choose_plan(spark, plan: str) -> tuple[str, Probe | None]:
