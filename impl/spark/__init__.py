@@ -2,7 +2,9 @@
 event logs and trace conformance checking, on PySpark.
 
 - `session`: the session factory (`local[*]` by default, `--master` /
-  `SPARK_MASTER` and `--conf` for clusters) and the Java 17+ check.
+  `SPARK_MASTER` and `--conf` for clusters) and the Java 17+ check;
+  `class_archive` names the driver JVM's archive of Spark's classes and
+  decides when to build one, `archive_builder` builds it.
 - `io`: reading subscriptions, events and traces (JSONL or Parquet) into
   DataFrames, validated, with errors naming the file, line and field;
   `jsonl` decodes JSONL lines natively; `frames` holds the frames' columns

@@ -9,6 +9,7 @@ named by `master` or the `SPARK_MASTER` environment variable; every
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import re
 import shutil
@@ -20,6 +21,7 @@ from pathlib import Path
 from typing import Iterable, Iterator, Mapping
 
 from subsum.core.errors import EngineError, SubsumError
+from subsum.impl.spark import class_archive
 
 DEFAULT_MASTER = "local[*]"
 MIN_JAVA = 17
@@ -37,13 +39,19 @@ def java_executable() -> str | None:
     return shutil.which("java")
 
 
-def java_version(java: str) -> int | None:
-    """The major version `java -version` reports (8 for "1.8.0_x"), or None."""
+@functools.cache
+def java_version_text(java: str) -> str:
+    """What `java -version` prints ("" when it cannot run)."""
     try:
         done = subprocess.run([java, "-version"], capture_output=True, text=True, timeout=60)
     except (OSError, subprocess.TimeoutExpired):
-        return None
-    found = re.search(r'version "(\d+)(?:\.(\d+))?', done.stderr + done.stdout)
+        return ""
+    return done.stderr + done.stdout
+
+
+def java_version(java: str) -> int | None:
+    """The major version `java -version` reports (8 for "1.8.0_x"), or None."""
+    found = re.search(r'version "(\d+)(?:\.(\d+))?', java_version_text(java))
     if not found:
         return None
     major = int(found.group(1))
@@ -144,6 +152,7 @@ def get_session(master: str | None = None, conf: Mapping[str, str] | None = None
     A session already running is reused; its master and settings stay as
     they were (Spark fixes them at start)."""
     try:
+        from pyspark import SparkContext
         from pyspark.sql import SparkSession
     except ImportError:  # pragma: no cover - pyspark is a dependency
         raise SparkUnavailable("pyspark is not installed; pip install 'pyspark>=4.0'") from None
@@ -160,6 +169,12 @@ def get_session(master: str | None = None, conf: Mapping[str, str] | None = None
         os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     if on_loopback(master):
         os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    if not submitted and "spark.driver.extraJavaOptions" not in (conf or {}):
+        java = java_executable() or "java"
+        options, missing = class_archive.driver_options(java, java_version_text(java), settings)
+        settings["spark.driver.extraJavaOptions"] += " " + options
+        if missing is not None and SparkContext._gateway is None:  # this call starts the JVM
+            class_archive.want(missing, settings)
     builder = SparkSession.builder.appName(app_name)
     if not submitted:
         builder = builder.master(master)

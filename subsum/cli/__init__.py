@@ -41,6 +41,7 @@ from rich.markup import escape
 from subsum.cli.console import err
 from subsum.core.errors import CheckFailed, Interrupted, SubsumError
 from subsum.core.inputs import DEFAULT_MAX_LINE_BYTES, set_max_line_bytes
+from subsum.impl.spark import class_archive
 from subsum.impl.spark.session import describe_failure
 
 EXIT_OK, EXIT_VIOLATION, EXIT_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
@@ -70,6 +71,13 @@ def show_usage_error(exc: click.exceptions.UsageError) -> None:
     err.print(f"[bold red]error:[/] {escape(one_line(exc.format_message()))}{escape(where)}", highlight=False, soft_wrap=True)
 
 
+def ended_well() -> None:
+    """The command ran to its end (exit 0 or 1): a Spark session it started
+    without the JVM's class archive has one built in the background
+    (impl/spark/class_archive.py)."""
+    class_archive.finish()
+
+
 class Subsum(click.Group):
     """The top-level group: every command runs under one error handler, and
     is loaded when first needed (COMMAND_MODULES)."""
@@ -92,7 +100,9 @@ class Subsum(click.Group):
 
     def invoke(self, ctx: click.Context):
         try:
-            return super().invoke(ctx)
+            result = super().invoke(ctx)
+            ended_well()
+            return result
         except click.exceptions.UsageError as exc:
             show_usage_error(exc)
             ctx.exit(exc.exit_code)
@@ -103,6 +113,8 @@ class Subsum(click.Group):
             err.print(f"[bold red]error:[/] {escape(one_line(said))}", highlight=False, soft_wrap=True)
             ctx.exit(EXIT_INTERNAL)
         except (CheckFailed, Interrupted) as exc:  # the command has printed its report; this is its verdict
+            if isinstance(exc, CheckFailed):
+                ended_well()
             err.print(f"[bold red]{escape(str(exc))}[/]", highlight=False, soft_wrap=True)
             ctx.exit(exc.exit_code)
         except KeyboardInterrupt:  # Ctrl-C in a command with nothing to report: no traceback, and not exit 1 ("violation")
