@@ -2,7 +2,7 @@
 worker, then with two (issue 56: two take at most 0.65 of one's time).
 
     python benchmarks/spark_cluster.py [--events 1000000] [--subscriptions 10000] [--repeat 3] [--seed 1]
-                                       [--out-dir bench-out/spark-cluster]
+                                       [--pin] [--event-log] [--out-dir bench-out/spark-cluster]
 
 `subsum bench spark`'s workload (Parquet) is written once. For each cluster
 size (`scripts/local-cluster.sh` with WORKERS=1, then 2, WORKER_CORES=1,
@@ -12,6 +12,11 @@ JVM, the output written by the executors (a file:// Parquet URI, so that no
 run funnels its rows through the driver). A run's time is its read, probe
 and match-and-write seconds from `--json` (the session's start apart).
 Every run's output is hashed against the compiled engine's in process.
+`--pin` pins each worker, its executors and their Python workers to a CPU
+of its own (`PIN_WORKERS=1`): a single-core worker then has one core, not
+the machine's idle ones. `--event-log` keeps each run's Spark event log and
+writes stages.csv: every stage's job time, tasks per executor and task run
+times (`subsum.bench.spark.eventlog`), to show where the time goes.
 
 Writes spark-cluster.csv, spark-cluster.png and summary.json to --out-dir,
 with the mean and 95% interval per size, the ratio of the means, and the
@@ -31,6 +36,8 @@ from pathlib import Path
 
 from subsum.bench.intervals import mean_ci
 from subsum.bench.output import pyplot, save_figure, write_csv
+from subsum.bench.spark.eventlog import FIELDS as STAGE_FIELDS
+from subsum.bench.spark.eventlog import stage_rows
 from subsum.bench.spark.measure import compiled_run, output_digest
 from subsum.bench.spark.workload import generate, write_parquet
 
@@ -41,21 +48,24 @@ RATIO_LIMIT = 0.65
 FIELDS = ("workers", "run", "seconds", "session_s", "probe_s", "plan", "agrees")
 
 
-def cluster(command: str, state: Path, workers: int) -> str:
+def cluster(command: str, state: Path, workers: int, pin: bool = False) -> str:
     env = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}", "SUBSUM_CLUSTER_DIR": str(state),
-           "WORKERS": str(workers), "WORKER_CORES": "1", "WORKER_MEMORY": "2g", "PYTHON": sys.executable}
+           "WORKERS": str(workers), "WORKER_CORES": "1", "WORKER_MEMORY": "2g", "PYTHON": sys.executable,
+           "PIN_WORKERS": "1" if pin else "0"}
     done = subprocess.run(["bash", str(SCRIPT), command], capture_output=True, text=True, env=env, timeout=300)
     if done.returncode != 0:
         raise SystemExit(f"local-cluster.sh {command}: {done.stderr[-2000:]}")
     return done.stdout.strip().splitlines()[-1] if done.stdout.strip() else ""
 
 
-def one_run(url: str, events: Path, subs: Path, scratch: Path, k: int) -> dict:
+def one_run(url: str, events: Path, subs: Path, scratch: Path, k: int, event_log: Path | None = None) -> dict:
     out, stats = scratch / f"out-{k}.parquet", scratch / f"stats-{k}.json"
     env = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}"}
+    logging = [] if event_log is None else ["--conf", "spark.eventLog.enabled=true", "--conf", f"spark.eventLog.dir=file://{event_log}",
+                                            "--conf", "spark.eventLog.compress=false", "--conf", "spark.eventLog.rolling.enabled=false"]
     done = subprocess.run([str(BIN / "subsum"), "match", "--engine", "spark", "--master", url, "--plan", "kernel",
                            "--subscriptions", str(subs), "--events", str(events), "--output", f"file://{out}",
-                           "--json", str(stats), "--conf", "spark.executor.memory=1500m"],
+                           "--json", str(stats), "--conf", "spark.executor.memory=1500m", *logging],
                           capture_output=True, text=True, env=env, cwd=scratch, timeout=3600)
     if done.returncode != 0:
         raise SystemExit(f"subsum match on {url}: exit {done.returncode}: {done.stderr[-2000:]}")
@@ -73,6 +83,8 @@ def main(argv=None) -> int:
     parser.add_argument("--subscriptions", type=int, default=10_000)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--pin", action="store_true", help="pin each worker to a CPU of its own (PIN_WORKERS=1)")
+    parser.add_argument("--event-log", action="store_true", help="keep the event logs; write stages.csv")
     parser.add_argument("--out-dir", default="bench-out/spark-cluster")
     args = parser.parse_args(argv)
     out = Path(args.out_dir)
@@ -86,22 +98,29 @@ def main(argv=None) -> int:
         want = compiled_run(events_path, subs_path)["digest"]
         for workers in (1, 2):
             state = scratch / f"cluster-{workers}"
-            url = cluster("start", state, workers)
+            url = cluster("start", state, workers, args.pin)
+            logs = scratch / f"event-logs-{workers}" if args.event_log else None
+            if logs is not None:
+                logs.mkdir()
             try:
                 for k in range(args.repeat):
-                    r = one_run(url, events_path, subs_path, scratch, k)
+                    r = one_run(url, events_path, subs_path, scratch, k, logs)
                     rows.append({"workers": workers, "run": k, "seconds": round(r["seconds"], 3),
                                  "session_s": r["session_s"], "probe_s": r["probe_s"], "plan": r["plan"],
                                  "agrees": "yes" if r["digest"] == want else "NO"})
                     print(f"{workers} worker(s), run {k}: {r['seconds']:.1f} s (plan {r['plan']}, "
                           f"agrees: {rows[-1]['agrees']})", flush=True)
             finally:
-                cluster("stop", state, workers)
+                cluster("stop", state, workers, args.pin)
+        if args.event_log:
+            stages = [{"workers": w, **row} for w in (1, 2) for row in stage_rows(scratch / f"event-logs-{w}")]
+            write_csv(out / "stages.csv", stages, ("workers", *STAGE_FIELDS))
     write_csv(out / "spark-cluster.csv", rows, FIELDS)
     means = {w: mean_ci([r["seconds"] for r in rows if r["workers"] == w]) for w in (1, 2)}
     ratio = means[2][0] / means[1][0]
     verdict = "holds" if ratio <= RATIO_LIMIT and all(r["agrees"] == "yes" and r["plan"] == "kernel" for r in rows) else "differs"
     summary = {"events": args.events, "subscriptions": args.subscriptions, "repeat": args.repeat, "seed": args.seed,
+               "pinned": args.pin,
                "mean_s": {str(w): m for w, m in means.items()}, "ratio_two_to_one": round(ratio, 3),
                "rule": f"two single-core workers' mean time <= {RATIO_LIMIT} x one's, every run on the kernel plan and "
                        "agreeing with the compiled engine", "verdict": verdict, "rows": rows}
@@ -110,7 +129,7 @@ def main(argv=None) -> int:
     fig, ax = plt.subplots(figsize=(5, 3.6))
     ax.bar(["1 worker", "2 workers"], [means[1][0], means[2][0]], yerr=[means[1][1], means[2][1]], capsize=6)
     ax.set_ylabel("seconds (read to write, session apart)")
-    ax.set_title(f"kernel plan, E = {args.events:,}: ratio {ratio:.2f} ({verdict})")
+    ax.set_title(f"kernel plan, E = {args.events:,}{', pinned' if args.pin else ''}: ratio {ratio:.2f} ({verdict})")
     save_figure(fig, out / "spark-cluster.png")
     print(f"two workers / one: {ratio:.3f} ({verdict}; rule: {summary['rule']})")
     return 0 if verdict == "holds" else 1

@@ -14,6 +14,10 @@
 #   WORKER_CORES         cores each worker offers (default 2)
 #   WORKER_MEMORY        memory each worker offers (default 1g)
 #   PYTHON               the Python with pyspark installed (default: .venv/bin/python, else python3)
+#   PIN_WORKERS          1: pin worker K, its executors and their Python workers to its own
+#                        WORKER_CORES CPUs (taskset; CPUs (K-1)*WORKER_CORES onwards, modulo the
+#                        machine's): a worker of one core then uses one core, as on a real cluster,
+#                        not the idle cores of this machine (default 0)
 # Ports are ephemeral: the master's is read from its log. Exit 0 on success,
 # 1 when a daemon did not come up (its log is printed), 2 on a usage error.
 set -euo pipefail
@@ -23,6 +27,7 @@ state="${SUBSUM_CLUSTER_DIR:-.local-cluster}"
 cores="${WORKER_CORES:-2}"
 workers="${WORKERS:-1}"
 memory="${WORKER_MEMORY:-1g}"
+pin="${PIN_WORKERS:-0}"
 if [ -z "${PYTHON:-}" ]; then
   if [ -x "$here/.venv/bin/python" ]; then PYTHON="$here/.venv/bin/python"; else PYTHON=python3; fi
 fi
@@ -30,6 +35,14 @@ fi
 usage() { echo "usage: $0 start|url|stop" >&2; exit 2; }
 [ $# -eq 1 ] || usage
 case "$workers" in ''|*[!0-9]*|0) echo "error: WORKERS must be a whole number of at least 1, got '$workers'" >&2; exit 2 ;; esac
+case "$pin" in 0|1) ;; *) echo "error: PIN_WORKERS must be 0 or 1, got '$pin'" >&2; exit 2 ;; esac
+cpus_of() {  # cpus_of K: the CPU list of worker K when pinned
+  local n first list="" c
+  n="$(nproc)"
+  first=$(( (($1 - 1) * cores) ))
+  for c in $(seq 0 $((cores - 1))); do list="$list${list:+,}$(( (first + c) % n ))"; done
+  echo "$list"
+}
 
 wait_for() {  # wait_for FILE PATTERN SECONDS PID: until the log shows PATTERN
   local file="$1" pattern="$2" seconds="$3" pid="$4"
@@ -75,7 +88,9 @@ case "$1" in
     echo "$url" >"$state/master-url"
     # The workers: small, so that the tests also see what an under-sized cluster does.
     for k in $(seq 1 "$workers"); do
-      nohup "$spark_home/bin/spark-class" org.apache.spark.deploy.worker.Worker \
+      pinned=()
+      if [ "$pin" = 1 ]; then pinned=(taskset -c "$(cpus_of "$k")"); fi
+      nohup "${pinned[@]}" "$spark_home/bin/spark-class" org.apache.spark.deploy.worker.Worker \
         --host 127.0.0.1 --port 0 --webui-port 0 --cores "$cores" --memory "$memory" --work-dir "$state/work" \
         "$url" >"$state/worker-$k.log" 2>&1 &
       echo $! >"$state/worker-$k.pid"

@@ -244,6 +244,45 @@ def test_the_readme_recipe_runs_literally(cluster, tmp_path):
         assert _normal("\n".join(shown)) == _normal(printed), (command, shown, printed)
 
 
+def runtime_requirements() -> list[str]:
+    """pyproject.toml's dependencies, PySpark left out: the workers' own pyspark.zip runs their Python side."""
+    import tomllib
+
+    deps = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
+    return [d for d in deps if not re.match(r"pyspark\b", d)]
+
+
+def test_a_packed_environment_ships_subsum_to_the_executors(cluster, tmp_path):
+    """The README's second way to ship subsum: a venv with the built wheel and its
+    dependencies (PySpark aside), packed by venv-pack and passed as spark.archives.
+    The executors' Python is the unpacked ./env/bin/python and nothing else: the
+    kernel plan ran only if the archive reached them and imports subsum."""
+    from tests.test_wheel import build_wheel
+
+    (tmp_path / "wheel").mkdir()
+    wheel = build_wheel(tmp_path / "wheel")
+    env_dir, packed = tmp_path / "subsum-env", tmp_path / "subsum-env.tar.gz"
+    subprocess.run([sys.executable, "-m", "venv", str(env_dir)], check=True, timeout=300)
+    pip = [str(env_dir / "bin" / "python"), "-m", "pip", "install", "--quiet"]
+    subprocess.run([*pip, "--no-deps", str(wheel)], check=True, timeout=600)
+    subprocess.run([*pip, *runtime_requirements()], check=True, timeout=1200)
+    subprocess.run([str(BIN / "venv-pack"), "--quiet", "-p", str(env_dir), "-o", str(packed)], check=True, timeout=900)
+    out = tmp_path / "fig45.jsonl"
+    env = environment()
+    env.pop("PYSPARK_PYTHON", None)
+    done = subprocess.run([str(BIN / "subsum"), "match", "--engine", "spark", "--master", cluster.url, "--plan", "kernel",
+                           "--subscriptions", str(EX / "fig-4-5-subscriptions.jsonl"), "--events", str(EX / "fig-4-5-events.jsonl"),
+                           "--output", str(out), "--json", str(tmp_path / "stats.json"),
+                           "--conf", f"spark.archives={packed}#env", "--conf", "spark.pyspark.python=./env/bin/python"],
+                          capture_output=True, text=True, env=env, timeout=900)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "plan: kernel" in done.stderr, done.stderr
+    local = subsum("match", "--subscriptions", EX / "fig-4-5-subscriptions.jsonl", "--events", EX / "fig-4-5-events.jsonl")
+    assert out.read_text() == local.stdout and local.stdout.count("\n") >= 3
+    stats = json.loads((tmp_path / "stats.json").read_text())
+    assert stats["plan"] == "kernel" and stats["executor_warm_seconds"] is not None, stats
+
+
 def _executed_nodes(log_dir: Path) -> tuple[int, list[str]]:
     """(applications, every physical plan node name) in the event logs under
     log_dir, the final adaptive plans included."""

@@ -154,6 +154,17 @@ def test_master_and_conf_resolution(monkeypatch):
     assert os.path.exists(defaults["spark.driver.extraJavaOptions"].split("file:", 1)[1])
 
 
+def test_the_executors_python_setting_reaches_pyspark_as_spark_submit_passes_it(monkeypatch):
+    """PySpark started from a Python process reads PYSPARK_PYTHON only; --conf
+    spark.pyspark.python (the packed environment's ./env/bin/python) must become it,
+    and win over it as under spark-submit (tests/test_cluster.py runs the recipe)."""
+    monkeypatch.setenv("PYSPARK_PYTHON", "/usr/bin/python3")
+    sess.name_worker_python({"spark.executor.memory": "1g"})
+    assert os.environ["PYSPARK_PYTHON"] == "/usr/bin/python3"
+    sess.name_worker_python({"spark.pyspark.python": "./env/bin/python"})
+    assert os.environ["PYSPARK_PYTHON"] == "./env/bin/python"
+
+
 def test_streamed_jsonl_equals_the_written_one(tmp_path):
     """A cluster's local JSONL target is streamed to the driver; same bytes, no staging left behind."""
     from subsum.conformance.spark import session, write_lines

@@ -142,6 +142,14 @@ def on_loopback(master: str) -> bool:
     return local_cores(master) is not None or re.fullmatch(r"spark://(127\.0\.0\.1|localhost):\d+", master) is not None
 
 
+def name_worker_python(settings: Mapping[str, str]) -> None:
+    """`spark.pyspark.python`, the executors' Python, as PYSPARK_PYTHON: spark-submit
+    does this for a Python driver it starts; PySpark started from a Python
+    process reads only the variable, so the setting alone would be ignored."""
+    if settings.get("spark.pyspark.python"):
+        os.environ["PYSPARK_PYTHON"] = settings["spark.pyspark.python"]
+
+
 def get_session(master: str | None = None, conf: Mapping[str, str] | None = None, app_name: str = "subsum",
                 progress: bool = False, quick_start: bool = False):
     """The SparkSession for this process: started on first use, reused after.
@@ -164,6 +172,7 @@ def get_session(master: str | None = None, conf: Mapping[str, str] | None = None
     check_java()
     settings = default_conf(master, progress, quick_start) if not submitted else {}
     settings.update(conf or {})
+    name_worker_python(settings)
     if local_cores(master) is not None:
         # No job of subsum's runs Python workers; a caller's own might (tests): this interpreter.
         os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
