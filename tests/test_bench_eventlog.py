@@ -19,7 +19,10 @@ def test_each_stage_of_each_job_with_its_tasks_per_executor(tmp_path):
     folder.mkdir()
     (folder / "events_1_app-1").write_text("\n".join(map(json.dumps, events)) + "\n")
     (folder / "appstatus_app-1").write_text("")
+    (tmp_path / "app-2").write_text("\n".join(map(json.dumps, events)) + "\n")  # rolling off: one file per application
     rows = stage_rows(tmp_path)
+    assert [r["app"] for r in rows] == ["app-2", "app-1"]
+    rows = rows[1:]
     assert rows == [{"app": "app-1", "job": 0, "job_s": 4.5, "starts_s": 2.0, "stage": "parquet at x:0", "tasks": 3,
                      "per_executor": "0:2 1:1", "task_run_s": "1.5 0.2 4.0"}]  # stage 0 skipped, job 1 unfinished
     assert set(rows[0]) == set(FIELDS)

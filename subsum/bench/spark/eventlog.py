@@ -20,9 +20,11 @@ FIELDS = ("app", "job", "job_s", "starts_s", "stage", "tasks", "per_executor", "
 
 
 def stage_rows(log_dir: Path) -> list[dict]:
-    """The stages of every application logged under `log_dir` (uncompressed logs)."""
+    """The stages of every application logged under `log_dir` (uncompressed
+    logs: one file `app-ID` each, or with rolling on, `eventlog_v2_app-ID/events_N_app-ID`)."""
     rows: list[dict] = []
-    for log in sorted(p for p in log_dir.rglob("events_*") if p.is_file()):
+    logs = (p for p in log_dir.rglob("*") if p.is_file() and (p.name.startswith(("app-", "events_"))) and not p.suffix == ".crc")
+    for log in sorted(logs):
         rows += _one_application(log)
     return rows
 
@@ -31,7 +33,7 @@ def _one_application(log: Path) -> list[dict]:
     names: dict[int, str] = {}
     jobs: dict[int, list] = {}
     tasks: dict[int, list[tuple[str, float]]] = defaultdict(list)
-    app, started = log.name.split("_", 2)[-1], 0
+    app, started = log.name.split("_", 2)[-1].removesuffix(".inprogress"), 0
     for line in log.read_text(errors="replace").splitlines():
         event = json.loads(line)
         kind = event["Event"]
