@@ -10,7 +10,7 @@ session's start from about 8.7 s to 5 s, and the first job's from 4.3 s to
 
 - The archive lives in `$SUBSUM_JVM_ARCHIVE` (a folder), else
   `$XDG_CACHE_HOME/subsum/jvm`, else `~/.cache/subsum/jvm`;
-  `SUBSUM_JVM_ARCHIVE=off` turns it off. It takes about 170 MB.
+  `SUBSUM_JVM_ARCHIVE=off` turns it off. It takes about 180 MB.
 - It is named by a hash of what the JVM checks it against (`archive_key`):
   the Java runtime, PySpark's jars and the classpath settings. A new Java or
   PySpark names a new file; the newest three are kept.
@@ -87,6 +87,7 @@ def archive_key(java: str, java_version: str, settings: Mapping[str, str]) -> st
 
 
 def classpath_settings(settings: Mapping[str, str]) -> dict[str, str]:
+    """The settings among `settings` that change the driver's classpath (CLASSPATH_SETTINGS)."""
     return {k: settings[k] for k in sorted(CLASSPATH_SETTINGS) if k in settings}
 
 
