@@ -8,10 +8,12 @@ import sys
 
 import pytest
 
+from subsum.bench import explore_ladder as ladder
 from subsum.bench import explore_vs_fuzz as bef
 from subsum.bench.planted import PLANTED, plugin
 from subsum.conformance.explore.scope import Scope
 from subsum.conformance.explore.search import explore
+from subsum.core.errors import SubsumError
 
 
 @pytest.fixture(scope="module")
@@ -66,6 +68,14 @@ def test_the_command_exits_1_when_explore_misses_a_planted_bug(tmp_path):
     assert "explore missed planted bugs: ForgetfulStrawman" in result.stderr
 
 
+def _refused(protocol: str, size: dict) -> bool:
+    try:
+        Scope(protocol, **size)
+    except SubsumError:
+        return True
+    return False
+
+
 def test_the_quick_run_grows_each_scope_until_no_one_step_larger_one_completes(quick):
     summary = json.loads((quick.out / "summary.json").read_text())
     assert [r["protocol"] for r in summary["largest_scopes"]] == ["strawman", "summaries"]
@@ -73,15 +83,20 @@ def test_the_quick_run_grows_each_scope_until_no_one_step_larger_one_completes(q
     for largest in summary["largest_scopes"]:
         assert largest["complete"] and largest["seconds"] <= summary["ladder_budget"] * 1.05
         mine = [r for r in tried if r["protocol"] == largest["protocol"]]
-        assert mine[-1]["kept"] == "False"  # the search stopped at a step that did not complete
+        for dimension in ladder.DIMENSIONS:
+            # Each one-step larger scope is refused, or contains a tried scope, as large in that dimension, that did not
+            # complete (a larger scope has at least its states).
+            step = {d: int(largest[d]) + (d == dimension) for d in ladder.DIMENSIONS}
+            if _refused(largest["protocol"], step):
+                continue
+            assert any(r["kept"] == "False" and int(r[dimension]) == step[dimension]
+                       and all(int(r[d]) <= step[d] for d in ladder.DIMENSIONS) for r in mine), step
         assert all(r["complete"] == "True" for r in mine if r["kept"] == "True")
         assert largest["protocol"] != "summaries" or all(r["swaps"] == "0" for r in mine)  # a fixed overlay: no swaps tried
 
 
 def test_the_growth_verdict_follows_its_stated_rule():
     """Issue 53's reach target: one broker and one swap more than before (one subscription for summaries)."""
-    from subsum.bench import explore_ladder as ladder
-
     def row(protocol, brokers, subscriptions, events, swaps):
         return {"protocol": protocol, "brokers": brokers, "subscriptions": subscriptions, "events": events, "swaps": swaps}
 
