@@ -291,3 +291,29 @@ def test_spark_timeout_must_be_a_finite_number_of_seconds(value):
     result = run("match", "--engine", "spark", "--spark-timeout", value, "--subscriptions", EX / "subscriptions.jsonl",
                  "--events", EX / "events.jsonl")
     assert result.exit_code == 2 and "--spark-timeout" in result.output, result.output
+
+
+def test_local_parquet_subscriptions_are_read_without_a_spark_job(tmp_path):
+    """A local Parquet subscriptions file is read on the driver by pyarrow (DEF-PIPE-1): no session is
+    touched, a folder's rows come in file-name order, and a bad column is named with Spark's type names."""
+    import pyarrow as pa
+
+    from subsum.core.errors import InputError
+    from subsum.impl.spark.io import read_subscription_pairs
+
+    folder = tmp_path / "subs.parquet"
+    folder.mkdir()
+    for name in ("c", "a", "_hidden", "b"):
+        pq.write_table(pa.table({"id": [name + "1", name + "2"], "filter": ["x = 1", "x < 2"]}), folder / f"{name}.parquet")
+    pairs = read_subscription_pairs(None, str(folder))  # None: a Spark job here would raise AttributeError
+    assert [sid for sid, _ in pairs] == ["a1", "a2", "b1", "b2", "c1", "c2"]
+    assert pairs[1][1] == read_subscription_pairs(None, str(folder / "a.parquet"))[1][1]
+    typed = tmp_path / "typed.parquet"
+    pq.write_table(pa.table({"id": [1, 2], "filter": ["x = 1", "x = 2"]}), typed)
+    with pytest.raises(InputError) as bad:
+        read_subscription_pairs(None, str(typed))
+    assert (bad.value.field, "column has type bigint; expected string") == ("id", bad.value.message)
+    repeated = tmp_path / "repeated.parquet"
+    pq.write_table(pa.table({"id": ["s1", "s1"], "filter": ["x = 1", "x = 2"]}), repeated)
+    with pytest.raises(InputError, match="row 2: duplicate subscription id 's1' \\(first on row 1\\)"):
+        read_subscription_pairs(None, str(repeated))

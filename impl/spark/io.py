@@ -11,7 +11,7 @@ Two input formats, told apart by the path's suffix:
   validated with column expressions.
 Subscriptions, in either format, are read on the driver by the in-process
 reader (they are few next to the events, and filter texts need subsum's
-parser), then sent to the cluster as Arrow data. The frames they give, the
+parser; a local Parquet file is read by pyarrow, without a Spark job), then sent to the cluster as Arrow data. The frames they give, the
 ones every later step uses, are described in `frames`.
 
 Bad input raises `InputError` naming the file, the line (JSONL) or row
@@ -104,11 +104,32 @@ def _binary(name: str):
     return F.col(name).cast("binary")
 
 
+def _subscription_table(spark, path: str):
+    """The (id, filter) columns of a Parquet subscriptions file as an Arrow
+    table, in row order. A local file is read on the driver by pyarrow (no
+    Spark job: the subscriptions are few, and the executors may still be
+    starting); a URI by Spark, with one collect."""
+    if is_uri(path):
+        source = _read_parquet(spark, path)
+        _require_columns(source, path, {"id": "string", "filter": "string"})
+        # The scan is narrow, so partitions come back in file order.
+        return source.select("id", "filter").toArrow()
+    import pyarrow as pa
+    import pyarrow.dataset as ds
+    from pyspark.sql.pandas.types import from_arrow_type
+
+    readable = spark_path(path)
+    try:
+        dataset = ds.dataset(readable, format="parquet")
+        have = {f.name: from_arrow_type(f.type).simpleString() for f in dataset.schema}
+        _require_types(have, path, {"id": "string", "filter": "string"})
+        return dataset.to_table(columns=["id", "filter"])
+    except (pa.ArrowException, OSError, TypeError) as exc:  # TypeError: an Arrow type Spark has no name for
+        raise InputError(path, None, None, f"cannot read as Parquet: {str(exc).replace(readable, path)}") from None
+
+
 def _parquet_subscriptions(spark, path: str) -> list[tuple[str, Subscription]]:
-    source = _read_parquet(spark, path)
-    _require_columns(source, path, {"id": "string", "filter": "string"})
-    # One collect, as Arrow data, in row order: the scan is narrow, so partitions come back in file order.
-    table = source.select("id", "filter").toArrow()
+    table = _subscription_table(spark, path)
     named: list[tuple[str, Subscription]] = []
     first_row: dict[str, int] = {}
     for number, (ident, text) in enumerate(zip(table.column("id").to_pylist(), table.column("filter").to_pylist()), start=1):
@@ -144,7 +165,11 @@ def _read_parquet(spark, path: str):
 
 
 def _require_columns(frame, path: str, wanted: dict[str, str]) -> None:
-    have = {f.name: f.dataType.simpleString() for f in frame.schema.fields}
+    _require_types({f.name: f.dataType.simpleString() for f in frame.schema.fields}, path, wanted)
+
+
+def _require_types(have: dict[str, str], path: str, wanted: dict[str, str]) -> None:
+    """InputError for the first column of `wanted` (name: Spark DDL type) missing from, or typed otherwise in, `have`."""
     for name, ddl in wanted.items():
         if name not in have:
             raise InputError(path, None, name, f"missing column; expected {ddl}")
