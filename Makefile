@@ -60,7 +60,7 @@ verify: $(STAMP) check-java
 test: $(STAMP)
 	@mkdir -p $(REPORTS)
 	@# numba compiles the compiled engine's kernels into its disk cache beside mypy (seconds each), not in every test process.
-	$(BIN)/python -c 'from subsum.impl.matching.compiled import warm; warm()' & warming=$$!; \
+	$(BIN)/python -c 'from subsum.impl.matching.columnar.compiled import warm; warm()' & warming=$$!; \
 	  $(BIN)/ruff check . && $(BIN)/python scripts/link_tree.py >/dev/null && $(BIN)/mypy; checked=$$?; \
 	  wait $$warming; warmed=$$?; test $$checked -eq 0 && test $$warmed -eq 0
 	$(BIN)/python -m pytest -n $(JOBS) -m "not claims and not thorough" --junitxml=$(REPORTS)/pytest-junit.xml

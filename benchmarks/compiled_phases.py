@@ -37,10 +37,10 @@ import numpy as np
 
 from subsum.bench.intervals import mean_ci
 from subsum.bench.output import pyplot, save_figure, write_csv
-from subsum.bench.summaries_measure import best_time
+from subsum.bench.summaries.measure import best_time
 from subsum.impl.matching import make_engine
-from subsum.impl.matching.compiled import string_arrays
-from subsum.impl.matching.workload import Params, generate
+from subsum.impl.matching.columnar.compiled import string_arrays
+from subsum.bench.matching.workload import Params, generate
 
 PARTS = ("occurrences", "strings", "pattern memo", "kernel", "rest")
 

@@ -36,7 +36,7 @@ from subsum.core.errors import InputError
 from subsum.core.outputs import check_output_folder
 from subsum.conformance.explore.scope import Scope
 from subsum.conformance.explore.state import State, moves, successor
-from subsum.conformance.schedules import Run
+from subsum.conformance.schedules.runs import Run
 
 SCOPE = Scope("strawman", 3, 2, 1, 1)
 TARGET_US = 20.0

@@ -65,7 +65,7 @@ def fixed_cost(old: str, runs: int, log) -> list[dict]:
 
 
 def throughput(old: str, events: int, subscriptions: int, log) -> list[dict]:
-    from subsum.bench.spark import generate, in_memory_run, write_parquet
+    from subsum.bench.spark.bench import generate, in_memory_run, write_parquet
 
     rows = []
     with tempfile.TemporaryDirectory(prefix="subsum-versions-") as tmp:

@@ -40,7 +40,7 @@ class Entry:
 
 @attrs.frozen
 class Cache:
-    """A cache of at most `capacity` messages (None: unbounded), head first."""
+    """A cache of at most `capacity` messages (None: unbounded), head first (DEF-CACHE-1)."""
 
     policy: str = attrs.field(validator=attrs.validators.in_(POLICIES))
     capacity: int | None
@@ -61,7 +61,7 @@ def empty_cache(policy: str, capacity: int | None) -> Cache:
 
 
 def messages(cache: Cache) -> list[str]:
-    """The cached messages, head first (the list as stored).
+    """The cached messages, head first (the list as stored; DEF-CACHE-1).
 
     >>> messages(insert(empty_cache("fifo", 2), "m1", 0.0)[0])
     ['m1']
@@ -70,7 +70,7 @@ def messages(cache: Cache) -> list[str]:
 
 
 def is_full(cache: Cache) -> bool:
-    """The cache holds `capacity` messages.
+    """The cache holds `capacity` messages (DEF-CACHE-1: an insert into a full cache evicts).
 
     >>> is_full(insert(empty_cache("fifo", 1), "m1", 0.0)[0]), is_full(empty_cache("fifo", None))
     (True, False)
@@ -196,7 +196,7 @@ def unsubscribed(cache: Cache, ms: Iterable[str], now: float) -> Cache:
 
 
 def advance(cache: Cache, now: float) -> Cache:
-    """The clock moves to `now`; it never goes back.
+    """The clock moves to `now`; it never goes back (the rates of DEF-CACHE-3 and DEF-CACHE-4 read it).
 
     >>> advance(empty_cache("lfu", 1), 2.5).now
     2.5
@@ -225,7 +225,7 @@ def order(cache: Cache) -> list[str]:
 
 
 def metadata(cache: Cache, m: str) -> dict[str, float]:
-    """The metadata m's policy keeps for it (the impl's `metadata` says the same):
+    """The metadata m's policy keeps for it (DEF-CACHE-2 … 5; the impl's `metadata` says the same):
     LFU count and start, LRU last access, nothing for FIFO and regeneration.
 
     >>> cache, _ = insert(empty_cache("lfu", 1), "m1", 2.0)

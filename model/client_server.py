@@ -31,7 +31,8 @@ __all__ = ["POLICIES", "Outcome", "Response", "System", "at_path", "empty_cache"
 @attrs.frozen
 class System:
     """The broker tree, each message's server broker, each broker's cache,
-    and the brokers with a client that requested each message (SS's table)."""
+    and the brokers with a client that requested each message (SS's table;
+    DEF-CS-1, DEF-CS-2)."""
 
     graph: nx.Graph = attrs.field(eq=False)
     server_of: Mapping[str, int]
@@ -42,7 +43,8 @@ class System:
 @attrs.frozen
 class Response:
     """One response: who answered, the brokers it visits from the responder
-    to the client's broker, and its place in the answering order."""
+    to the client's broker, and its place in the answering order (DEF-CS-2;
+    DEF-CS-3 counts it)."""
 
     responder: int
     route: tuple[int, ...]
@@ -90,7 +92,7 @@ def at_path(graph: nx.Graph, broker: int, server_broker: int) -> list[int]:
 
 
 def holds(system: System, broker: int, m: str) -> bool:
-    """Broker's cache holds m (a policy without caches: no broker does).
+    """Broker's cache holds m (DEF-CACHE-1; a policy without caches: no broker does).
 
     >>> holds(System(nx.path_graph([1, 2]), {"A": 2}, {}), 1, "A")
     False
@@ -100,7 +102,7 @@ def holds(system: System, broker: int, m: str) -> bool:
 
 
 def holders(system: System, m: str) -> set[int]:
-    """The brokers whose cache holds m.
+    """The brokers whose cache holds m (DEF-CACHE-1).
 
     >>> holders(System(nx.path_graph([1, 2]), {"A": 2}, {}), "A")
     set()

@@ -41,7 +41,7 @@ def filters_overlap(f: Subscription, g: Subscription) -> bool:
 
 
 def delivery_brokers(graph: nx.Graph, access: ClientAccess, filters: ClientFilters, publisher: int, event: Event) -> dict[int, int | None]:
-    """The brokers a publication visits under subscription forwarding: its
+    """The brokers a publication visits under subscription forwarding (DEF-NET-6): its
     publisher's broker and every broker on the tree path from there to a
     client whose filter it matches; each with the node it came from (None
     at the publisher's broker).
@@ -64,7 +64,7 @@ def delivery_brokers(graph: nx.Graph, access: ClientAccess, filters: ClientFilte
 
 
 def has_matching_entry(table: set[tuple[int, Subscription]], event: Event, nodes: Callable[[int], bool] = lambda _: True) -> bool:
-    """The table holds an entry (n, f) with f matching the event, n among `nodes`.
+    """The table holds an entry (n, f) with f matching the event, n among `nodes` (DEF-NET-6's forwarding test).
 
     >>> from subsum.core.filters import parse_filter
     >>> from subsum.core.types import Attribute

@@ -26,7 +26,7 @@ from subsum.model import semantics, smt
 
 
 class PYTHON:
-    """The vocabulary of rule conditions over Python values."""
+    """The vocabulary of rule conditions over Python values (DEF-COV-4 run by Python)."""
 
     holds = staticmethod(semantics.operator_holds)
     TRUE = True
@@ -57,7 +57,7 @@ class PYTHON:
 
 
 class SMT:
-    """The vocabulary of rule conditions over z3 terms."""
+    """The vocabulary of rule conditions over z3 terms (DEF-COV-4 proved over DEF-SMT-1)."""
 
     holds = staticmethod(smt.operator_holds)
     TRUE = z3.BoolVal(True)
@@ -91,7 +91,7 @@ Condition = Callable[..., Any]
 
 @attrs.frozen
 class Rule:
-    """One covering rule for one type: `specific_op` v1 ≺ `general_op` v2 if condition."""
+    """One covering rule for one type (DEF-COV-4): `specific_op` v1 ≺ `general_op` v2 if condition."""
 
     id: str
     family: str
@@ -231,7 +231,7 @@ RULES: tuple[Rule, ...] = tuple(_table_1_rules() + _string_rules() + _derived_ru
 
 
 def soundness_formula(rule: Rule) -> tuple[z3.BoolRef, dict[str, Any]]:
-    """The negation of the rule's soundness: a model of it is a counterexample.
+    """The negation of the rule's soundness (DEF-COV-4 over DEF-SMT-1): a model of it is a counterexample.
 
     Values range over a superset of the data model (z3 Int without 64-bit
     bounds; Float64 without NaN but with ±inf and -0.0; wildcard patterns as

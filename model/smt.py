@@ -33,7 +33,7 @@ _PRIVATE_USE = 0xE000
 
 
 class CharMap:
-    """An injective map from the characters of a query's constants to z3 characters."""
+    """An injective map from the characters of a query's constants to z3 characters (DEF-SMT-1, strings)."""
 
     def __init__(self, texts: Iterable[str] = ()):
         chars = sorted({ch for text in texts for ch in text})
@@ -95,7 +95,7 @@ def sort_of(type_: str) -> z3.SortRef:
 
 
 def variable(type_: str, label: str) -> z3.ExprRef:
-    """A z3 variable ranging over values of `type_`.
+    """A z3 variable ranging over values of `type_` (DEF-SMT-1: its sort and domain).
 
     >>> v = variable("float", "v")
     >>> v, v.sort()
@@ -105,7 +105,7 @@ def variable(type_: str, label: str) -> z3.ExprRef:
 
 
 def pattern_variable(label: str) -> tuple[z3.SeqRef, z3.SeqRef]:
-    """A z3 variable ranging over wildcard patterns, as the pair (l, r).
+    """A z3 variable ranging over wildcard patterns, as the pair (l, r) (DEF-SMT-1).
 
     >>> pattern_variable("w")
     (w.left, w.right)
@@ -131,7 +131,7 @@ def in_domain(type_: str, var: z3.ExprRef) -> z3.BoolRef:
 
 
 def constant(type_: str, op: str, value: Scalar | None, chars: CharMap) -> Any:
-    """The z3 term for a constraint value (a pair for wildcard patterns).
+    """The z3 term for a constraint value (a pair for wildcard patterns; DEF-SMT-1).
 
     >>> constant("int", ">", 5, CharMap()), constant("int", "any", None, CharMap())
     (5, None)
@@ -148,7 +148,7 @@ def constant(type_: str, op: str, value: Scalar | None, chars: CharMap) -> Any:
 
 
 def value_constant(type_: str, value: Scalar, chars: CharMap) -> z3.ExprRef:
-    """The z3 term for a value of `type_`.
+    """The z3 term for a value of `type_` (DEF-SMT-1).
 
     >>> value_constant("int", 5, CharMap()), value_constant("bool", True, CharMap())
     (5, True)
@@ -212,7 +212,7 @@ def operator_holds(op: str, v: Any, w: Any) -> z3.BoolRef:
 
 
 def value_from_model(type_: str, model: z3.ModelRef, term: Any, chars: CharMap) -> Any:
-    """Read a witness value of `type_` back from a z3 model.
+    """Read a witness value of `type_` back from a z3 model (DEF-SMT-1, inverted).
 
     >>> v = variable("int", "v")
     >>> verdict, model = check(z3.And(v > 1, v < 3))
@@ -240,7 +240,7 @@ def _conjuncts(formula: z3.BoolRef) -> list[z3.BoolRef]:
 
 
 def orderings(formula: z3.BoolRef, shuffles: int = 6) -> list[list[z3.BoolRef]]:
-    """The same conjunction in several orders: as given, reversed, then
+    """The same conjunction (DEF-SMT-1) in several orders: as given, reversed, then
     seeded shuffles. Deterministic, so every run tries the same sequence.
 
     >>> v = variable("int", "v")
@@ -258,7 +258,7 @@ def orderings(formula: z3.BoolRef, shuffles: int = 6) -> list[list[z3.BoolRef]]:
 
 
 def check(formula: z3.BoolRef, timeout_ms: int = 60_000) -> tuple[z3.CheckSatResult, z3.ModelRef | None]:
-    """Check `formula` for satisfiability; return the verdict and a model if sat.
+    """Check `formula` (DEF-SMT-1) for satisfiability; return the verdict and a model if sat.
 
     z3's string solver can be decisive or stuck on the same conjunction
     depending on the order of its conjuncts (S-CONTAINS-WILD-RIGHT is

@@ -32,6 +32,8 @@ class Interval:
 
 @attrs.frozen
 class Publication:
+    """A publication record of the trace (DEF-TRACE-2 opens a window at its time)."""
+
     event: int
     client: int
     time: float

@@ -36,7 +36,7 @@
 #   package and the survivors of an earlier sample), and EARLIER names earlier runs' mutants/ folders,
 #   oldest first, whose verdicts stand for the sampled mutants this run leaves out.
 #
-# conformance/profiles.py is not mutated either: tests/conftest.py loads the profile when pytest starts, and
+# conformance/runner/profiles.py is not mutated either: tests/conftest.py loads the profile when pytest starts, and
 # mutmut's setup check (every mutated function made to raise) then fails pytest before any test (exit 4), so no
 # mutant can run. Its own checks are tests/test_profiles.py.
 #

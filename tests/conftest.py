@@ -6,7 +6,7 @@ from typing import Callable, NamedTuple
 import pytest
 from hypothesis import Phase, settings
 
-from subsum.conformance import profiles
+from subsum.conformance.runner import profiles
 
 # The `ci` profile is the default under pytest; HYPOTHESIS_PROFILE=thorough selects the other.
 profiles.load(os.environ.get("HYPOTHESIS_PROFILE", "ci"))

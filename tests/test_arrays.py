@@ -1,4 +1,4 @@
-"""The vectorized engine's numpy helpers (impl/matching/arrays.py) against
+"""The vectorized engine's numpy helpers (impl/matching/columnar/arrays.py) against
 plain Python: ranges and CSR rows expanded to pairs, and exact look-ups,
 including the empty cases the engine reaches only rarely."""
 
@@ -6,7 +6,7 @@ import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
-from subsum.impl.matching.arrays import csr, expand_csr, expand_ranges, exact_positions
+from subsum.impl.matching.columnar.arrays import csr, expand_csr, expand_ranges, exact_positions
 
 small = st.integers(-3, 12)
 

@@ -1,4 +1,4 @@
-"""The caching benchmark (subsum/bench/caching.py): its outputs, and the
+"""The caching benchmark (subsum/bench/caching/bench.py): its outputs, and the
 relations its numbers must keep whatever the timings. Nothing here asserts
 a timing."""
 
@@ -6,8 +6,8 @@ import csv
 
 import pytest
 
-from subsum.bench import cache_ops
-from subsum.bench import caching as bc
+from subsum.bench.caching import ops as cache_ops
+from subsum.bench.caching import bench as bc
 from subsum.impl.network.workloads.caching import run_caching
 
 FILES = ("caching.csv", "cache_ops.csv", "tradeoff.png", "policies.png", "cache_ops.png", "summary.json")

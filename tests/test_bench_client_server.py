@@ -1,4 +1,4 @@
-"""The client-server benchmark (subsum/bench/client_server.py): its outputs,
+"""The client-server benchmark (subsum/bench/client_server/bench.py): its outputs,
 the thesis's numbers beside ours, and relations its numbers must keep.
 Nothing here asserts a timing."""
 
@@ -7,8 +7,8 @@ import json
 
 import pytest
 
-from subsum.bench import client_server as bcs
-from subsum.bench.verdict import band_of, number_verdict
+from subsum.bench.client_server import bench as bcs
+from subsum.fidelity.verdict import band_of, number_verdict
 
 
 @pytest.fixture(scope="module")
@@ -20,7 +20,7 @@ def test_quick_run_writes_every_file_and_every_verdict(quick):
     _, result, messages = quick
     saved = quick.written(("client_server.csv", "series1.png", "series2.png", "summary.json"))
     assert [v["claim"] for v in saved["thesis"]] == [claim for _, claim, _, _ in bcs.THESIS]
-    # every verdict is the rule's (subsum.bench.verdict), recomputed here from the thesis's value, its band and ours
+    # every verdict is the rule's (subsum.fidelity.verdict), recomputed here from the thesis's value, its band and ours
     for v, (_, _, value, band) in zip(saved["thesis"], bcs.THESIS):
         assert v["verdict"] == number_verdict(value, band, v["ours"]) and v["band"] == list(band_of(value, band)), v
     table, engines_line = bcs.markdown_table(saved).split("\n\n")
@@ -173,7 +173,7 @@ def test_quick_variants_write_every_variant_and_their_relations_hold(tmp_path):
     """`subsum bench client-server --variants --quick` (issue 54): variants.csv has a row for each variant's first
     two values, the hits split by where they were answered add up to the hit, and SOHA probing the client's broker
     only never sends more extra responses than probing along the path."""
-    from subsum.bench import client_server_variants as variants
+    from subsum.bench.client_server import variants
 
     result = variants.run(tmp_path, quick=True, log=lambda _: None)
     rows = list(csv.DictReader(open(tmp_path / "variants.csv", newline="")))
@@ -191,7 +191,7 @@ def test_quick_variants_write_every_variant_and_their_relations_hold(tmp_path):
 def test_variants_resume_from_their_store_and_remove_it_when_done(tmp_path):
     """A stopped `--variants` run goes on from OUT_DIR/variants-runs.jsonl with --resume: a run the store holds is
     not run again (a planted report there shows up in its point's row), and the store is gone once the CSV is whole."""
-    from subsum.bench import client_server_variants as variants
+    from subsum.bench.client_server import variants
 
     first = variants.points(True)[0]
     variant, value, policy, cache = first

@@ -1,4 +1,4 @@
-"""subsum bench explore (subsum/bench/explore_vs_fuzz.py): both tools run on
+"""subsum bench explore (subsum/bench/explore/bench.py): both tools run on
 the planted bugs, the files are written, and each verdict follows its rule."""
 
 import csv
@@ -8,8 +8,8 @@ import sys
 
 import pytest
 
-from subsum.bench import explore_ladder as ladder
-from subsum.bench import explore_vs_fuzz as bef
+from subsum.bench.explore import ladder
+from subsum.bench.explore import bench as bef
 from subsum.bench.planted import PLANTED, plugin
 from subsum.conformance.explore.scope import Scope
 from subsum.conformance.explore.search import explore
@@ -60,7 +60,7 @@ def test_the_planted_bugs_are_found_and_the_correct_brokers_pass_the_same_scopes
 
 
 def test_the_command_exits_1_when_explore_misses_a_planted_bug(tmp_path):
-    code = ("import sys; from subsum.bench import explore_vs_fuzz as b; b.SCOPES['ForgetfulStrawman'] = dict(brokers=2, subscriptions=0); "
+    code = ("import sys; from subsum.bench.explore import bench as b; b.SCOPES['ForgetfulStrawman'] = dict(brokers=2, subscriptions=0); "
             "b.ladder.run_ladder = lambda *args: b.ladder.Ladder([], []); "  # the scopes' growth is not what this test is about
             "from subsum.cli import main; sys.argv = ['subsum', 'bench', 'explore', '--quick', '--out-dir', sys.argv[1]]; main()")
     result = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, timeout=300)

@@ -5,10 +5,10 @@ checked against the reference model's lines, and the default-point table
 
 import json
 
-from subsum.bench.matching_files import file_to_file, files_disagree, write_workload
-from subsum.bench.matching_report import point_table
+from subsum.bench.matching.files import file_to_file, files_disagree, write_workload
+from subsum.bench.matching.report import point_table
 from subsum.core.jsonio import match_result_lines
-from subsum.impl.matching.workload import Params, generate
+from subsum.bench.matching.workload import Params, generate
 from subsum.model.semantics import match_batch
 
 
@@ -57,7 +57,7 @@ def test_point_table_joins_the_in_process_rows_and_the_file_rows():
 def test_the_million_target_follows_its_rule():
     """S = E = 10^6: build + match under 60 s, peak under 8 GiB, and the cross-check on its first events
     agreeing, read from the scaling row."""
-    from subsum.bench.matching_report import assess_targets
+    from subsum.bench.matching.report import assess_targets
 
     def row(match_s, build_s, peak, agrees=True):
         return {"group": "scaling", "x": "1000000x1000000", "engine": "compiled", "repeat": 1, "agrees": agrees,

@@ -3,10 +3,10 @@ outputs, its cross-checks and its generator. Nothing here asserts timings."""
 
 import csv
 
-from subsum.bench import summaries as bs
-from subsum.bench import summaries_workload as workload
-from subsum.bench.summaries_measure import BROKERS, covering_share
-from subsum.bench.summaries_report import markdown_table
+from subsum.bench.summaries import bench as bs
+from subsum.bench.summaries import workload
+from subsum.bench.summaries.measure import BROKERS, covering_share
+from subsum.bench.summaries.report import markdown_table
 from subsum.impl.summary import IdLayout, OwnerSummary
 
 

@@ -8,15 +8,15 @@ import random
 import numpy as np
 import pytest
 
-from subsum.bench import fidelity
-from subsum.bench import summary_routing as sr
-from subsum.bench import summary_routing_report as report
-from subsum.bench.summaries_workload import SCHEMA
-from subsum.bench.summary_routing_events import false_positive_row, route_shape, routing_rows
-from subsum.bench.summary_routing_overlays import make_topology, rng_for, topologies
-from subsum.bench.summary_routing_siena import (covered_reverse_links, reverse_path_incidence, reverse_path_receivers, siena_expected_messages,
+from subsum.fidelity import report as fidelity
+from subsum.bench.summary_routing import bench as sr
+from subsum.bench.summary_routing import report
+from subsum.bench.summaries.workload import SCHEMA
+from subsum.bench.summary_routing.events import false_positive_row, route_shape, routing_rows
+from subsum.bench.summary_routing.overlays import make_topology, rng_for, topologies
+from subsum.bench.summary_routing.siena import (covered_reverse_links, reverse_path_incidence, reverse_path_receivers, siena_expected_messages,
                                                 siena_period)
-from subsum.bench.summary_routing_summaries import GrowingDeltas, broker_workloads, propagate, summary_propagation
+from subsum.bench.summary_routing.summaries import GrowingDeltas, broker_workloads, propagate, summary_propagation
 from subsum.impl.network import build
 from subsum.impl.network.protocols.summaries.plan import plan
 from subsum.impl.network.topology import random_tree
@@ -268,7 +268,7 @@ def test_benchmark_routing_equals_the_simulated_protocol():
 
 def test_simulated_routing_checks_every_delivery():
     """The simulated routing refuses a run in which an event missed (or doubled) an interested client."""
-    from subsum.bench import summary_routing_simulated as simulated
+    from subsum.bench.summary_routing import simulated
     t = topologies(1, 0)[0]
     net, clients = simulated.network(t, "siena", 1)
     for x in range(t.n):

@@ -1,5 +1,5 @@
 """Broker cache policies (spec/09-caching.md, CLM-CACHE-1 … 4): the checks of
-conformance.caching pass on the real policies and fail on planted bugs, and a
+conformance.checks.caching.policies pass on the real policies and fail on planted bugs, and a
 failure of the state machine is saved as a replay file that `subsum cache
 replay --check` replays in another process."""
 
@@ -17,8 +17,9 @@ from click.testing import CliRunner
 from hypothesis.internal.conjecture import engine as conjecture_engine
 
 from subsum.cli import main
-from subsum.conformance import caching, profiles
-from subsum.conformance.properties import run_property
+from subsum.conformance.checks.caching import policies as caching
+from subsum.conformance.runner import profiles
+from subsum.conformance.checks.matching.properties import run_property
 from subsum.conformance.replays import documents
 from subsum.impl.caching import policies
 from subsum.model import caching as ref
@@ -69,7 +70,7 @@ exec(PLANTS, planted)
 
 @pytest.fixture
 def plant(monkeypatch):
-    """Plant the bugs in conformance.caching for one test."""
+    """Plant the bugs in conformance.checks.caching.policies for one test."""
     monkeypatch.setattr(caching, "make_cache", planted["planted_make_cache"])
 
 
@@ -90,7 +91,7 @@ def subsum_with_plants(*args: str) -> subprocess.CompletedProcess:
     """`subsum ARGS` in a fresh process whose caches carry the planted bugs."""
     code = PLANTS + textwrap.dedent('''
         import sys
-        from subsum.conformance import caching
+        from subsum.conformance.checks.caching import policies as caching
         plant(caching)
         import subsum.impl.caching as package
         plant(package)

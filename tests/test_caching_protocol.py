@@ -1,5 +1,5 @@
 """The caching protocol (spec/09-caching.md, CLM-CACHE-5 … 10): the checks
-of conformance.requests pass, and each fails on the bug it is there to
+of conformance.checks.caching.request_response pass, and each fails on the bug it is there to
 catch, planted in the protocol."""
 
 from __future__ import annotations
@@ -8,10 +8,10 @@ import json
 
 import pytest
 
-from subsum.conformance import profiles
-from subsum.conformance import requests as checks
-from subsum.conformance import protocol_caches
-from subsum.conformance.properties import run_property
+from subsum.conformance.runner import profiles
+from subsum.conformance.checks.caching import request_response as checks
+from subsum.conformance.checks.caching import in_protocol as protocol_caches
+from subsum.conformance.checks.matching.properties import run_property
 from subsum.impl.network.protocols import caching
 from subsum.impl.network import build
 from subsum.impl.network.messages import CacheResponse

@@ -6,10 +6,10 @@ mutation testing (scripts/mutate.sh), run it."""
 
 import pytest
 
-from subsum.conformance.budget import CheckTimeout
+from subsum.conformance.runner.budget import CheckTimeout
 from subsum.conformance.claims import CLAIMS, execute
 
-#: `make verify` runs these checks (in parallel, conformance/verify_workers.py); `make test` leaves them to it.
+#: `make verify` runs these checks (in parallel, conformance/runner/pool.py); `make test` leaves them to it.
 pytestmark = pytest.mark.claims
 
 CASES = [pytest.param(check, id=f"{claim.id}:{check.kind}:{check.name}") for claim in CLAIMS for check in claim.checks]

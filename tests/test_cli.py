@@ -83,8 +83,8 @@ def test_properties_use_the_profile_active_when_they_run():
 
     from hypothesis import strategies as st
 
-    from subsum.conformance import profiles
-    from subsum.conformance.properties import property_check, run_property
+    from subsum.conformance.runner import profiles
+    from subsum.conformance.checks.matching.properties import property_check, run_property
 
     calls = []
 

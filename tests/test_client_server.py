@@ -1,5 +1,5 @@
 """The client-server system (spec/10-client-server.md): the golden examples
-and the property of conformance.client_server fail on bugs planted in the
+and the property of conformance.checks.caching.client_server fail on bugs planted in the
 reference protocol."""
 
 from __future__ import annotations
@@ -7,9 +7,9 @@ from __future__ import annotations
 import attrs
 import pytest
 
-from subsum.conformance import client_server as checks
-from subsum.conformance import profiles
-from subsum.conformance.properties import run_property
+from subsum.conformance.checks.caching import client_server as checks
+from subsum.conformance.runner import profiles
+from subsum.conformance.checks.matching.properties import run_property
 from subsum.conformance.replays import documents
 from subsum.model import client_server as ref
 

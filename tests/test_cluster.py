@@ -136,7 +136,7 @@ def workload(tmp_path_factory):
     import pyarrow as pa
 
     from subsum.core.filters import format_filter
-    from subsum.impl.matching.workload import Params, generate
+    from subsum.bench.matching.workload import Params, generate
 
     d = tmp_path_factory.mktemp("workload")
     work = generate(Params(events=300, attrs_low=2, attrs_high=4, names=6, subscriptions=80, cons_low=1, cons_high=2,
@@ -193,7 +193,7 @@ def test_trace_check_exit_codes_and_violations_are_the_reference_checkers(cluste
     """1 violations (exactly model.trace's), 2 bad input (0 clean: tests/test_spark.py, the same code path)."""
     import random
 
-    from subsum.conformance.spark_traces import _mutated, model_trace_violations, simulated_trace
+    from subsum.conformance.checks.pipeline.traces import _mutated, model_trace_violations, simulated_trace
 
     _, lines = simulated_trace(5)
     dirty = _mutated(lines, random.Random(5))

@@ -11,7 +11,7 @@ thorough`, where they run with the module's other slow tests, nightly."""
 
 import pytest
 
-from subsum.conformance.budget import CheckTimeout
+from subsum.conformance.runner.budget import CheckTimeout
 from subsum.conformance.claims import execute
 from subsum.conformance.claims.matching import COMPILED_CHUNKS, COMPILED_MEMO, FROM_COLUMNS
 

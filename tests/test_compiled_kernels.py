@@ -1,4 +1,4 @@
-"""The compiled engine's kernels (impl/matching/kernels.py) against their
+"""The compiled engine's kernels (impl/matching/columnar/kernels.py) against their
 plain numpy readings, on the values where floating point bites: subnormal
 and huge spans, -0.0, the int64 limits. The engine-level claims (CLM-ENG-*)
 check the same kernels through whole matches; these find the slip nearer
@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from hypothesis import given, strategies as st
 
-from subsum.impl.matching import kernels
+from subsum.impl.matching.columnar import kernels
 
 FLOATS = st.floats(allow_nan=False, allow_infinity=False)
 EDGE_FLOATS = st.sampled_from([0.0, -0.0, 5e-324, -5e-324, 2.2250738585072014e-308, 1.7976931348623157e308,
@@ -63,7 +63,7 @@ def test_a_batch_that_is_not_a_map_is_refused():
     batch that breaks it gets a clear error, not a silently different answer."""
     from subsum.core.filters import parse_filter
     from subsum.impl.matching import make_engine
-    from subsum.impl.matching.columnar import Column, ColumnarBatch
+    from subsum.impl.matching.columnar.batch import Column, ColumnarBatch
 
     engine = make_engine("compiled", [("s", parse_filter("x = 1"))])
     column = Column(np.array([0, 0], np.int64), np.array([0, 0], np.int64), np.array([1, 2], np.int64))
@@ -78,7 +78,7 @@ def test_a_batch_that_is_not_a_map_is_refused():
 def test_the_bucketed_search_of_merged_keys_is_a_lower_bound(groups, queries):
     """kernel_layout.key_buckets: for every key x of a group, the bucket's first keys bracket the plain lower
     bound (the count of the group's keys below x), inside the group's range; below and above it, 0 and n."""
-    from subsum.impl.matching.kernel_layout import key_buckets
+    from subsum.impl.matching.columnar.kernel_layout import key_buckets
 
     merged = np.array([k for g in groups for k in sorted(g)], np.int64)
     merged_ptr = np.cumsum([0] + [len(g) for g in groups]).astype(np.int64)
@@ -96,7 +96,7 @@ def test_the_bucketed_search_of_merged_keys_is_a_lower_bound(groups, queries):
 
 
 def test_group_bits_are_single_bits_spread_over_the_word():
-    from subsum.impl.matching.kernel_layout import group_bits
+    from subsum.impl.matching.columnar.kernel_layout import group_bits
 
     bits = group_bits(500)
     assert all(int(b).bit_count() == 1 for b in bits)
@@ -104,7 +104,7 @@ def test_group_bits_are_single_bits_spread_over_the_word():
 
 
 def _hand_built(**change):
-    from subsum.impl.matching.columnar import Column, ColumnarBatch
+    from subsum.impl.matching.columnar.batch import Column, ColumnarBatch
 
     column = Column(np.array([0, 1], np.int64), np.array([0, 0], np.int64), np.array([1, 2], np.int64))
     empty = {t: Column(np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, dtype))
@@ -141,7 +141,7 @@ def test_the_vectorized_engine_refuses_a_batch_that_is_not_a_map_too():
     Like the compiled engine, it now refuses the batch."""
     from subsum.core.filters import parse_filter
     from subsum.impl.matching import make_engine
-    from subsum.impl.matching.columnar import Column, ColumnarBatch
+    from subsum.impl.matching.columnar.batch import Column, ColumnarBatch
 
     column = Column(np.array([0, 0], np.int64), np.array([0, 0], np.int64), np.array([5, 1], np.int64))
     batch = ColumnarBatch(1, ["x"], [], {"int": column})

@@ -23,8 +23,8 @@ from subsum.conformance.kit.workloads import model_results, write_workload
 from subsum.conformance.replays.documents import MATCHING, SCHEDULE, ReplayError
 from subsum.conformance.replays.formats import load_schedule
 from subsum.conformance.replays.running import Outcome, RunOptions, run
-from subsum.conformance.replays.writing import save_cache, save_schedule
-from subsum.conformance.schedules import execute
+from subsum.conformance.replays.writing import ScheduleReplay, save_cache, save_schedule
+from subsum.conformance.schedules.runs import execute
 from subsum.model import semantics
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -204,9 +204,8 @@ def test_an_external_broker_runs_in_the_simulator():
 def test_a_schedule_replay_of_an_external_broker_runs_again(tmp_path):
     buggy = f"{sys.executable} {BROKER} --forget-second-subscriber"
     message = "broker 0 SUB from 1000000: sent [], the model sends [(1, 'SUB', [x > 1])]"
-    path = save_schedule(tmp_path, protocol=EXTERNAL, topology=TWO_BROKERS, seed=0, schedule=SECOND_SUBSCRIBER,
-                         violation={"claim": "CLM-NET-6", "step": 2, "message": message}, defer_timeout=1.0, sub_timeout=1.0,
-                         command=buggy)
+    path = save_schedule(tmp_path, ScheduleReplay(EXTERNAL, TWO_BROKERS, 0, SECOND_SUBSCRIBER,
+                                                  {"claim": "CLM-NET-6", "step": 2, "message": message}, 1.0, 1.0, command=buggy))
     assert run(path, RunOptions(broker_cmd=buggy)) == Outcome(
         str(path), SCHEDULE, True, "CLM-NET-6", f"CLM-NET-6 violated at operation 3 of 3: {message}", "CLM-NET-6 at operation 3 of 3", ())
 
@@ -223,9 +222,8 @@ def test_a_schedule_replay_needs_a_client_count_per_broker(tmp_path):
 
 def test_a_schedule_replay_that_no_longer_fails_under_another_protocol_keeps_its_note(tmp_path):
     topology = {"kind": "path", "brokers": 2, "links": [[0, 1]], "clients": [1, 1]}
-    path = save_schedule(tmp_path, protocol="timed", topology=topology, seed=0,
-                         schedule=[{"op": "subscribe", "client": 1_000_000, "filter": "x > 0"}],
-                         violation={"claim": "CLM-RCF-1", "message": "planted", "step": 0}, defer_timeout=3000.0, sub_timeout=5000.0)
+    path = save_schedule(tmp_path, ScheduleReplay("timed", topology, 0, [{"op": "subscribe", "client": 1_000_000, "filter": "x > 0"}],
+                                                  {"claim": "CLM-RCF-1", "message": "planted", "step": 0}, 3000.0, 5000.0))
     outcome = run(path, RunOptions(protocol="strawman"))
     assert not outcome.fails and outcome.violated is None
     assert outcome.message == f"{path}: no violation now (recorded: CLM-RCF-1 at operation 1 of 1)"

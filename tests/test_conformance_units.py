@@ -14,20 +14,23 @@ from types import SimpleNamespace
 import pytest
 import z3
 
-from subsum.conformance import census, engines, verify, verify_workers
+from subsum.conformance.runner import census
+from subsum.conformance.checks.matching import engines
+from subsum.conformance.runner import verify
+from subsum.conformance.runner import pool as verify_workers
 from subsum.conformance.claims import Check, CheckResult, claim_by_id, run_check
 from subsum.conformance.claims.records import property_of
-from subsum.conformance.fuzz import FuzzResult
+from subsum.conformance.schedules.fuzz import FuzzResult
 from subsum.conformance.kit.vector_cases import GENERATORS, VectorError
 from subsum.conformance.kit.vectors import load_vectors
-from subsum.conformance.protocol_caches import RecordedCache
-from subsum.conformance.reports import html_page
-from subsum.conformance.routing_machine import SCHEMA, CheckedSummaryBroker
-from subsum.conformance.schedules import Violation, execute
-from subsum.conformance.shrinking import Found, shrink
-from subsum.conformance.summaries import examples, proofs
-from subsum.conformance.trace_boundaries import count_boundaries
-from subsum.conformance.violations import ClaimViolation
+from subsum.conformance.checks.caching.in_protocol import RecordedCache
+from subsum.conformance.runner.reports import html_page
+from subsum.conformance.checks.routing.churn import SCHEMA, CheckedSummaryBroker
+from subsum.conformance.schedules.runs import Violation, execute
+from subsum.conformance.schedules.shrinking import Found, shrink
+from subsum.conformance.checks.summaries import examples, proofs
+from subsum.conformance.checks.pipeline.trace_boundaries import count_boundaries
+from subsum.conformance.runner.violations import ClaimViolation
 from subsum.impl.caching import make_cache
 from subsum.impl.network import build
 from subsum.impl.network.actor import Out
@@ -193,7 +196,7 @@ def test_shrinking_cuts_a_deliver_to_the_choices_the_failure_needs(monkeypatch):
                 return Violation("CLM-NET-1", "planted", step)
         return None
 
-    monkeypatch.setattr("subsum.conformance.shrinking.execute", fake_execute)
+    monkeypatch.setattr("subsum.conformance.schedules.shrinking.execute", fake_execute)
     schedule = [{"op": "quiesce"}, {"op": "deliver", "choices": [3, 1, 2]}, {"op": "quiesce"}]
     case = Found({}, 0, schedule, Violation("CLM-NET-1", "planted", 1), "strawman", 1.0, 1.0)
     assert shrink(case, 30.0) == ([{"op": "deliver", "choices": [3]}], Violation("CLM-NET-1", "planted", 0))

@@ -1,4 +1,4 @@
-"""Declared properties (spec/12 DEF-EXP-8, conformance/declared.py): each
+"""Declared properties (spec/12 DEF-EXP-8, conformance/schedules/declared.py): each
 family lists what a run checks, each `Always` property runs after exactly
 the operations it names, the explorer's report lists every property with
 how often it ran, and the quiescence backstop of the overlay check bites."""
@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import pytest
 
-from subsum.conformance import declared
+from subsum.conformance.schedules import declared
 from subsum.conformance.explore.scope import Scope
 from subsum.conformance.explore.search import explore
-from subsum.conformance.families import FORWARDING, SIENA, SUMMARIES
-from subsum.conformance.schedules import Run
-from subsum.conformance.violations import ClaimViolation
+from subsum.conformance.schedules.families import FORWARDING, SIENA, SUMMARIES
+from subsum.conformance.schedules.runs import Run
+from subsum.conformance.runner.violations import ClaimViolation
 from subsum.impl.network import CLIENT_BASE, SienaBroker
 
 

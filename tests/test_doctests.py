@@ -20,8 +20,9 @@ import subsum.model
 MODULES = [importlib.import_module(m.name)
            for package in (subsum.model, subsum.core)
            for m in pkgutil.walk_packages(package.__path__, package.__name__ + ".")]
-MODULES += [importlib.import_module(f"subsum.conformance.{name}") for name in ("budget", "census", "violations", "claims.records")]
-MODULES += [importlib.import_module(f"subsum.bench.{name}") for name in ("verdict", "fidelity_measure")]
+MODULES += [importlib.import_module(name) for name in (
+    "subsum.conformance.runner.budget", "subsum.conformance.runner.census", "subsum.conformance.runner.violations", "subsum.conformance.claims.records",
+    "subsum.fidelity.verdict", "subsum.fidelity.measure")]
 FINDER = doctest.DocTestFinder(exclude_empty=True)
 DOCTESTS = [t for module in MODULES for t in FINDER.find(module) if t.examples]
 

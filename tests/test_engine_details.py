@@ -20,8 +20,8 @@ from subsum.core.types import Attribute, Constraint, Event, Subscription
 from subsum.impl.matching import ENGINES, MatchStats, make_engine
 from subsum.impl.matching.base import count_distinct_attributes
 from subsum.impl.matching.cindex import PatternLeaf, WildcardLeaf
-from subsum.impl.matching.columnar import ColumnarBatch
-from subsum.impl.matching.pivots import pivot_rank_of
+from subsum.impl.matching.columnar.batch import ColumnarBatch
+from subsum.impl.matching.columnar.pivots import pivot_rank_of
 
 SUBS = [("s1", parse_filter("x = 1 and y > 0 and z < 5")), ("s2", parse_filter("x = 2")),
         ("s3", parse_filter("y > 10")), ("s4", parse_filter('w prefix "ab"'))]

@@ -7,7 +7,7 @@ import pytest
 from click.testing import CliRunner
 from hypothesis import given, settings
 
-from subsum.impl.matching.workload import Params, generate
+from subsum.bench.matching.workload import Params, generate
 from subsum.cli import main
 from subsum.cli.match import ENGINE_NAMES
 from subsum.conformance import strategies as gen
@@ -81,7 +81,7 @@ def test_generator_rejects_bad_parameters(bad, message):
 def test_duckdb_peer_agrees_with_the_model(workload):
     """The benchmark's peer is only a fair comparison if it computes the same thing."""
     from subsum.bench.peer import DuckDBPeer
-    from subsum.impl.matching.columnar import ColumnarBatch
+    from subsum.impl.matching.columnar.batch import ColumnarBatch
 
     subscriptions, events = workload
     peer = DuckDBPeer(subscriptions, threads=1)

@@ -19,7 +19,7 @@ from subsum.conformance.explore.search import explore
 from subsum.conformance.explore.fingerprints import canonical, fingerprint
 from subsum.conformance.explore.state import State, moves, successor
 from subsum.core.errors import SubsumError
-from subsum.conformance.schedules import ScheduleError, execute
+from subsum.conformance.schedules.runs import ScheduleError, execute
 from subsum.impl.network import CLIENT_BASE, SienaBroker, StrawmanBroker
 from subsum.impl.network.protocols.summaries.broker import SummaryBroker
 
@@ -230,7 +230,7 @@ def test_an_exhaustive_claim_check_fails_when_a_bound_cuts_the_search(monkeypatc
 
 def test_each_protocol_of_the_family_has_an_exhaustive_claim_with_a_larger_scope_under_thorough():
     from subsum.conformance.explore import checks
-    from subsum.conformance.families import schedule_protocols
+    from subsum.conformance.schedules.families import schedule_protocols
 
     # siena-nocover is Siena's covering off: plain forwarding, which CLM-EXP-1 covers
     assert set(checks.CI_SCOPES) == set(checks.THOROUGH_SCOPES) == set(schedule_protocols()) - {"siena-nocover"}

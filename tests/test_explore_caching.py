@@ -11,12 +11,12 @@ import sys
 
 import pytest
 
-from subsum.conformance import declared
+from subsum.conformance.schedules import declared
 from subsum.conformance.explore.scope import Scope
 from subsum.conformance.explore.search import explore
 from subsum.conformance.explore.state import State, moves, successor
-from subsum.conformance.schedules import Run, ScheduleError
-from subsum.conformance.violations import ClaimViolation
+from subsum.conformance.schedules.runs import Run, ScheduleError
+from subsum.conformance.runner.violations import ClaimViolation
 from subsum.core.errors import SubsumError
 from subsum.impl.network import CLIENT_BASE
 

@@ -20,7 +20,7 @@ from subsum.conformance.explore.model import ScopeModel
 from subsum.conformance.explore.scope import Scope
 from subsum.conformance.explore.searches import BreadthFirst
 from subsum.conformance.explore.walk import random_walk
-from subsum.conformance.violations import ClaimViolation
+from subsum.conformance.runner.violations import ClaimViolation
 
 FORGETFUL = "subsum.bench.planted:ForgetfulStrawman"
 HASTY = "subsum.bench.planted:HastyInformed"

@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from subsum.conformance.checked_brokers import InformedChecks
+from subsum.conformance.checks.network.checked_brokers import InformedChecks
 from subsum.conformance.explore.checks import CI_SCOPES
 from subsum.conformance.explore.memo import LocalSteps
 from subsum.conformance.explore.scope import Scope

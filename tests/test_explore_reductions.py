@@ -31,7 +31,7 @@ from subsum.conformance.explore.scope import Scope
 from subsum.conformance.explore.search import explore
 from subsum.conformance.explore.searches import BreadthFirst, DepthFirst, Exploration
 from subsum.conformance.explore.state import Step, State
-from subsum.conformance.families import family_of
+from subsum.conformance.schedules.families import family_of
 from subsum.core import collector
 
 PROTOCOLS = ("strawman", "timed", "notified", "informed", "siena", "siena-nocover", "summaries",

@@ -107,7 +107,7 @@ def test_jobs_run_the_breadth_first_search_only():
 
 
 def test_the_bench_judges_speed_ups_by_its_stated_rule(tmp_path):
-    from subsum.bench import explore_jobs as bench
+    from subsum.bench.explore import jobs as bench
 
     def rows(one: list[float], two: list[float]) -> list[dict]:
         return ([{"round": i, "search": "one job", "seconds": s} for i, s in enumerate(one)]
@@ -120,7 +120,7 @@ def test_the_bench_judges_speed_ups_by_its_stated_rule(tmp_path):
 
 @pytest.mark.thorough  # 11 s: the quick bench itself
 def test_the_quick_bench_writes_its_files_and_finds_identical_results(tmp_path):
-    from subsum.bench import explore_jobs as bench
+    from subsum.bench.explore import jobs as bench
 
     summary = bench.run(tmp_path, quick=True, log=lambda _: None)
     assert summary["identical_results"] == "holds" and summary["states"] == 8633
@@ -160,7 +160,7 @@ def test_a_worker_that_dies_fails_the_search_at_once(monkeypatch):
 
 def test_ctrl_c_in_a_search_stops_the_bench_that_runs_it(monkeypatch):
     """explore() keeps Ctrl-C to report on (cut_by "interrupt"); a bench running searches must stop, not go on."""
-    from subsum.bench import explore_jobs as bench
+    from subsum.bench.explore import jobs as bench
     from subsum.conformance.explore.searches import Exploration
 
     monkeypatch.setattr(bench, "explore", lambda scope, **_: Exploration(scope, cut_by="interrupt"))

@@ -8,10 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from subsum.bench import fidelity, fidelity_load
-from subsum.bench import verdict as rule
-from subsum.bench import fidelity_measure
-from subsum.bench.fidelity_measure import Ours, Results
+from subsum.fidelity import report as fidelity
+from subsum.fidelity import load as fidelity_load
+from subsum.fidelity import verdict as rule
+from subsum.fidelity import measure as fidelity_measure
+from subsum.fidelity.measure import Ours, Results
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -84,7 +85,7 @@ def test_measures_read_the_rows_they_name(tmp_path):
     (tmp_path / "b").mkdir()
     (tmp_path / "b" / "r.csv").write_text("x,policy,y,y_ci95\n1,a,1.0,0.1\n2,a,2.0,0.2\n1,b,3.0,0.1\n2,b,1.0,0.1\n")
     results = Results(tmp_path)
-    from subsum.bench import fidelity_measure as fm
+    from subsum.fidelity import measure as fm
 
     assert fm.cell("b/r.csv", "y", x=2, policy="a")(results) == Ours(mean=2.0, ci95=0.2, where="x = 2, policy = a")
     assert fm.extreme("b/r.csv", "y")(results).mean == 3.0
@@ -104,7 +105,7 @@ def test_rankings_over_several_parameters_and_one_against_its_strongest_rival(tm
     (tmp_path / "c").mkdir()
     (tmp_path / "c" / "p.csv").write_text("n,a,placement,y\n20,1,all,5\n20,1,leaf,7\n20,1,single,2\n50,1,all,9\n50,1,leaf,4\n50,1,single,8\n")
     results = Results(tmp_path)
-    from subsum.bench import fidelity_measure as fm
+    from subsum.fidelity import measure as fm
 
     assert len(fm.ranked("c/p.csv", "y", "placement", ("all", "leaf"), ["n", "a"])(results).points) == 2
     with pytest.raises(ValueError, match="two rows with placement = all"):
@@ -192,7 +193,7 @@ def test_subsum_fidelity_writes_the_table_and_refuses_a_broken_statement_file(tm
 def test_a_results_cell_that_is_not_a_number_is_named_with_its_file_line_and_field(tmp_path):
     (tmp_path / "b").mkdir()
     (tmp_path / "b" / "r.csv").write_text("x,y\n1,2.0\n2,oops\n")
-    from subsum.bench import fidelity_measure as fm
+    from subsum.fidelity import measure as fm
 
     with pytest.raises(ValueError, match=r"b/r.csv:3: field 'y': not a number: 'oops'"):
         fm.cell("b/r.csv", "y")(Results(tmp_path))
@@ -222,7 +223,7 @@ def test_every_column_and_where_key_a_statement_reads_is_in_the_committed_csv_an
     import tomllib
 
     problems, checked = [], 0
-    for path in sorted((ROOT / "benchmarks" / "fidelity").glob("seed*.toml")):
+    for path in sorted((ROOT / "subsum" / "fidelity" / "statements").glob("seed*.toml")):
         for statement in tomllib.loads(path.read_text(encoding="utf-8"))["statement"]:
             for table in measure_tables(statement):
                 if "file" not in table:
@@ -252,7 +253,7 @@ def test_a_row_true_by_construction_is_counted_apart_and_says_why():
 
 def test_every_left_out_statement_gives_one_of_the_stated_reasons_and_the_table_counts_them(tmp_path):
     left = fidelity_load.left_out_all()
-    for path in sorted((ROOT / "benchmarks" / "fidelity").glob("seed*.toml")):  # every seed's file has its list
+    for path in sorted((ROOT / "subsum" / "fidelity" / "statements").glob("seed*.toml")):  # every seed's file has its list
         assert "\n# LEFT OUT" in path.read_text(encoding="utf-8") and fidelity_load.left_out(path), path.name
     assert len(left) >= 50 and {reason for _, reason in left} <= set(fidelity_load.LEFT_OUT_REASONS)
     assert not {statement_id for statement_id, _ in left} & {s.id for s in fidelity_load.load_all()}  # left out, not a row too
@@ -269,7 +270,7 @@ def test_every_left_out_statement_gives_one_of_the_stated_reasons_and_the_table_
 
 
 def test_named_rankings_carry_their_intervals_so_a_failure_inside_them_keeps_the_trend():
-    from subsum.bench import fidelity_named_cs
+    from subsum.fidelity import named_cs as fidelity_named_cs
 
     results = Results(ROOT / "benchmarks" / "results")
     ours = fidelity_named_cs.soha_best_delay_and_hit(results)

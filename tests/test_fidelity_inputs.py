@@ -15,10 +15,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from subsum.bench import fidelity
-from subsum.bench import verdict as rule
-from subsum.bench import fidelity_explain
-from subsum.bench.fidelity_explain import quoted_numbers
+from subsum.fidelity import report as fidelity
+from subsum.fidelity import verdict as rule
+from subsum.fidelity import explain as fidelity_explain
+from subsum.fidelity.explain import quoted_numbers
 from subsum.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -125,7 +125,7 @@ def test_a_corrupt_summary_json_is_refused_with_its_name(tmp_path, summary, said
 
 
 def test_results_json_refuses_an_absent_or_corrupt_summary(tmp_path):
-    from subsum.bench import fidelity_measure as fm
+    from subsum.fidelity import measure as fm
 
     results, _ = small(tmp_path, "x,y\n1,2.0\n", '{"a": ')
     with pytest.raises(fm.InputError, match="summary.json:1: not valid JSON"):

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from subsum.conformance.schedules import Run
-from subsum.conformance.schedules import draw_schedule
+from subsum.conformance.schedules.runs import Run
+from subsum.conformance.schedules.runs import draw_schedule
 from subsum.core.filters import parse_filter
 from subsum.impl.network import NetworkError, build
 from subsum.impl.network.protocol import Broker

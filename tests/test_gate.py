@@ -10,11 +10,15 @@ from hypothesis import Phase, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import run_state_machine_as_test
 
-from subsum.conformance import census, checked_brokers, claims, engines, network
+from subsum.conformance import claims
+from subsum.conformance.runner import census
+from subsum.conformance.checks.network import checked_brokers
+from subsum.conformance.checks.matching import engines
+from subsum.conformance.checks.network import forwarding as network
 from subsum.conformance import strategies as gen
-from subsum.conformance.schedules import violation_of
-from subsum.conformance.properties import property_check, run_property
-from subsum.conformance.violations import ClaimViolation, claim_of
+from subsum.conformance.schedules.runs import violation_of
+from subsum.conformance.checks.matching.properties import property_check, run_property
+from subsum.conformance.runner.violations import ClaimViolation, claim_of
 from subsum.core.types import Attribute, Constraint, Subscription
 from subsum.impl.network import CLIENT_BASE, StrawmanBroker
 from subsum.impl.network.sim import Network

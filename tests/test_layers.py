@@ -8,9 +8,10 @@ function) is read with `ast` and its layer checked against an allow-list:
     impl         core
     conformance  core, model, impl
     app          core, model, impl, conformance (what a command does, below the CLI)
-    bench        core, model, impl, conformance
-    cli          core, impl, conformance, app, bench: never the model (the CLI parses and renders)
-    (and nothing of ours imports bench or cli, but the CLI and `python -m subsum`)
+    fidelity     core, model, impl, conformance (the seeds' statements and the one verdict rule)
+    bench        core, model, impl, conformance, fidelity (each bench judges its figures by the statements)
+    cli          core, impl, conformance, app, fidelity, bench: never the model (the CLI parses and renders)
+    (and nothing of ours imports fidelity but bench and the CLI, nor bench or cli but the CLI and `python -m subsum`)
 
 No private name (`_x`) is imported from another module, and no private
 attribute of another module or class of ours is read through it
@@ -35,8 +36,9 @@ ALLOWED = {
     "impl": {"core", "impl"},
     "conformance": {"core", "model", "impl", "conformance"},
     "app": {"core", "model", "impl", "conformance", "app"},
-    "bench": {"core", "model", "impl", "conformance", "bench"},
-    "cli": {"core", "impl", "conformance", "app", "bench", "cli"},
+    "fidelity": {"core", "model", "impl", "conformance", "fidelity"},
+    "bench": {"core", "model", "impl", "conformance", "fidelity", "bench"},
+    "cli": {"core", "impl", "conformance", "app", "bench", "fidelity", "cli"},
     "top": {"cli", "top"},  # subsum/__init__.py, subsum/__main__.py
 }
 

@@ -13,7 +13,7 @@ from subsum.core.types import Attribute, Event
 from subsum.model import smt
 from subsum.model.placement import delivery_brokers, overlay
 from subsum.model.routing import next_broker, propagation_plan
-from subsum.model.summaries import reference_summary, row_is_exact
+from subsum.model.summaries.summary import reference_summary, row_is_exact
 
 #: Seed 000 Example 4-3: the 13-broker tree (seed note §5.2).
 EXAMPLE_4_3 = nx.Graph([(1, 2), (2, 5), (3, 5), (4, 5), (6, 5), (5, 7), (7, 8), (8, 9), (8, 10), (10, 11), (11, 12), (11, 13)])

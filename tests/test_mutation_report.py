@@ -150,7 +150,7 @@ def test_the_sample_is_seeded_uniform_per_package_and_independent_of_other_packa
     first = draw(0)
     assert len(first) == 13 and first == sorted(first) and draw(0) == first and draw(1) != first
     assert len({name for name in first if ".model." in name}) == 10 and sum(".lru." in name for name in first) == 3
-    _meta(tmp_path, "subsum.conformance.census", 40)  # a new package leaves the others' samples as they were
+    _meta(tmp_path, "subsum.conformance.runner.census", 40)  # a new package leaves the others' samples as they were
     assert [n for n in draw(0) if ".conformance." not in n] == first
 
 

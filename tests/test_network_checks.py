@@ -1,4 +1,4 @@
-"""The fuzzer's per-step network checks bite: conformance.network's
+"""The fuzzer's per-step network checks bite: conformance.checks.network.forwarding's
 check_overlay (CLM-NET-1) and check_tables (CLM-NET-2), each fed a network
 with one planted fault, and the memoised model pieces they use agree with
 the model called directly."""
@@ -12,8 +12,8 @@ from subsum.impl.network.actor import Out
 from hypothesis import given
 from hypothesis import strategies as st
 
-from subsum.conformance import network as checks
-from subsum.conformance.violations import ClaimViolation
+from subsum.conformance.checks.network import forwarding as checks
+from subsum.conformance.runner.violations import ClaimViolation
 from subsum.core.filters import parse_filter
 from subsum.impl.network import build
 from subsum.model import network as ref
@@ -106,7 +106,7 @@ def test_a_check_message_reads_the_same_under_every_hash_seed():
     import subprocess
     import sys
 
-    code = ("from subsum.conformance.violations import listed; from subsum.core.filters import parse_filter; "
+    code = ("from subsum.conformance.runner.violations import listed; from subsum.core.filters import parse_filter; "
             "print(listed([(3, 'UNSUB', parse_filter('s = \"ab\" and x > 0 and b = true and y < 2.5'))]))")
     texts = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                             env={**os.environ, "PYTHONHASHSEED": str(seed)}).stdout for seed in range(1, 7)}

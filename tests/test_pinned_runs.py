@@ -24,7 +24,7 @@ import pytest
 
 from subsum.bench.network import measure_swaps, throughput
 from subsum.bench.reconfig import run_protocol
-from subsum.conformance.schedules import Run, draw_schedule
+from subsum.conformance.schedules.runs import Run, draw_schedule
 from subsum.core.filters import format_filter
 from subsum.impl.network.trace import record_json
 from subsum.impl.network.workloads.routing import simulate

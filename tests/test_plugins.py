@@ -67,14 +67,14 @@ def test_shrinking_keeps_the_failure_and_can_be_switched_off(tmp_path):
     """Without shrinking, the saved schedule is the one found (longer); with
     it, each candidate must fail with the same claim: a shrinker that kept any
     failing schedule could end on an empty one, which replays clean."""
-    from subsum.conformance import fuzz
+    from subsum.conformance.schedules import fuzz
     from subsum.conformance.replays.running import RunOptions, run
 
     sys.path.insert(0, str(PLUGINS))
     try:
         plugin = "myplugins.brokers:ForgetfulBroker"
-        found = fuzz.fuzz(protocol=plugin, schedules=3, replay_dir=tmp_path / "raw", shrink_budget=0)
-        shrunk = fuzz.fuzz(protocol=plugin, schedules=3, replay_dir=tmp_path / "shrunk")
+        found = fuzz.fuzz(fuzz.Drawing(protocol=plugin), fuzz.Campaign(schedules=3, replay_dir=tmp_path / "raw", shrink_budget=0))
+        shrunk = fuzz.fuzz(fuzz.Drawing(protocol=plugin), fuzz.Campaign(schedules=3, replay_dir=tmp_path / "shrunk"))
         for raw, small in zip(found.violations, shrunk.violations):
             raw_doc, small_doc = json.loads(raw.read_text()), json.loads(small.read_text())
             assert "shrunk_from" not in raw_doc and small_doc["shrunk_from"] == len(raw_doc["schedule"])
@@ -134,7 +134,7 @@ def test_the_buggy_plugin_cache_is_caught_and_replayed(tmp_path):
     # Shrinking bounded at 3 s, not the ci profile's 20 s, which this failure spends whole (issue 51): the run it saves
     # is longer (some 60 operations, not 4), and replays the same way.
     result = subprocess.run([sys.executable, "-c", "import sys, attrs; from subsum.conformance.replays import documents; "
-                             "from subsum.conformance import profiles; from pathlib import Path; "
+                             "from subsum.conformance.runner import profiles; from pathlib import Path; "
                              f"documents.FUZZ_FOLDER = Path({str(tmp_path)!r}); "
                              "profiles.PROFILES['ci'] = attrs.evolve(profiles.PROFILES['ci'], shrink_seconds=3.0); "
                              "from subsum.cli import main; main(sys.argv[1:], prog_name='subsum')", "verify", "--cache", "myplugins.caches:StaleLRU"],

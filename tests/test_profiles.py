@@ -1,4 +1,4 @@
-"""conformance/profiles.py: under `ci`, a check's examples depend on its name and its strategies only,
+"""conformance/runner/profiles.py: under `ci`, a check's examples depend on its name and its strategies only,
 never on its source text or on what else the process has loaded (two ways Hypothesis 6.170 lets them
 vary), and `thorough` keeps Hypothesis's own behaviour."""
 
@@ -14,7 +14,7 @@ from hypothesis.internal.conjecture import providers as _providers
 from hypothesis import strategies as st
 from sortedcontainers import SortedSet  # type: ignore[import-untyped]
 
-from subsum.conformance import profiles
+from subsum.conformance.runner import profiles
 
 MAGIC = 987_654_321  # a literal no module of subsum has
 
@@ -82,7 +82,7 @@ def test_under_ci_the_modules_loaded_do_not_change_the_draws(tmp_path, monkeypat
 _PROFILE_SETTINGS = """
 import json
 from hypothesis import settings
-from subsum.conformance import profiles
+from subsum.conformance.runner import profiles
 out = {}
 for name in ("thorough", "ci"):
     profiles.load(name)

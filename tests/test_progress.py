@@ -9,7 +9,9 @@ import time
 import pytest
 from click.testing import CliRunner
 
-from subsum.cli import console, main, progress as prog
+from subsum.cli import main
+from subsum.cli.common import console
+from subsum.cli.common import progress as prog
 
 
 @pytest.fixture

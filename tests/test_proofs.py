@@ -5,7 +5,7 @@ import json
 from click.testing import CliRunner
 
 from subsum.cli import main
-from subsum.conformance.proofs import WRONG_RULES, counterexample_confirmed, prove_rule
+from subsum.conformance.checks.matching.proofs import WRONG_RULES, counterexample_confirmed, prove_rule
 
 # Table 1 of seed 001: rows 1-8 are the ordering operators (int, float),
 # row 9 is `=` (every type), rows 10-12 are prefix, suffix, substring (string).

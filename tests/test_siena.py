@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import run_state_machine_as_test
 
-from subsum.conformance import siena
+from subsum.conformance.checks.routing import siena
 from subsum.core.filters import parse_filter
 from subsum.core.types import Attribute, Event, Subscription
 from subsum.impl.network import build, forwarding_protocols

@@ -13,7 +13,7 @@ import networkx as nx
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from subsum.conformance.routing import graphs
+from subsum.conformance.checks.routing.routes import graphs
 from subsum.model.routing import brocli_route, single_sink_plan
 
 

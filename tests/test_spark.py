@@ -23,7 +23,7 @@ def run(*args):
 
 
 def test_spark_engine_writes_the_in_process_engines_bytes(tmp_path):
-    from subsum.impl.matching.workload import Params, generate
+    from subsum.bench.matching.workload import Params, generate
     from subsum.core.filters import format_filter
 
     work = generate(Params(events=60, attrs_low=2, attrs_high=4, names=6, subscriptions=40, cons_low=1, cons_high=2,
@@ -167,8 +167,8 @@ def test_the_executors_python_setting_reaches_pyspark_as_spark_submit_passes_it(
 
 def test_streamed_jsonl_equals_the_written_one(tmp_path):
     """A cluster's local JSONL target is streamed to the driver; same bytes, no staging left behind."""
-    from subsum.conformance.spark import session, write_lines
-    from subsum.conformance.spark_readers import SEED000_EVENTS, SEED000_SUBSCRIPTIONS
+    from subsum.conformance.checks.pipeline.spark import session, write_lines
+    from subsum.conformance.checks.pipeline.readers import SEED000_EVENTS, SEED000_SUBSCRIPTIONS
     from subsum.impl.spark import io as sio
     from subsum.impl.spark.match import match
 
@@ -248,7 +248,7 @@ def test_a_fresh_process_logs_nothing_but_the_jvms_own_notice_and_a_failed_read_
 
 
 def test_bench_crossover_is_per_plan_and_engine_and_needs_spark_to_stay_ahead():
-    from subsum.bench.spark import crossover
+    from subsum.bench.spark.bench import crossover
 
     def row(engine, n, rate, master="in-process", plan=""):
         return {"series": "events", "engine": engine, "plan": plan, "master": master, "events": n, "events_per_s": rate}
@@ -268,7 +268,7 @@ def test_bench_crossover_is_per_plan_and_engine_and_needs_spark_to_stay_ahead():
 
 
 def test_bench_verdicts_follow_their_rules():
-    from subsum.bench.spark import verdicts
+    from subsum.bench.spark.bench import verdicts
 
     def row(engine, seconds, ratio, agrees="", plan="", session=""):
         return {"series": "events", "engine": engine, "plan": plan, "master": "local[2]" if engine == "spark" else "in-process",

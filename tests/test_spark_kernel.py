@@ -1,7 +1,7 @@
 """The kernel plan of the Spark engine (spec/07-pipeline.md DEF-PIPE-4):
 Arrow batches to the kernel's columns and back, the plan's choice, and
 executors that cannot run it. Its agreement with the model is CLM-PIPE-1's
-(conformance/spark.py, both plans); the CLI's bytes against the in-process
+(conformance/checks/pipeline/spark.py, both plans); the CLI's bytes against the in-process
 engines are tests/test_engine_agreement.py's and the hostile corpus's;
 executors without Python, tests/test_spark.py's fresh-process test."""
 

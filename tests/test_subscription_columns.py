@@ -1,4 +1,4 @@
-"""Subscriptions as columns (impl/matching/subscription_columns.py): the round
+"""Subscriptions as columns (impl/matching/columnar/subscription_columns.py): the round
 trip through objects, the bulk build's view of them (pivots.PivotIndex), and
 the clear ValueError a hand-built, invalid set of columns gets from
 `from_columns` (before any index is built)."""
@@ -14,9 +14,9 @@ from subsum.core.filters import parse_filter
 from subsum.core.types import Attribute, Event
 from subsum.impl.matching import ENGINES, make_engine
 from subsum.impl.matching.ops import OP_CODE
-from subsum.impl.matching.pivots import PivotIndex
-from subsum.impl.matching.subscription_columns import ConstraintColumn, SubscriptionColumns
-from subsum.impl.matching.workload import Params, generate
+from subsum.impl.matching.columnar.pivots import PivotIndex
+from subsum.impl.matching.columnar.subscription_columns import ConstraintColumn, SubscriptionColumns
+from subsum.bench.matching.workload import Params, generate
 
 
 @given(gen.workloads())
@@ -108,7 +108,7 @@ def test_nan_infinity_and_a_bad_wildcard_are_refused():
 
 COUNTERS = """
 from subsum.impl.matching import make_engine
-from subsum.impl.matching.workload import Params, generate
+from subsum.bench.matching.workload import Params, generate
 w = generate(Params(subscriptions=400, events=300, planted_rate=0.3))
 engine = make_engine("vectorized", w.subscriptions)
 engine.match_batch(w.events())
@@ -160,7 +160,7 @@ def test_the_compiled_engine_runs_where_the_cpu_affinity_is_unknown(monkeypatch)
     import os
 
     monkeypatch.delattr(os, "sched_getaffinity")
-    from subsum.impl.matching.compiled import MatchPlan
+    from subsum.impl.matching.columnar.compiled import MatchPlan
 
     assert MatchPlan().workers() == (os.cpu_count() or 1)
     assert make_engine("compiled", [("a", parse_filter("x > 3"))]).match_batch([Event((Attribute("x", "int", 5),))]) == [{"a"}]

@@ -1,5 +1,5 @@
 """Summary-based routing (spec/08-summary-routing.md): the checks of
-conformance.routing_machine bite on planted bugs, the CLI prints Example 4-3's plan,
+conformance.checks.routing.churn bite on planted bugs, the CLI prints Example 4-3's plan,
 and `subsum simulate summaries` delivers exactly."""
 
 from __future__ import annotations
@@ -12,7 +12,8 @@ from pathlib import Path
 import attrs
 import pytest
 
-from subsum.conformance import profiles, routing_machine
+from subsum.conformance.runner import profiles
+from subsum.conformance.checks.routing import churn as routing_machine
 from subsum.impl.network.protocols.summaries.broker import SummaryBroker
 from subsum.impl.network.protocols.summaries.routing import Routing
 

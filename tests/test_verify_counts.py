@@ -10,7 +10,9 @@ import re
 from click.testing import CliRunner
 
 from subsum.cli import main
-from subsum.conformance import reports, verify as verifying, verify_workers
+from subsum.conformance.runner import reports
+from subsum.conformance.runner import verify as verifying
+from subsum.conformance.runner import pool as verify_workers
 from subsum.conformance.claims import CLAIMS, CheckResult
 
 
@@ -57,7 +59,7 @@ def test_a_check_that_several_claims_list_runs_once_and_stands_for_each():
     ran = verify_workers.runs(CLAIMS)
     assert len(units) == 146 and len(ran) == 128
     by_claim = {c.id: c for c in CLAIMS}
-    failed = CheckResult("CLM-CACHE-1", "stateful", "conformance.caching.CacheAgainstReference[fifo]", "fail", 9.0, "boom", "CLM-CACHE-1")
+    failed = CheckResult("CLM-CACHE-1", "stateful", "conformance.checks.caching.policies.CacheAgainstReference[fifo]", "fail", 9.0, "boom", "CLM-CACHE-1")
     shown = verifying.shared_result(failed, by_claim["CLM-CACHE-2"], by_claim["CLM-CACHE-1"])
     assert (shown.claim, shown.status, shown.violated, shown.seconds) == ("CLM-CACHE-2", "fail", "CLM-CACHE-2", 0.0)
     assert shown.detail == "boom; the run of CLM-CACHE-1's check"

@@ -20,7 +20,7 @@ from click.testing import CliRunner
 from subsum.cli import main
 
 from subsum.conformance.claims import CLAIMS, CheckResult
-from subsum.conformance.reports import html_page, junit_xml
+from subsum.conformance.runner.reports import html_page, junit_xml
 
 #: A registry of three claims run in a fresh process: a quick passing check,
 #: a property that fails at once and then shrinks slowly (every example
@@ -29,8 +29,10 @@ SLOW_REGISTRY = textwrap.dedent("""
     import os, signal, sys, time
     import attrs
     from hypothesis import strategies as st
-    from subsum.conformance import claims, profiles, verify
-    from subsum.conformance.properties import property_check, run_property
+    from subsum.conformance import claims
+    from subsum.conformance.runner import profiles
+    from subsum.conformance.runner import verify
+    from subsum.conformance.checks.matching.properties import property_check, run_property
 
     @property_check(st.lists(st.integers(), min_size=5, max_size=50))
     def shrinks_slowly(xs):
@@ -98,7 +100,7 @@ TWO_BUGS = textwrap.dedent("""
     import sys
     from hypothesis import strategies as st
     from subsum.conformance import claims
-    from subsum.conformance.properties import property_check, run_property
+    from subsum.conformance.checks.matching.properties import property_check, run_property
 
     @property_check(st.integers())
     def two_bugs(x):
@@ -260,7 +262,8 @@ def test_a_worker_that_sees_another_registry_is_an_error(tmp_path):
 
 def test_every_spark_check_goes_to_the_one_spark_worker_and_every_check_is_handed_out_once():
     """The dispatch of a whole ci run over three workers that free up in turn: one JVM runs every Spark check."""
-    from subsum.conformance import verify, verify_workers
+    from subsum.conformance.runner import verify
+    from subsum.conformance.runner import pool as verify_workers
 
     work = verify_workers.units(verify.select().claims)
     pending, taken = list(range(len(work))), {0: [], 1: [], 2: []}

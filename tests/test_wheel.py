@@ -7,6 +7,7 @@ The build is offline when this environment has setuptools>=77 (the dev extra
 installs it); otherwise pip's build isolation fetches it. About 10 s."""
 
 import importlib.util
+import json
 import os
 import shutil
 import subprocess
@@ -21,7 +22,9 @@ ROOT = Path(__file__).resolve().parents[1]
 # Source folder -> where its files land in site-packages. Written out here, not
 # read from setup.py, so that a folder the packaging forgets fails this test.
 LAYOUT = {"subsum": "subsum", "model": "subsum/model", "impl": "subsum/impl", "conformance": "subsum/conformance"}
-PACKAGE_DATA = ["subsum/impl/spark/log4j2.properties"]
+PACKAGE_DATA = ["subsum/impl/spark/log4j2.properties", "subsum/conformance/statements.json",
+                "subsum/bench/summary_routing/cwix-us-24.edgelist",
+                *(f"subsum/fidelity/statements/seed{n}.toml" for n in ("000", "001", "003", "004"))]
 SKIP = shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info", "build", "dist")
 
 
@@ -129,3 +132,18 @@ def test_the_installed_cli_runs_outside_the_repository(installed):
     match = run(installed, "subsum", "match", "--subscriptions", str(seed / "subscriptions.jsonl"), "--events", str(seed / "events.jsonl"))
     assert match.returncode == 0, match.stderr
     assert match.stdout == '{"event": "fig-2-2", "subscriptions": ["S1"]}\n'
+
+
+def test_a_bench_and_the_fidelity_table_run_from_the_wheel(installed, tmp_path):
+    """The statements and the CWIX topology are package data (issue 57): outside the checkout, the installed
+    `subsum bench summary-routing --quick` reads CWIX, and `subsum fidelity` judges what it wrote by the shipped
+    statements (the other benches' files absent, marked so)."""
+    results = tmp_path / "results"
+    bench = run(installed, "subsum", "bench", "summary-routing", "--quick", "--quiet", "--out-dir", str(results))
+    assert bench.returncode == 0, bench.stderr
+    table = run(installed, "subsum", "fidelity", "--results", str(results), "--allow-missing", "--format", "json",
+                "--output", str(tmp_path / "FIDELITY.md"))
+    assert table.returncode == 0, table.stderr
+    statements = json.loads(table.stdout)["statements"]
+    measured = [s["id"] for s in statements if s["ours"] is not None]  # read from the files the bench wrote
+    assert len(statements) > 100 and sum(i.startswith("000-5") for i in measured) >= 15, measured

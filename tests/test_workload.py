@@ -1,4 +1,4 @@
-"""Seed 001's workload generator (impl/matching/workload.py) against the
+"""Seed 001's workload generator (subsum/bench/matching/workload.py) against the
 rules its docstring and benchmarks/README.md state: the shape of names,
 strings, constraints and events, the planted matches, the witnesses, and the
 parameter bounds. The benchmarks' figures rest on this shape."""
@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 from subsum.core.types import Attribute, Constraint, Event, Subscription
-from subsum.impl.matching.columnar import DTYPES
-from subsum.impl.matching.workload import HIGH, LOW, OPS, STRING_TABLE_SIZE, Params, _Generator, generate
+from subsum.impl.matching.columnar.batch import DTYPES
+from subsum.bench.matching.workload import HIGH, LOW, OPS, STRING_TABLE_SIZE, Params, _Generator, generate
 from subsum.model import semantics
 
 SMALL = dict(events=80, attrs_low=3, attrs_high=5, names=12, subscriptions=30, cons_low=1, cons_high=4)

@@ -22,7 +22,7 @@ The package:
 - `execution`: running a check (`execute`, `run_check`, `CheckResult`) and
   picking claims (`claim_by_id`, `plugin_claims`).
 
-What the CLI, scripts/gen_claims.py, conformance/reports.py and the tests
+What the CLI, scripts/gen_claims.py, conformance/runner/reports.py and the tests
 use is exposed here.
 """
 

@@ -4,23 +4,25 @@ and responses (CLM-CACHE-5 .. 10)."""
 
 from __future__ import annotations
 
-from subsum.conformance import caching, protocol_caches, requests
+from subsum.conformance.checks.caching import policies as caching
+from subsum.conformance.checks.caching import in_protocol as protocol_caches
+from subsum.conformance.checks.caching import request_response as requests
 from subsum.conformance.claims.records import M, Check, Claim, example_of, property_of
 
 MC = M + "caching."
 IC = "subsum.impl.caching.policies."
 #: Floors of each machine: operations at equal times (the tie rules) and evictions at capacity 1.
-CACHE_MACHINES = tuple(Check("stateful", f"conformance.caching.CacheAgainstReference[{policy}]",
+CACHE_MACHINES = tuple(Check("stateful", f"conformance.checks.caching.policies.CacheAgainstReference[{policy}]",
                              lambda policy=policy: caching.run_cache_machine(caching.machine_for(policy)),
                              floors={"time:equal": 20, "capacity-1:evicted": 3})
                        for policy in ("fifo", "regdeg", "lfu", "lru"))
-#: The brokers' caches inside the caching protocol at bounded capacity (conformance/protocol_caches.py), with
+#: The brokers' caches inside the caching protocol at bounded capacity (conformance/checks/caching/in_protocol.py), with
 #: floors: evictions under each policy, hits of requests and unsubscriptions at bounded caches.
 PROTOCOL_CACHES = property_of(protocol_caches.protocol_caches_equal_the_reference,
                               floors={**{f"evicted:{policy}": 20 for policy in ("fifo", "regdeg", "lfu", "lru")},
                                       "request-hit:bounded": 30, "unsubscribe:bounded": 10})
 #: The cache machine of `subsum verify --cache X`: the plug-in against the reference of the policy it names.
-PLUGIN_CACHE_MACHINE = Check("stateful", "conformance.caching.CacheAgainstReference", lambda: caching.run_cache_machine())
+PLUGIN_CACHE_MACHINE = Check("stateful", "conformance.checks.caching.policies.CacheAgainstReference", lambda: caching.run_cache_machine())
 
 
 CACHE_POLICY_CLAIMS: tuple[Claim, ...] = (

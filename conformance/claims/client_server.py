@@ -4,7 +4,7 @@ reference."""
 
 from __future__ import annotations
 
-from subsum.conformance import client_server
+from subsum.conformance.checks.caching import client_server
 from subsum.conformance.claims.records import M, Claim, example_of, property_of
 
 

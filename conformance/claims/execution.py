@@ -13,14 +13,17 @@ from typing import Mapping
 import attrs
 from hypothesis.reporting import with_reporter
 
-from subsum.conformance import budget, census, profiles, violations
+from subsum.conformance.runner import budget
+from subsum.conformance.runner import census
+from subsum.conformance.runner import profiles
+from subsum.conformance.runner import violations
 from subsum.conformance.claims.caching import PLUGIN_CACHE_MACHINE
 from subsum.conformance.claims.matching import BUILT_IN_ONLY
 from subsum.conformance.claims.records import Check, Claim
 from subsum.conformance.claims.registry import CLAIMS
 
 #: `subsum verify --engine X` and `--cache X` (spec/11-plugins.md DEF-PLUG-2): the claims whose
-#: checks can run against one plug-in alone (conformance/under_test.py), with those checks. Left
+#: checks can run against one plug-in alone (conformance/runner/under_test.py), with those checks. Left
 #: out: checks of one built-in engine's internals (CLM-ENG-6, 7, BUILT_IN_ONLY) and the work
 #: counters (CLM-ENG-8: `MatchStats` is the built-in engines' bookkeeping), and the reference
 #: policies' own invariants (CLM-CACHE-2).
@@ -71,7 +74,7 @@ def missing_floors(floors: Mapping[str, int], seen: Mapping[str, int]) -> dict[s
 
 
 def execute(check: Check, budget_scale: float = 1.0) -> str:
-    """Run a check under the active profile (conformance/profiles.py): within
+    """Run a check under the active profile (conformance/runner/profiles.py): within
     its time limit, with its census counted and its floors enforced. Returns
     the check's detail line; raises on failure, `CheckTimeout` when cut."""
     profile = profiles.active()
@@ -106,7 +109,7 @@ def execute(check: Check, budget_scale: float = 1.0) -> str:
     return detail + (f"{'; ' if detail else ''}{rounds} rounds" if rounds > 1 else "")
 
 
-#: The start of Hypothesis's warning when shrinking reaches MAX_SHRINKING_SECONDS (conformance/profiles.py sets it).
+#: The start of Hypothesis's warning when shrinking reaches MAX_SHRINKING_SECONDS (conformance/runner/profiles.py sets it).
 SLOW_SHRINK = "WARNING: Hypothesis has spent more than"
 
 

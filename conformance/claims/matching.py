@@ -5,13 +5,16 @@ matching engines (CLM-ENG-*)."""
 
 from __future__ import annotations
 
-from subsum.conformance import engine_internals, engines, examples, properties
+from subsum.conformance.checks.matching import engine_internals
+from subsum.conformance.checks.matching import engines
+from subsum.conformance.checks.matching import examples
+from subsum.conformance.checks.matching import properties
 from subsum.conformance.claims.records import M, Check, Claim, example_of, property_of, rules_proof
 
 
 IMPL_ENGINES = tuple(f"subsum.impl.matching.{m}" for m in (
-    "brute.BruteForceEngine", "counting.CountingEngine", "indexed.IndexedEngine", "rab.RABEngine", "vectorized.VectorizedEngine",
-    "compiled.CompiledEngine"))
+    "brute.BruteForceEngine", "counting.CountingEngine", "indexed.IndexedEngine", "rab.RABEngine", "columnar.vectorized.VectorizedEngine",
+    "columnar.compiled.CompiledEngine"))
 
 VECTORIZED_CHUNKS = property_of(engine_internals.vectorized_in_small_chunks)
 COMPILED_MEMO = property_of(engine_internals.compiled_with_pattern_memo)
@@ -77,7 +80,7 @@ MATCHING_CLAIMS: tuple[Claim, ...] = (
            property_of(engines.engines_agree_on_boundaries, engines.BOUNDARY_FLOORS), *BUILT_IN_ONLY)),
     Claim("CLM-ENG-2",
           "derived", "spec/03-matching.md#clm-eng-2", (M + "semantics.match_batch",), IMPL_ENGINES,
-          (Check("stateful", "conformance.engines.EnginesAgainstModel", engines.run_engines_state_machine,
+          (Check("stateful", "conformance.checks.matching.engines.EnginesAgainstModel", engines.run_engines_state_machine,
                  floors=engines.TYPE_OPERATOR_FLOORS),)),
     Claim("CLM-ENG-3",
           "seed 001 §5.1(2)", "spec/03-matching.md#clm-eng-3", (M + "semantics.match_batch",), IMPL_ENGINES,

@@ -1,25 +1,27 @@
 """The claims of spec/05-network.md (CLM-NET-*: the broker network against
 the ideal routing state and the plain handlers) and spec/06-reconfiguration.md
 (CLM-RCF-*: the deferred and informed reconfiguration protocols). The
-reconfiguration checks are named `conformance.reconfig.<function>` whichever
-conformance.reconfig* module holds them."""
+reconfiguration checks are named `conformance.checks.network.reconfig.<function>` whichever
+conformance.checks.network.reconfig* module holds them."""
 
 from __future__ import annotations
 
-from subsum.conformance import network, reconfig, reconfig_scenarios
+from subsum.conformance.checks.network import forwarding as network
+from subsum.conformance.checks.network import reconfig
+from subsum.conformance.checks.network import reconfig_scenarios
 from subsum.conformance.claims.records import M, Check, Claim, example_of, property_of
 
 #: The name of the reconfiguration checks (spec/06 names them so).
-RECONFIG = "conformance.reconfig"
+RECONFIG = "conformance.checks.network.reconfig"
 
 NM = M + "network."
 NS = M + "strawman."
 NR = M + "reconfiguration."
 #: The differential machine reads every message a broker sends: CLM-NET-6, and CLM-NET-4 apart from the simulator's counter.
-NET_DIFFERENTIAL = Check("stateful", "conformance.network.StrawmanDifferential", network.run_differential_state_machine,
+NET_DIFFERENTIAL = Check("stateful", "conformance.checks.network.forwarding.StrawmanDifferential", network.run_differential_state_machine,
                          floors=network.HANDLER_FLOORS)
 NI = "subsum.impl.network."
-NET_CHURN = Check("stateful", "conformance.network.StrawmanUnderChurn", network.run_strawman_state_machine, floors=network.EDGE_FLOORS)
+NET_CHURN = Check("stateful", "conformance.checks.network.forwarding.StrawmanUnderChurn", network.run_strawman_state_machine, floors=network.EDGE_FLOORS)
 NETWORK_CLAIMS: tuple[Claim, ...] = (
     Claim("CLM-NET-1",
           "seed 002 §3.2, §4.1; seed note §6.3(9)", "spec/05-network.md#clm-net-1", (NM + "overlay",), (NI + "sim.Network",),
@@ -50,7 +52,7 @@ NETWORK_CLAIMS: tuple[Claim, ...] = (
 
 ND = NI + "protocols.deferred."
 NIF = NI + "protocols.informed."
-RCF_MACHINES = tuple(Check("stateful", f"conformance.reconfig.{m.__name__}", (lambda m=m: reconfig.run_machine(m)),
+RCF_MACHINES = tuple(Check("stateful", f"conformance.checks.network.reconfig.{m.__name__}", (lambda m=m: reconfig.run_machine(m)),
                            floors=reconfig.PROTOCOL_FLOORS[m.protocol])
                      for m in (reconfig.TimedUnderChurn, reconfig.NotifiedUnderChurn, reconfig.InformedUnderChurn))
 

@@ -1,17 +1,21 @@
 """The claims of spec/07-pipeline.md: matching on Spark and its file readers
 (CLM-PIPE-*) and trace conformance (CLM-TRACE-*). The Spark checks are named
-`conformance.spark.<function>` whichever of the conformance.spark* modules
+`conformance.checks.pipeline.spark.<function>` whichever of the conformance.checks.pipeline.spark* modules
 holds them (spec/07 names them so)."""
 
 from __future__ import annotations
 
 import attrs
 
-from subsum.conformance import native_json, spark, spark_readers, spark_traces, trace_boundaries
+from subsum.conformance.checks.pipeline import native_json
+from subsum.conformance.checks.pipeline import spark
+from subsum.conformance.checks.pipeline import readers as spark_readers
+from subsum.conformance.checks.pipeline import traces as spark_traces
+from subsum.conformance.checks.pipeline import trace_boundaries
 from subsum.conformance.claims.records import M, Claim, example_of, property_of
 
 #: The name of the Spark checks.
-SPARK = "conformance.spark"
+SPARK = "conformance.checks.pipeline.spark"
 
 SP = "subsum.impl.spark."
 _PIPELINE_CLAIMS: tuple[Claim, ...] = (

@@ -3,7 +3,7 @@ it, and the small constructors the claim families (this package's other
 modules) build their checks with.
 
 A check's name is what `subsum verify` prints: `<module>.<function>`, the
-module as the check's family names it (`conformance.summaries`, not the
+module as the check's family names it (`conformance.checks.summaries`, not the
 module of the family's package that holds the function). The constructors
 derive it from the function; a family whose checks live in several modules
 passes its own name, so a check keeps its name when its function moves.
@@ -18,12 +18,12 @@ from typing import Callable, Mapping
 
 import attrs
 
-from subsum.conformance import properties
-from subsum.conformance.proofs import prove_all, rules_of
+from subsum.conformance.checks.matching import properties
+from subsum.conformance.checks.matching.proofs import prove_all, rules_of
 
 KINDS = ("proof", "property", "stateful", "example", "exhaustive")
 
-#: A check's time budget under `ci`, in seconds, unless it names its own (conformance/profiles.py).
+#: A check's time budget under `ci`, in seconds, unless it names its own (conformance/runner/profiles.py).
 DEFAULT_BUDGET = 120.0
 
 #: The prefix of the model's dotted paths, which every family cites.
@@ -32,7 +32,7 @@ M = "subsum.model."
 
 @attrs.frozen
 class Check:
-    """One check of a claim. `floors` maps census tags (conformance/census.py)
+    """One check of a claim. `floors` maps census tags (conformance/runner/census.py)
     to the least number of times the check's generators must produce them;
     `budget` is its time limit under `ci`, in seconds."""
 
@@ -79,8 +79,8 @@ def check_name(fn, family: str | None = None) -> str:
 
     >>> check_name(check_name)
     'conformance.claims.records.check_name'
-    >>> check_name(check_name, family="conformance.summaries")
-    'conformance.summaries.check_name'
+    >>> check_name(check_name, family="conformance.checks.summaries")
+    'conformance.checks.summaries.check_name'
     """
     return f"{family or fn.__module__.replace('subsum.', '')}.{fn.__name__}"
 

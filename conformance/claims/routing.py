@@ -4,18 +4,20 @@ flooding baselines (CLM-SR-9)."""
 
 from __future__ import annotations
 
-from subsum.conformance import routing, routing_machine, siena
+from subsum.conformance.checks.routing import routes as routing
+from subsum.conformance.checks.routing import churn as routing_machine
+from subsum.conformance.checks.routing import siena
 from subsum.conformance.claims.network import NI, NM
 from subsum.conformance.claims.records import M, Check, Claim, example_of, property_of
 
 #: The name of the summary routing checks (spec/08 names them so), whichever module holds them.
-ROUTING = "conformance.routing"
+ROUTING = "conformance.checks.routing.routes"
 
 RM = M + "routing."
-#: Floors (conformance/census.py): trees with neighbours of equal degree (the plan's tie rule), events
+#: Floors (conformance/runner/census.py): trees with neighbours of equal degree (the plan's tie rule), events
 #: routed over ROUTE hops, deletions that needed a remote owner's answer (DELETE-QUERY), a network of one
 #: broker and the empty filter.
-ROUTING_MACHINE = Check("stateful", "conformance.routing.SummaryRoutingUnderChurn", routing_machine.run_summary_routing_machine,
+ROUTING_MACHINE = Check("stateful", "conformance.checks.routing.routes.SummaryRoutingUnderChurn", routing_machine.run_summary_routing_machine,
                         floors={"net:single-broker": 5, "filter:empty": 5, "tree:equal-degree-neighbours": 10, "route:hops": 5, "delete:owners-answered": 5})
 NSI = NI + "protocols.siena."
 ROUTING_CLAIMS: tuple[Claim, ...] = (
@@ -49,8 +51,8 @@ ROUTING_CLAIMS: tuple[Claim, ...] = (
           (NM + "ideal_delivery", NM + "ideal_tables", NM + "side_of", M + "covering.covers_subscription"),
           (NSI + "SienaBroker", NSI + "PlainSienaBroker", NI + "protocols.covering.filter_covers"),
           (property_of(siena.siena_delivers_exactly_with_fewer_subs),
-           Check("stateful", "conformance.siena.SienaUnderChurn", lambda: siena.run_siena_machine(siena.SienaUnderChurn)),
-           Check("stateful", "conformance.siena.PlainSienaUnderChurn", lambda: siena.run_siena_machine(siena.PlainSienaUnderChurn)),
+           Check("stateful", "conformance.checks.routing.siena.SienaUnderChurn", lambda: siena.run_siena_machine(siena.SienaUnderChurn)),
+           Check("stateful", "conformance.checks.routing.siena.PlainSienaUnderChurn", lambda: siena.run_siena_machine(siena.PlainSienaUnderChurn)),
            property_of(siena.covering_is_sound), property_of(siena.covering_is_exact_on_single_constraints),
            example_of(siena.covering_examples))),
     Claim("CLM-SR-9",

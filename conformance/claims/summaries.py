@@ -1,17 +1,17 @@
 """The claims of spec/04-summaries.md (CLM-SUM-*): the optimized summaries
-against the reference. Their checks are named `conformance.summaries.<function>`
+against the reference. Their checks are named `conformance.checks.summaries.<function>`
 whichever module of that package holds them."""
 
 from __future__ import annotations
 
-from subsum.conformance.summaries import agreement, churn, examples, formats, proofs, structure
+from subsum.conformance.checks.summaries import agreement, churn, examples, formats, proofs, structure
 from subsum.conformance.claims.records import M, Check, Claim, example_of, property_of
 
 #: The name of the summaries' checks (spec/04 names them so).
-SUMMARIES = "conformance.summaries"
+SUMMARIES = "conformance.checks.summaries"
 
-SA = M + "abstraction."
-SM = M + "summaries."
+SA = M + "summaries.abstraction."
+SM = M + "summaries.summary."
 SI = "subsum.impl.summary."
 SUMMARY_IMPL = (SI + "owner.OwnerSummary", SI + "summary.Summary", SI + "structures.AACS", SI + "structures.SACS")
 SUMMARY_CLAIMS: tuple[Claim, ...] = (
@@ -21,7 +21,7 @@ SUMMARY_CLAIMS: tuple[Claim, ...] = (
     Claim("CLM-SUM-2",
           "seed 000 §4.2.3 (implied); seed note §4, §7", "spec/04-summaries.md#clm-sum-2", (SM + "reference_summary", SM + "summary_match"),
           SUMMARY_IMPL, (property_of(agreement.summary_has_no_false_negatives, agreement.SUMMARY_FLOORS, family=SUMMARIES),
-                         Check("proof", "conformance.summaries.prove_generalizations", proofs.prove_generalizations),
+                         Check("proof", "conformance.checks.summaries.prove_generalizations", proofs.prove_generalizations),
                          property_of(proofs.rows_cover_members_by_z3, family=SUMMARIES))),
     Claim("CLM-SUM-3", "seed note §4 (implied); derived",
           "spec/04-summaries.md#clm-sum-3", (SM + "summary_is_exact", SM + "summary_match"), (SI + "summary.Summary.match",),
@@ -51,7 +51,7 @@ SUMMARY_CLAIMS: tuple[Claim, ...] = (
           (property_of(agreement.summary_has_no_false_negatives, family=SUMMARIES),)),
     Claim("CLM-SUM-11",
           "seed 000 §4.2.4, §4.3.4", "spec/04-summaries.md#clm-sum-11", (SM + "reference_summary",), SUMMARY_IMPL + (SI + "history.History",),
-          (Check("stateful", "conformance.summaries.SummariesUnderChurn", churn.run_summaries_state_machine),
+          (Check("stateful", "conformance.checks.summaries.SummariesUnderChurn", churn.run_summaries_state_machine),
            example_of(churn.history_survives_slot_reuse_and_late_deletions, family=SUMMARIES))),
     Claim("CLM-SUM-12", "seed 000 Example 4-1, Figs. 4-1 .. 4-3",
           "spec/04-summaries.md#clm-sum-12", (SM + "summary_counters",), (SI + "summary.Summary.counters",),

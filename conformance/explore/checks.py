@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from subsum.conformance import profiles
+from subsum.conformance.runner import profiles
 from subsum.conformance.explore.scope import Scope
 from subsum.conformance.explore.search import explore
 from subsum.conformance.explore.searches import MAX_STATES

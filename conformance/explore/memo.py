@@ -23,7 +23,7 @@ time, so the same step recurs often (the report's `local_steps`).
 
 Not memoized: a protocol that does not declare its deliveries local, a
 payload that cannot be hashed, and every step while a census is being
-taken (conformance/census.py counts the rules each handler run fires).
+taken (conformance/runner/census.py counts the rules each handler run fires).
 """
 
 from __future__ import annotations
@@ -32,8 +32,8 @@ from typing import Any
 
 import attrs
 
-from subsum.conformance import census
-from subsum.conformance.schedules import Run, filter_of
+from subsum.conformance.runner import census
+from subsum.conformance.schedules.runs import Run, filter_of
 
 
 @attrs.frozen

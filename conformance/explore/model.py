@@ -12,12 +12,12 @@ from typing import Iterator, Protocol
 
 import attrs
 
-from subsum.conformance.declared import Property
+from subsum.conformance.schedules.declared import Property
 from subsum.conformance.explore.fingerprints import Records, fingerprint
 from subsum.conformance.explore.memo import LocalSteps
 from subsum.conformance.explore.scope import Scope
 from subsum.conformance.explore.state import Move, State, Step, moves, successor
-from subsum.conformance.families import family_of
+from subsum.conformance.schedules.families import family_of
 
 
 class Model(Protocol):

@@ -17,7 +17,7 @@ from __future__ import annotations
 import attrs
 import networkx as nx
 
-from subsum.conformance.families import family_of
+from subsum.conformance.schedules.families import family_of
 from subsum.core.errors import SubsumError
 from subsum.impl.network import CLIENT_BASE, TOPOLOGIES, generate
 from subsum.impl.network.sim import DEFER_TIMEOUT, SUB_TIMEOUT

@@ -12,11 +12,11 @@ from typing import Callable
 
 import attrs
 
-from subsum.conformance import declared
+from subsum.conformance.schedules import declared
 from subsum.conformance.explore.scope import DELAY, SEED, Scope
 from subsum.conformance.explore.searches import BUDGET, MAX_STATES, STRATEGIES, Exploration, Found
 from subsum.conformance.explore.workers import ParallelSearch
-from subsum.conformance.replays.writing import ReplayNotSaved, safe_name, save_schedule
+from subsum.conformance.replays.writing import ReplayNotSaved, ScheduleReplay, safe_name, save_schedule
 from subsum.core import collector
 
 
@@ -62,6 +62,7 @@ def save_all(result: Exploration, out_dir: Path | None) -> None:
 
 def save_found(scope: Scope, found: Found, out_dir: Path) -> Path:
     """Save a violation's schedule as a schedule replay of the scope's network (`subsum replay` runs it)."""
-    return save_schedule(out_dir, protocol=scope.protocol, topology=scope.network(), seed=SEED, schedule=found.schedule,
-                         violation=attrs.asdict(found.violation), defer_timeout=scope.defer_timeout, sub_timeout=scope.sub_timeout,
-                         delay=DELAY, name=f"explore-{safe_name(scope.protocol)}-n{scope.brokers}-s{scope.subscriptions}-e{scope.events}-k{scope.swaps}.json")
+    replay = ScheduleReplay(scope.protocol, scope.network(), SEED, found.schedule, attrs.asdict(found.violation), scope.defer_timeout,
+                            scope.sub_timeout, delay=DELAY)
+    return save_schedule(out_dir, replay, f"explore-{safe_name(scope.protocol)}-n{scope.brokers}-s{scope.subscriptions}"
+                                          f"-e{scope.events}-k{scope.swaps}.json")

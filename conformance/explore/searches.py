@@ -13,13 +13,13 @@ from typing import Callable, cast
 
 import attrs
 
-from subsum.conformance import declared
+from subsum.conformance.schedules import declared
 from subsum.conformance.explore.memo import LocalSteps
 from subsum.conformance.explore.scope import Scope
 from subsum.conformance.explore.fingerprints import Parts, Records, client_parts, delivered_parts, published_parts
 from subsum.conformance.explore.model import ScopeModel
 from subsum.conformance.explore.state import State, Step, independent
-from subsum.conformance.schedules import Violation, violation_of
+from subsum.conformance.schedules.runs import Violation, violation_of
 
 #: The default bounds: states fingerprinted, and seconds.
 MAX_STATES = 1_000_000

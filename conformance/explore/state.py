@@ -19,7 +19,7 @@ import attrs
 
 from subsum.conformance.explore.memo import LocalSteps
 from subsum.conformance.explore.scope import DELAY, EVENT, SEED, Scope
-from subsum.conformance.schedules import Run
+from subsum.conformance.schedules.runs import Run
 
 if TYPE_CHECKING:
     from subsum.conformance.explore.fingerprints import Parts

@@ -19,16 +19,16 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from subsum.conformance import declared
+from subsum.conformance.schedules import declared
 from subsum.conformance.explore.fingerprints import Records
 from subsum.conformance.explore.memo import LocalSteps
 from subsum.conformance.explore.model import Model, ScopeModel
 from subsum.conformance.explore.scope import DELAY, SEED, Scope
 from subsum.conformance.explore.search import save_all
 from subsum.conformance.explore.searches import Exploration, Found, failing_step
-from subsum.conformance.schedules import violation_of
-from subsum.conformance.shrinking import Found as Shrinkable
-from subsum.conformance.shrinking import shrink
+from subsum.conformance.schedules.runs import violation_of
+from subsum.conformance.schedules.shrinking import Found as Shrinkable
+from subsum.conformance.schedules.shrinking import shrink
 from subsum.core import collector
 
 #: The default number of walks, and the longest a walk may be (a scope's paths are finite; this bounds a bug's).

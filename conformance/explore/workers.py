@@ -26,7 +26,7 @@ from collections import Counter
 from multiprocessing.connection import Connection, wait
 from threading import BrokenBarrierError
 
-from subsum.conformance import declared
+from subsum.conformance.schedules import declared
 from subsum.conformance.explore.searches import BreadthFirst, Found, Node, Visit
 from subsum.core.errors import EngineError
 

@@ -9,7 +9,7 @@ process answers with the messages B sends, one JSON line each, and then an
 empty line. The proxy keeps the model's state of B (DEF-NET-6) as a shadow,
 runs the model's handler on it, and compares the answer with the model's
 messages as a multiset (CLM-NET-6 on what a broker sends). It then sends
-those messages on the simulator, and the fuzzer's checks (`subsum.conformance.fuzz`)
+those messages on the simulator, and the fuzzer's checks (`subsum.conformance.schedules.fuzz`)
 run as for any protocol. Each network, that is each schedule, starts a
 fresh process (`shared_state`).
 """
@@ -25,10 +25,10 @@ from typing import BinaryIO
 from subsum.conformance.kit.engines import LOG_HEADER, PersistentEngine
 from subsum.conformance.kit.processes import ConformError, split_command
 from subsum.conformance.kit.profile import Profile, Used, features_of
-from subsum.conformance.network import FILTERS
-from subsum.conformance.schedules import EVENT_TYPES, Pool, filter_text
-from subsum.conformance.violations import ProcessFailure, listed, require, shown
-from subsum.conformance.families import EXTERNAL  # noqa: F401  (the replay files' protocol name for an external broker)
+from subsum.conformance.checks.network.forwarding import FILTERS
+from subsum.conformance.schedules.runs import EVENT_TYPES, Pool, filter_text
+from subsum.conformance.runner.violations import ProcessFailure, listed, require, shown
+from subsum.conformance.schedules.families import EXTERNAL  # noqa: F401  (the replay files' protocol name for an external broker)
 from subsum.core.jsonio import RecordError, event_to_json, filter_from_json, filter_to_json
 from subsum.core.types import Subscription
 from subsum.impl.network import CLIENT_BASE, Broker, handles

@@ -28,7 +28,7 @@ from typing import BinaryIO
 
 import attrs
 
-from subsum.conformance.budget import CheckTimeout, time_limit
+from subsum.conformance.runner.budget import CheckTimeout, time_limit
 from subsum.conformance.kit.processes import (MAX_OUTPUT, STDERR_TAIL, ConformError, describe_exit, kill_group, quote, split_command,
                                               stderr_tail)
 from subsum.core.errors import InputError

@@ -16,7 +16,7 @@ import shlex
 import signal
 import subprocess
 
-from subsum.conformance.violations import CannotCheck
+from subsum.conformance.runner.violations import CannotCheck
 
 #: Output an engine may write for one workload; more is a failure, not a memory problem.
 MAX_OUTPUT = 16 * 1024 * 1024

@@ -22,8 +22,8 @@ import random
 from pathlib import Path
 from typing import Callable, Iterator
 
-from subsum.conformance.caching import apply_to_reference
-from subsum.conformance.engines import MIXED_EDGE_CASES, STRING_EDGE_CASES
+from subsum.conformance.checks.caching.policies import apply_to_reference
+from subsum.conformance.checks.matching.engines import MIXED_EDGE_CASES, STRING_EDGE_CASES
 from subsum.core.errors import SubsumError
 from subsum.core.filters import FilterError, format_filter, parse_filter
 from subsum.core.jsonio import constraint_to_json, event_to_json, filter_to_json, subscription_to_json
@@ -34,7 +34,7 @@ from subsum.model import caching as model_caching
 from subsum.model import covering as model_covering
 from subsum.model import semantics
 from subsum.model import strawman as model_strawman
-from subsum.model import summaries as model_summaries
+from subsum.model.summaries import summary as model_summaries
 
 #: The version of spec/ the vectors speak for (spec/README.md states it; tests/test_vectors.py checks both agree).
 SPEC_VERSION = 1

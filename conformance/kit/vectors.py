@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Callable, Iterator, cast
 
 from subsum.conformance.kit.vector_cases import FORMAT, KINDS, SPEC_VERSION, VectorError, messages_json, state_json
-from subsum.conformance.summaries.views import build_owner
+from subsum.conformance.checks.summaries.views import build_owner
 from subsum.core.errors import SubsumError
 from subsum.core.filters import FilterError, format_filter, parse_filter
 from subsum.core.inputs import read_input_text

@@ -20,7 +20,7 @@ from subsum.core.jsonio import JsonObject, RecordError
 from subsum.core.names import CACHE_POLICIES, REQUEST_POLICIES
 from subsum.impl.caching.replay import parse_operation, read_operations
 from subsum.impl.network.sim import DEFER_TIMEOUT, SUB_TIMEOUT
-from subsum.conformance.schedules import DELAY
+from subsum.conformance.schedules.runs import DELAY
 
 #: Bounds on a replay, far above what the checks write, so that a replay runs in bounded time and memory.
 MAX_CAPACITY = 1_000_000
@@ -60,7 +60,7 @@ class ClientServerReplay:
     requests: list[tuple[int, str]]
 
     def case(self) -> tuple:
-        """The check's case (conformance/client_server.py `first_difference`)."""
+        """The check's case (conformance/checks/caching/client_server.py `first_difference`)."""
         return self.brokers, self.links, self.servers, self.policy, self.cache_policy, self.capacity, self.requests
 
 

@@ -16,14 +16,15 @@ from typing import Callable
 
 import attrs
 
-from subsum.conformance import caching, client_server
+from subsum.conformance.checks.caching import policies as caching
+from subsum.conformance.checks.caching import client_server
 from subsum.conformance.kit.broker import EXTERNAL, close_processes, proxy_class
 from subsum.conformance.kit.engines import engine_for
 from subsum.conformance.kit.workloads import expected_lines, first_failure, model_results
 from subsum.conformance.replays import formats
 from subsum.conformance.replays.documents import CACHE, CACHE_OPERATIONS, CLIENT_SERVER, MATCHING, SCHEDULE, ReplayError, format_of
-from subsum.conformance.schedules import Violation, execute, runnable
-from subsum.conformance.violations import CannotCheck
+from subsum.conformance.schedules.runs import Violation, execute, runnable
+from subsum.conformance.runner.violations import CannotCheck
 from subsum.core.errors import SubsumError
 from subsum.core.plugins import looks_like_path
 from subsum.impl.caching import cache_class

@@ -15,7 +15,7 @@ import jsonschema
 import networkx as nx
 
 from subsum.conformance.replays.documents import SCHEDULE, ReplayError, check_schema
-from subsum.conformance.schedules import filter_of
+from subsum.conformance.schedules.runs import filter_of
 from subsum.core.errors import InputError
 from subsum.impl.network import CLIENT_BASE
 

@@ -16,6 +16,8 @@ import tempfile
 from pathlib import Path
 from typing import Any, Mapping
 
+import attrs
+
 from subsum.conformance.replays import documents
 from subsum.conformance.replays.documents import CACHE, CASE_FILE, CLIENT_SERVER, MATCHING, SCHEDULE
 from subsum.core.errors import InputError, SubsumError
@@ -57,24 +59,45 @@ def _write(folder: Path | None, name: str, doc: Mapping[str, Any]) -> Path:
     return path
 
 
-def save_schedule(folder: Path | None, *, protocol: str, topology: dict, seed: int, schedule: list[dict], violation: Mapping[str, Any],
-                  defer_timeout: float, sub_timeout: float, shrunk_from: int | None = None, command: str | None = None,
-                  delay: tuple[float, float] | None = None, name: str | None = None, not_checked: Mapping[str, Any] | None = None) -> Path:
-    """`replay-<protocol>-seed<N>.json` (or `name`): a schedule and its violation;
-    `shrunk_from` is the schedule's length as found, when shrinking shortened it; `delay` the links' delay
-    range when it is not the default."""
-    doc: dict[str, Any] = {"format": SCHEDULE, "version": 1, "protocol": protocol, "defer_timeout": defer_timeout,
-                           "sub_timeout": sub_timeout, "seed": seed, "topology": topology, "schedule": schedule,
-                           "violation": dict(violation)}
-    if shrunk_from is not None and shrunk_from != len(schedule):
-        doc["shrunk_from"] = shrunk_from
-    if command is not None:
-        doc["command"] = command
-    if delay is not None:
-        doc["delay"] = list(delay)
-    if not_checked is not None:  # `conform broker`: what its run did not check (DEF-PLUG-7)
-        doc["not_checked"] = dict(not_checked)
-    return _write(folder, name or f"replay-{safe_name(protocol)}-seed{seed}.json", doc)
+@attrs.frozen
+class ScheduleReplay:
+    """What a schedule replay holds (format SCHEDULE): the run's protocol,
+    network, seed and timeouts, the schedule and its violation; `shrunk_from`
+    is the schedule's length as found, when shrinking shortened it; `command`
+    an external broker's; `delay` the links' delay range when it is not the
+    default; `not_checked` what a `conform broker` run did not check (DEF-PLUG-7)."""
+
+    protocol: str
+    topology: dict
+    seed: int
+    schedule: list
+    violation: Mapping[str, Any]
+    defer_timeout: float
+    sub_timeout: float
+    shrunk_from: int | None = None
+    command: str | None = None
+    delay: tuple[float, float] | None = None
+    not_checked: Mapping[str, Any] | None = None
+
+    def document(self) -> dict[str, Any]:
+        """The replay file's JSON, the optional fields only when they say something."""
+        doc: dict[str, Any] = {"format": SCHEDULE, "version": 1, "protocol": self.protocol, "defer_timeout": self.defer_timeout,
+                               "sub_timeout": self.sub_timeout, "seed": self.seed, "topology": self.topology,
+                               "schedule": self.schedule, "violation": dict(self.violation)}
+        if self.shrunk_from is not None and self.shrunk_from != len(self.schedule):
+            doc["shrunk_from"] = self.shrunk_from
+        if self.command is not None:
+            doc["command"] = self.command
+        if self.delay is not None:
+            doc["delay"] = list(self.delay)
+        if self.not_checked is not None:
+            doc["not_checked"] = dict(self.not_checked)
+        return doc
+
+
+def save_schedule(folder: Path | None, replay: ScheduleReplay, name: str | None = None) -> Path:
+    """`replay-<protocol>-seed<N>.json` (or `name`) in `folder`: the replay's document, written atomically."""
+    return _write(folder, name or f"replay-{safe_name(replay.protocol)}-seed{replay.seed}.json", replay.document())
 
 
 def save_client_server(case: tuple, folder: Path | None = None) -> Path:

@@ -17,7 +17,7 @@ Every operation takes the current time, which never goes back (the
 caller's clock; rate-LFU reads it). Capacity None means unbounded.
 The reference is `subsum.model.caching`, a list and a loop per policy;
 these are the fast structures, checked against it by
-`subsum.conformance.caching`:
+`subsum.conformance.checks.caching.policies`:
 
 - FIFO, regeneration/degradation and LRU keep an OrderedDict whose first
   key is the tail (the next victim) and last key the head: insert, evict

@@ -13,10 +13,13 @@ distinct ones).
   operator, with sorted constraint lists and hash probes, once per event.
 - `rab`: seed 001 RABasedMatching; the same index, probed once per distinct
   attribute of the whole batch.
-- `vectorized`: numpy; the batch as columns, binary searches over rank keys,
-  one pivot constraint per subscription, then a vectorized check of the rest.
-- `compiled`: vectorized's index and rank keys, then the probe, candidates
-  and check as one numba kernel over the attribute occurrences.
+- `columnar.vectorized`: numpy; the batch as columns, binary searches over
+  rank keys, one pivot constraint per subscription, then a vectorized check
+  of the rest.
+- `columnar.compiled`: vectorized's index and rank keys, then the probe,
+  candidates and check as one numba kernel over the attribute occurrences.
+  The two share `columnar/`: the batch as columns, the subscriptions'
+  columnar index and the pivot choice.
 
 This package never imports `subsum.model`; only `subsum.conformance` holds
 the two side by side.
@@ -30,11 +33,11 @@ from subsum.core import plugins
 from subsum.core.types import Subscription
 from subsum.impl.matching.base import Engine, MatchStats
 from subsum.impl.matching.brute import BruteForceEngine
-from subsum.impl.matching.compiled import CompiledEngine
+from subsum.impl.matching.columnar.compiled import CompiledEngine
 from subsum.impl.matching.counting import CountingEngine
 from subsum.impl.matching.indexed import IndexedEngine
 from subsum.impl.matching.rab import RABEngine
-from subsum.impl.matching.vectorized import VectorizedEngine
+from subsum.impl.matching.columnar.vectorized import VectorizedEngine
 
 ENGINES: dict[str, type[Engine]] = {
     "brute": BruteForceEngine,

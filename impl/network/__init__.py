@@ -17,7 +17,7 @@ On top of it, `protocols/` (one module per protocol family, registered by
 name) and `workloads/` (the seeded runs `subsum simulate` and the
 benchmarks use, with their reports).
 
-It never imports `subsum.model`; `subsum.conformance.network` checks it
+It never imports `subsum.model`; `subsum.conformance.checks.network.forwarding` checks it
 against the model's ideal routing state.
 """
 

@@ -12,7 +12,7 @@ hanging off one access broker. A client's operations (subscribe,
 unsubscribe, publish) reach its access broker at once, as messages from
 the client. One handler runs at a time (the simulation is sequential).
 
-It never imports `subsum.model`; `subsum.conformance.network` checks it
+It never imports `subsum.model`; `subsum.conformance.checks.network.forwarding` checks it
 against the model's ideal routing state.
 """
 

@@ -22,7 +22,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from subsum.core.types import TYPES
-from subsum.impl.matching.columnar import DTYPES, Column, ColumnarBatch
+from subsum.impl.matching.columnar.batch import DTYPES, Column, ColumnarBatch
 
 #: Pairs per result batch at most: a batch's ID strings must fit Arrow's 32-bit offsets.
 PAIRS_PER_BATCH = 1 << 20

@@ -29,7 +29,7 @@ import numpy as np
 import pyarrow as pa
 
 from subsum.core.errors import SubsumError
-from subsum.impl.matching.compiled import CompiledEngine, MatchPlan, warm
+from subsum.impl.matching.columnar.compiled import CompiledEngine, MatchPlan, warm
 from subsum.impl.spark import PLANS
 from subsum.impl.spark.arrow import columnar_batch, result_batches, slot_ranks
 from subsum.impl.spark.session import describe_failure, local_cores

@@ -13,7 +13,7 @@
   `file_reader`: its fields and errors); `wire`: the binary encoding.
 - `stats`: the size formula and statistics.
 
-It never imports `subsum.model`; `subsum.conformance.summaries` checks it
+It never imports `subsum.model`; `subsum.conformance.checks.summaries` checks it
 against the model.
 """
 

@@ -3,7 +3,7 @@
 
 Numeric keys normalize to a closed interval (lo, hi) (bounds may be ±inf);
 string and bool keys to one constraint (op, value). Conformance checks both
-functions against `subsum.model.abstraction`.
+functions against `subsum.model.summaries.abstraction`.
 """
 
 from __future__ import annotations

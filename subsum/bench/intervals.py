@@ -1,6 +1,6 @@
 """Means over seeds with their 95% confidence intervals, for every
 benchmark that repeats a point over seeds (`client_server`, `caching`,
-`summary_routing`, `matching_seeds`).
+`summary_routing`, `seeds`).
 
 The half-width is Student's t: t(0.975, n − 1) · s / √n. With the five
 seeds a point gets, t is 2.776, not the normal 1.96: a normal interval

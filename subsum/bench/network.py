@@ -18,7 +18,7 @@ from typing import Callable
 import attrs
 
 from subsum.bench.output import pyplot, save_figure, write_csv
-from subsum.conformance.fuzz import fuzz
+from subsum.conformance.schedules.fuzz import Campaign, Drawing, fuzz
 from subsum.impl.network import build
 from subsum.impl.network.topology import overlay_links
 from subsum.impl.network.workloads.routing import populate, random_event
@@ -209,7 +209,7 @@ def measure_fuzz(table: Table, fuzz_budget: float, seed: int, log: Callable[[str
     fuzz_rates = []
     with tempfile.TemporaryDirectory() as replays:
         for label, b, s in (("fuzz, 6 brokers", 6, 8), ("fuzz, 20 brokers", 20, 40)):
-            result = fuzz(brokers=b, subscriptions=s, seed=seed, budget=fuzz_budget, replay_dir=Path(replays))
+            result = fuzz(Drawing(brokers=b, subscriptions=s, seed=seed), Campaign(budget=fuzz_budget, replay_dir=Path(replays)))
             rate = table.add("fuzz", label, b, s, result.schedules, "schedules", result.seconds / 60, "schedules/min")
             fuzz_rates.append({"name": label, "schedules_per_min": round(rate), "violations": len(result.violations)})
             log(f"  {label}: {rate:,.0f} schedules/min, {len(result.violations)} violations")

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from subsum.impl.matching.columnar import ColumnarBatch
+from subsum.impl.matching.columnar.batch import ColumnarBatch
 
 _CONDITION = {
     "int": "CASE c.op WHEN '=' THEN a.v = c.v WHEN '!=' THEN a.v <> c.v WHEN '<' THEN a.v < c.v "

@@ -14,8 +14,8 @@ each parsing arguments and rendering output; the work is done below, in
     bench.py     subsum bench matching | summaries | summary-routing | caching | client-server | network | reconfig | spark
     conform.py   subsum conform matching | broker | vectors write | vectors check
 
-and `console.py` (what is printed, and how: reports as text or JSON) and
-`options.py` (the options commands share). A command parses, calls one
+and `common/` (what every command shares: `console`, what is printed and
+how, reports as text or JSON; `options`, the option grammar). A command parses, calls one
 function below (subsum.app, .impl, .conformance, .bench) and renders.
 
 Exit codes, enforced here and nowhere else (`guarded`):
@@ -38,7 +38,7 @@ import importlib
 import click
 from rich.markup import escape
 
-from subsum.cli.console import err
+from subsum.cli.common.console import err
 from subsum.core.errors import CheckFailed, Interrupted, SubsumError
 from subsum.core.inputs import DEFAULT_MAX_LINE_BYTES, set_max_line_bytes
 from subsum.impl.spark import class_archive
@@ -150,6 +150,13 @@ def main(ctx: click.Context, debug: bool, max_line_bytes: int) -> None:
     The spec (spec/), the reference model (subsum.model) and the
     implementation (subsum.impl) are tied together by z3 proofs and
     Hypothesis checks. Start with `subsum verify` and `subsum claims`.
+
+    \b
+    Where the code is (a traceback's `subsum.X` is in the folder shown):
+      subsum.model        model/        the executable reference
+      subsum.impl         impl/         the optimized implementation
+      subsum.conformance  conformance/  the checks tying them together
+      subsum.core, .app, .bench, .fidelity, .cli   subsum/...
 
     Exit codes: 0 success, 1 a check found a violation or difference,
     2 bad input or usage, 3 an internal or engine failure, 130 Ctrl-C

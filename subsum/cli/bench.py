@@ -13,23 +13,23 @@ import click
 from rich.markup import escape
 from rich.table import Table
 
-from subsum.bench import caching as bc
-from subsum.bench import client_server as bcs
-from subsum.bench import client_server_variants as bcs_variants
-from subsum.bench import explore_jobs as bej
-from subsum.bench import explore_vs_fuzz as bef
-from subsum.bench import matching as bm
+from subsum.bench.caching import bench as bc
+from subsum.bench.client_server import bench as bcs
+from subsum.bench.client_server import variants as bcs_variants
+from subsum.bench.explore import jobs as bej
+from subsum.bench.explore import bench as bef
+from subsum.bench.matching import bench as bm
 from subsum.bench import network as bn
 from subsum.bench import reconfig as br
-from subsum.bench import spark as bsp
-from subsum.bench import summaries as bs
-from subsum.bench import summary_routing as sr
-from subsum.bench import summary_routing_report
-from subsum.bench.summaries_report import markdown_table as summaries_table
-from subsum.cli.console import emit, out, say
-from subsum.cli.options import MAX_COUNT, FiniteFloat, apply_options, bench_out_dir_option, format_option, seed_option
-from subsum.cli.network_options import timeout_options
-from subsum.cli.progress import heartbeat, quiet_option
+from subsum.bench.spark import bench as bsp
+from subsum.bench.summaries import bench as bs
+from subsum.bench.summary_routing import bench as sr
+from subsum.bench.summary_routing import report as summary_routing_report
+from subsum.bench.summaries.report import markdown_table as summaries_table
+from subsum.cli.common.console import emit, out, say
+from subsum.cli.common.options import MAX_COUNT, FiniteFloat, apply_options, bench_out_dir_option, format_option, seed_option
+from subsum.cli.common.network_options import timeout_options
+from subsum.cli.common.progress import heartbeat, quiet_option
 from subsum.core.errors import CheckFailed
 from subsum.core.names import REQUEST_PROCESSES
 from subsum.impl.network import forwarding_protocols

@@ -7,8 +7,8 @@ import click
 from rich.markup import escape
 from rich.table import Table
 
-from subsum.cli.console import deprecated, emit, out, say
-from subsum.cli.options import ComponentName, format_option
+from subsum.cli.common.console import deprecated, emit, out, say
+from subsum.cli.common.options import ComponentName, format_option
 from subsum.conformance.replays.running import RunOptions, run
 from subsum.core.errors import CheckFailed
 from subsum.core.names import CACHE_POLICIES

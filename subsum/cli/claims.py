@@ -1,5 +1,5 @@
 """subsum verify | claims | prove: the claims and their checks
-(conformance/claims, run by conformance/verify.py)."""
+(conformance/claims, run by conformance/runner/verify.py)."""
 
 from __future__ import annotations
 
@@ -10,11 +10,13 @@ import click
 from rich.markup import escape
 from rich.table import Table
 
-from subsum.cli.console import deprecated, emit, err, out
-from subsum.cli.options import deprecated_json_option, distinct_files, format_option, writable_path
-from subsum.conformance import profiles, verify as verifying, verify_workers
+from subsum.cli.common.console import deprecated, emit, err, out
+from subsum.cli.common.options import deprecated_json_option, distinct_files, format_option, writable_path
+from subsum.conformance.runner import profiles
+from subsum.conformance.runner import verify as verifying
+from subsum.conformance.runner import pool as verify_workers
 from subsum.conformance.claims import CLAIMS
-from subsum.conformance.proofs import WRONG_RULES, prove_rule, rules_to_prove
+from subsum.conformance.checks.matching.proofs import WRONG_RULES, prove_rule, rules_to_prove
 from subsum.core.errors import CheckFailed
 
 

@@ -12,13 +12,13 @@ import click
 
 from subsum.cli.conform_report import (broker_kit_options, check_only, kit_options, matching_report, open_log, print_conformance,
                                       write_junit)
-from subsum.cli.console import deprecated, emit, line, write_json
+from subsum.cli.common.console import deprecated, emit, line, write_json
 from subsum.cli.fuzz import finish, fuzz_progress, print_result, shrink_progress
-from subsum.cli.options import (MAX_COUNT, ComponentName, FiniteFloat, deprecated_json_option, distinct_files, format_option,
+from subsum.cli.common.options import (MAX_COUNT, ComponentName, FiniteFloat, deprecated_json_option, distinct_files, format_option,
                                 replay_dir_option, schedule_options, seed_option, writable_dir)
-from subsum.cli.progress import progress, quiet_option
+from subsum.cli.common.progress import progress, quiet_option
 from subsum.cli.replay import ENGINE_HELP, show_outcome
-from subsum.conformance import fuzz as fz
+from subsum.conformance.schedules import fuzz as fz
 from subsum.conformance.kit import engines, matching, vector_cases, vectors
 from subsum.conformance.kit.broker import EXTERNAL, close_processes, exercised, pool_for, proxy_class
 from subsum.conformance.replays import documents
@@ -121,11 +121,12 @@ def conform_broker(command, brokers, subscriptions, churn, steps, seed, budget, 
         broker_class.stderr_log = log
         with progress("conform broker", budget) as ticker:
             try:
-                result = fz.fuzz(brokers=brokers, subscriptions=subscriptions, churn=churn, steps=steps, seed=seed, budget=budget,
-                                 schedules=schedules, replay_dir=Path(out_dir), protocol=EXTERNAL, max_violations=max_violations,
-                                 progress=fuzz_progress(ticker, budget), shrink_budget=shrink_budget, shrinking=shrink_progress(ticker),
-                                 broker_class=broker_class, command=command, pool=pool, only=None if only is None else int(only),
-                                 distinct=True, not_checked=unsupported.to_json(exercised(pool))["not_checked"])
+                drawing = fz.Drawing(brokers=brokers, subscriptions=subscriptions, churn=churn, steps=steps, seed=seed,
+                                     protocol=EXTERNAL, pool=pool, broker_class=broker_class)
+                campaign = fz.Campaign(budget, schedules, max_violations, shrink_budget, Path(out_dir),
+                                       only=None if only is None else int(only), distinct=True, command=command,
+                                       not_checked=unsupported.to_json(exercised(pool))["not_checked"])
+                result = fz.fuzz(drawing, campaign, progress=fuzz_progress(ticker, budget), shrinking=shrink_progress(ticker))
             finally:
                 close_processes(broker_class)
     replay_option = f"--broker-cmd {shlex.quote(command)}"

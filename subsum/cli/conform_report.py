@@ -12,12 +12,12 @@ from typing import BinaryIO, Callable, Iterator
 
 import click
 
-from subsum.cli.console import line
-from subsum.cli.options import MAX_COUNT, FiniteFloat, writable_path
+from subsum.cli.common.console import line
+from subsum.cli.common.options import MAX_COUNT, FiniteFloat, writable_path
 from subsum.conformance.kit.matching import is_number
 from subsum.conformance.kit.pinned import boundary_workloads, hostile_workloads, pinned_workloads
 from subsum.conformance.kit.profile import FEATURES, OPERATORS, Profile, parse_unsupported
-from subsum.conformance.reports import kit_junit_xml
+from subsum.conformance.runner.reports import kit_junit_xml
 from subsum.core.errors import SubsumError
 
 UNSUPPORTED_HELP = ("What the implementation does not support, never sent and reported as not checked: a comma-separated list "

@@ -7,16 +7,16 @@ from pathlib import Path
 
 import click
 
-from subsum.cli.console import emit, line, show_unsaved
-from subsum.cli.options import MAX_COUNT, FiniteFloat, format_option, replay_dir_option
-from subsum.cli.progress import progress, quiet_option
-from subsum.cli.network_options import protocol_option, timeout_options
+from subsum.cli.common.console import emit, line, show_unsaved
+from subsum.cli.common.options import MAX_COUNT, FiniteFloat, format_option, replay_dir_option
+from subsum.cli.common.progress import progress, quiet_option
+from subsum.cli.common.network_options import protocol_option, timeout_options
 from subsum.conformance.explore.scope import Scope
 from subsum.conformance.explore.search import explore as run_search
 from subsum.conformance.explore.searches import BUDGET, MAX_STATES, Exploration
 from subsum.conformance.explore.walk import WALKS, random_walk
 from subsum.conformance.replays import documents
-from subsum.conformance.families import family_of, schedule_protocols
+from subsum.conformance.schedules.families import family_of, schedule_protocols
 from subsum.core.errors import CheckFailed, Interrupted
 from subsum.core.plugins import looks_like_path
 from subsum.impl.network import TOPOLOGIES

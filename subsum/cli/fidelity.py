@@ -1,6 +1,6 @@
 """subsum fidelity: benchmarks/FIDELITY.md, every quantitative statement of
 seeds 000, 001, 003 and 004 beside what the benches measured, with verdicts
-computed by one rule (subsum/bench/verdict.py). It runs no benchmark: it
+computed by one rule (subsum/fidelity/verdict.py). It runs no benchmark: it
 reads a results folder (`make bench` runs it last).
 
 Bad input is exit 2 with `error: FILE:LINE: field 'F': message`, before
@@ -19,10 +19,10 @@ import click
 from rich.markup import escape
 from rich.table import Table
 
-from subsum.bench import fidelity as fid
-from subsum.bench.fidelity_load import FOLDER, StatementError
-from subsum.cli.console import emit, out
-from subsum.cli.options import BENCH_SCRATCH, format_option
+from subsum.fidelity import report as fid
+from subsum.fidelity.load import FOLDER, StatementError
+from subsum.cli.common.console import emit, out
+from subsum.cli.common.options import BENCH_SCRATCH, format_option
 from subsum.core.errors import InputError, SubsumError
 
 
@@ -36,7 +36,7 @@ class StatementFileError(SubsumError):
 @click.option("--output", type=click.Path(dir_okay=False), default=str(Path(BENCH_SCRATCH) / "FIDELITY.md"), show_default=True,
               help="Where FIDELITY.md goes (fidelity.json beside it). `--output benchmarks/FIDELITY.md` refreshes the committed table.")
 @click.option("--statements", "statements_dir", type=click.Path(exists=True, file_okay=False), default=str(FOLDER), show_default=True,
-              help="The folder of seed*.toml statement files (benchmarks/fidelity/).")
+              help="The folder of seed*.toml statement files (subsum/fidelity/statements/, shipped in the package).")
 @click.option("--allow-missing", is_flag=True,
               help="A statement whose results file is absent is marked 'not measured (file absent)' (counted apart) instead of "
                    "stopping with exit 2. Empty, truncated or corrupt files are refused all the same.")

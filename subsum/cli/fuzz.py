@@ -7,16 +7,16 @@ from pathlib import Path
 
 import click
 
-from subsum.cli.console import deprecated, emit, line, show_unsaved, write_json
-from subsum.cli.options import deprecated_json_option, format_option, schedule_options, spark_options
-from subsum.cli.progress import Ticker, progress, quiet_option
-from subsum.cli.network_options import protocol_option, timeout_options, topology_option
-from subsum.conformance import fuzz as fz
-from subsum.conformance.fuzz_cluster import fuzz_on_cluster
+from subsum.cli.common.console import deprecated, emit, line, show_unsaved, write_json
+from subsum.cli.common.options import deprecated_json_option, format_option, schedule_options, spark_options
+from subsum.cli.common.progress import Ticker, progress, quiet_option
+from subsum.cli.common.network_options import protocol_option, timeout_options, topology_option
+from subsum.conformance.schedules import fuzz as fz
+from subsum.conformance.schedules.fuzz_cluster import fuzz_on_cluster
 from subsum.impl.spark.kernel import SHIP_ARCHIVE, executors_can_run_kernel
 from subsum.impl.spark.session import job_frame, session_for
 from subsum.conformance.replays import documents
-from subsum.conformance.schedules import PROTOCOLS, fuzzable
+from subsum.conformance.schedules.runs import PROTOCOLS, fuzzable
 from subsum.core.errors import CheckFailed, EngineError, Interrupted, SubsumError
 from subsum.core.plugins import looks_like_path
 
@@ -50,17 +50,15 @@ def fuzz_reconfig(ctx, protocol, defer_timeout, sub_timeout, topology, brokers, 
     must import subsum, as for `match --plan kernel`); --schedules says how
     many, and the driver shrinks and saves the violations as a local run of
     the same schedules would."""
+    drawing = fz.Drawing(topology, brokers, subscriptions, churn, steps, seed, protocol, defer_timeout, sub_timeout)
+    campaign = fz.Campaign(budget, schedules, max_violations, shrink_budget, Path(out_dir))
     if master is not None or spark_conf:
-        result = fuzz_on_spark(ctx, fz.Drawing(topology, brokers, subscriptions, churn, steps, seed, protocol, defer_timeout,
-                                               sub_timeout), schedules, max_violations, master, spark_conf, spark_timeout)
+        result = fuzz_on_spark(ctx, drawing, schedules, max_violations, master, spark_conf, spark_timeout)
         with progress("shrinking", None) as ticker:
-            fz.save_found(result, Path(out_dir), shrink_budget, shrink_progress(ticker))
+            fz.save_found(result, campaign, shrink_progress(ticker))
     else:
         with progress("fuzzing", budget) as ticker:
-            result = fz.fuzz(topology=topology, brokers=brokers, subscriptions=subscriptions, churn=churn, steps=steps, seed=seed,
-                             budget=budget, schedules=schedules, replay_dir=Path(out_dir), protocol=protocol,
-                             defer_timeout=defer_timeout, sub_timeout=sub_timeout, max_violations=max_violations,
-                             progress=fuzz_progress(ticker, budget), shrink_budget=shrink_budget, shrinking=shrink_progress(ticker))
+            result = fz.fuzz(drawing, campaign, progress=fuzz_progress(ticker, budget), shrinking=shrink_progress(ticker))
     report = result.report(protocol=protocol, defer_timeout=defer_timeout, sub_timeout=sub_timeout, topology=topology, brokers=brokers,
                            subscriptions=subscriptions, churn=churn, steps=steps, seed=seed, budget=budget, schedules_limit=schedules,
                            max_violations=max_violations)
@@ -74,7 +72,7 @@ def fuzz_reconfig(ctx, protocol, defer_timeout, sub_timeout, topology, brokers, 
 
 def fuzz_on_spark(ctx, drawing: fz.Drawing, schedules: int | None, max_violations: int, master: str | None,
                   spark_conf: tuple[str, ...], spark_timeout: float) -> fz.FuzzResult:
-    """The schedules run on the cluster (`conformance.fuzz_cluster`), after
+    """The schedules run on the cluster (`conformance.schedules.fuzz_cluster`), after
     the options are checked and the executors are asked whether they import subsum."""
     if schedules is None:
         raise SubsumError("--master needs --schedules N: a campaign on a cluster runs schedules seed .. seed + N - 1")

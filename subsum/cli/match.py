@@ -8,10 +8,11 @@ import click
 from rich.markup import escape
 
 from subsum.app.match import ENGINE_NAMES, PLANS, match_files
-from subsum.impl.matching import compiled, engine_class  # numba itself is imported at the first match
-from subsum.cli.console import counter_table, err, write_json
-from subsum.cli.options import ComponentName, distinct_files, json_option, output_option, spark_options
-from subsum.cli.progress import heartbeat, quiet_option
+from subsum.impl.matching import engine_class
+from subsum.impl.matching.columnar import compiled  # numba itself is imported at the first match
+from subsum.cli.common.console import counter_table, err, write_json
+from subsum.cli.common.options import ComponentName, distinct_files, json_option, output_option, spark_options
+from subsum.cli.common.progress import heartbeat, quiet_option
 from subsum.core.errors import SubsumError
 from subsum.core.filters import FilterError, format_filter, parse_filter
 

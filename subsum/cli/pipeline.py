@@ -12,9 +12,9 @@ import click
 from rich.markup import escape
 from rich.table import Table
 
-from subsum.cli.console import emit, err, out, write_json
-from subsum.cli.options import format_option, spark_options, writable_dir
-from subsum.cli.progress import heartbeat, is_quiet, quiet_option
+from subsum.cli.common.console import emit, err, out, write_json
+from subsum.cli.common.options import format_option, spark_options, writable_dir
+from subsum.cli.common.progress import heartbeat, is_quiet, quiet_option
 from subsum.core.errors import CheckFailed, InputError, SubsumError
 from subsum.impl.spark.session import job_frame, session_for
 

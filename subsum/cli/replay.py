@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import click
 
-from subsum.cli.console import emit, err, line
-from subsum.cli.options import ComponentName, FiniteFloat, format_option
-from subsum.conformance.families import family_of
+from subsum.cli.common.console import emit, err, line
+from subsum.cli.common.options import ComponentName, FiniteFloat, format_option
+from subsum.conformance.schedules.families import family_of
 from subsum.conformance.replays.documents import MATCHING
 from subsum.conformance.replays.running import Outcome, RunOptions, run
 from subsum.core.errors import CheckFailed

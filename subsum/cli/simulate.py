@@ -16,10 +16,10 @@ from typing import Callable
 import click
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from subsum.cli.console import counter_table, deprecated, emit, err, out, write_json
-from subsum.cli.options import (MAX_COUNT, FiniteFloat, StepsOrEver, apply_options, deprecated_json_option, distinct_files, format_option,
+from subsum.cli.common.console import counter_table, deprecated, emit, err, out, write_json
+from subsum.cli.common.options import (MAX_COUNT, FiniteFloat, StepsOrEver, apply_options, deprecated_json_option, distinct_files, format_option,
                                 seed_option, writable_path)
-from subsum.cli.network_options import protocol_option, timeout_options, topology_option
+from subsum.cli.common.network_options import protocol_option, timeout_options, topology_option
 from subsum.core.names import CACHE_POLICIES, LEAF_READINGS, PLACEMENTS, REQUEST_POLICIES, REQUEST_PROCESSES, SINGLE_READINGS
 from subsum.impl.network import forwarding_protocols
 from subsum.impl.network.protocols.summaries.rounds import DEFAULTS as SUMMARIES

@@ -10,8 +10,8 @@ import click
 from rich.markup import escape
 from rich.table import Table
 
-from subsum.cli.console import out, say
-from subsum.cli.options import distinct_files, format_option, output_option
+from subsum.cli.common.console import out, say
+from subsum.cli.common.options import distinct_files, format_option, output_option
 from subsum.core.errors import SubsumError
 from subsum.core.jsonio import match_result_lines, read_events, read_subscriptions
 from subsum.core.outputs import write_lines_atomically

@@ -21,7 +21,7 @@ An event holds each name once, so a constraint of `general` on the key
 A `specific` whose numeric interval or bool set is empty matches no event
 and is covered by every filter. The covering is checked against the
 model's exact `subsum.model.covering.covers_subscription` by
-`subsum.conformance.siena` (CLM-SR-8).
+`subsum.conformance.checks.routing.siena` (CLM-SR-8).
 
 >>> from subsum.core.filters import parse_filter
 >>> filter_covers(parse_filter("x > 5"), parse_filter('x > 7 and s = "a"'))

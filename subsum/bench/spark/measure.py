@@ -12,7 +12,7 @@ its own so that its peak memory is its own:
   by chunk through the kernel plan's own Arrow conversion
   (`impl/spark/arrow.py`), and the rows written as Parquet.
 - the vectorized engine and DuckDB (`in_memory_run`): match only, their
-  input already in memory (`matching_measure`).
+  input already in memory (`measure`).
 
 Every Parquet output is read back after the clock stops, and its rows are
 hashed (`output_digest`): two runs agree when their digests are equal.
@@ -28,15 +28,15 @@ from pathlib import Path
 
 import numpy as np
 
-from subsum.bench.matching_measure import measure, run_in_child
+from subsum.bench.matching.measure import measure, run_in_child
 from subsum.core.filters import parse_filter
-from subsum.impl.matching.compiled import CompiledEngine
+from subsum.impl.matching.columnar.compiled import CompiledEngine
 from subsum.impl.spark.arrow import columnar_batch, result_batches, slot_ranks
 from subsum.impl.spark.job import match_job
 from subsum.impl.spark.kernel import EVENTS_PER_CHUNK
 from subsum.impl.spark.session import get_session, job_frame
-from subsum.impl.matching.subscription_columns import SubscriptionColumns
-from subsum.impl.matching.workload import Params, Workload
+from subsum.impl.matching.columnar.subscription_columns import SubscriptionColumns
+from subsum.bench.matching.workload import Params, Workload
 
 
 def process_peak_mib(pid: int | str = "self") -> float | None:

@@ -18,7 +18,7 @@ import numpy as np
 
 from subsum.core.filters import format_filter
 from subsum.core.types import Constraint, Subscription
-from subsum.impl.matching.columnar import Column, ColumnarBatch
+from subsum.impl.matching.columnar.batch import Column, ColumnarBatch
 
 N_NAMES = 20
 NAME_TYPES = ["int"] * 12 + ["float"] * 4 + ["string"] * 4

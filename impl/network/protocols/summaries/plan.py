@@ -1,7 +1,7 @@
 """Summary propagation and event routing decisions (seed 000 §4.3,
 spec/08-summary-routing.md DEF-SR-1, DEF-SR-2), over plain adjacency
 dicts: what the summaries protocol and the summary-routing benchmark
-compute. `subsum.conformance.routing` checks both against the model.
+compute. `subsum.conformance.checks.routing.routes` checks both against the model.
 
 The overlay may be any graph (cycles allowed): `adjacency` maps each
 broker to its neighbours.
