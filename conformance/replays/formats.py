@@ -11,13 +11,13 @@ from pathlib import Path
 from typing import Any
 
 import attrs
-import jsonschema
 import networkx as nx
 
 from subsum.conformance.replays import schedule_schema
 from subsum.conformance.replays.documents import CACHE, CASE_FILE, CLIENT_SERVER, MATCHING, SCHEDULE, ReplayError, check_schema, read_document
 from subsum.core.jsonio import JsonObject, RecordError
 from subsum.core.names import CACHE_POLICIES, REQUEST_POLICIES
+from subsum.core.schema import StrictValidator
 from subsum.impl.caching.replay import parse_operation, read_operations
 from subsum.impl.network.sim import DEFER_TIMEOUT, SUB_TIMEOUT
 from subsum.conformance.schedules.runs import DELAY
@@ -119,7 +119,7 @@ CLIENT_SERVER_SCHEMA = {
             "type": "array", "minItems": 2, "maxItems": 2, "prefixItems": [{"type": "integer", "minimum": 0}, {"type": "string"}]}},
     },
 }
-_CLIENT_SERVER_VALIDATOR = jsonschema.Draft202012Validator(CLIENT_SERVER_SCHEMA)
+_CLIENT_SERVER_VALIDATOR = StrictValidator(CLIENT_SERVER_SCHEMA)
 
 
 def load_client_server(path: str | Path) -> ClientServerReplay:
@@ -155,7 +155,7 @@ CACHE_SCHEMA = {
         "operations": {"type": "array", "maxItems": MAX_OPERATIONS, "items": {"type": "object"}},
     },
 }
-_CACHE_VALIDATOR = jsonschema.Draft202012Validator(CACHE_SCHEMA)
+_CACHE_VALIDATOR = StrictValidator(CACHE_SCHEMA)
 
 
 def load_cache(path: str | Path) -> CacheReplay:

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import jsonschema
 import networkx as nx
 
 from subsum.conformance.replays.documents import SCHEDULE, ReplayError, check_schema
 from subsum.conformance.schedules.runs import filter_of
 from subsum.core.errors import InputError
+from subsum.core.schema import StrictValidator
 from subsum.impl.network import CLIENT_BASE
 
 #: Bounds on what a replay file may ask for: far above what `fuzz reconfig`
@@ -27,7 +27,7 @@ MAX_CLIENTS = 100_000
 MAX_OPERATIONS = 100_000
 MAX_JOIN_CLIENTS = 1_000
 
-_INT = {"type": "integer", "minimum": 0, "maximum": 2**31}
+_INT = {"type": "integer", "minimum": 0, "maximum": 2**31 - 1}
 _PAIR = {"type": "array", "items": _INT, "minItems": 2, "maxItems": 2}
 _MS = {"type": "number", "minimum": 0, "maximum": 1e12}
 _SHARE = {"type": "number", "minimum": 0, "exclusiveMaximum": 1}
@@ -109,7 +109,7 @@ SCHEMA = {
     },
 }
 
-_VALIDATOR = jsonschema.Draft202012Validator(SCHEMA)
+_VALIDATOR = StrictValidator(SCHEMA)
 
 
 def validate(doc: object, path: str | Path) -> None:

@@ -52,7 +52,10 @@ def _time(value: object, clock: float) -> float:
     json_scalar(value, "time")  # refuses NaN, Infinity and integers too long to convert, by name
     if type(value) not in (int, float):
         raise RecordError("time", f"must be a number, got {json_kind(value)}")
-    t = float(value)  # type: ignore[arg-type]
+    try:
+        t = float(value)  # type: ignore[arg-type]
+    except OverflowError:  # an integer beyond the largest float
+        t = math.inf
     if not math.isfinite(t) or t < 0:
         raise RecordError("time", f"must be a finite number >= 0, got {value}")
     if t < clock:

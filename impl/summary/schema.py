@@ -10,9 +10,8 @@ that occur) `summary_file.from_json` checks next, in the same form
 
 from __future__ import annotations
 
-import jsonschema
 
-from subsum.core.schema import first_error
+from subsum.core.schema import StrictValidator, first_error
 from subsum.core.types import TYPES
 from subsum.impl.summary.file_reader import SummaryFileError
 
@@ -54,7 +53,7 @@ SCHEMA = {
     },
 }
 
-_VALIDATOR = jsonschema.Draft202012Validator(SCHEMA)
+_VALIDATOR = StrictValidator(SCHEMA)
 
 
 def check(doc: object, path: str) -> None:

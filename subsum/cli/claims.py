@@ -29,7 +29,7 @@ def _budget_scale(_ctx, param, value: float) -> float:
 def _jobs(_ctx, param, value: str) -> int:
     if value == "auto":
         return verify_workers.default_jobs()
-    if not value.isdigit() or not 1 <= int(value) <= 256:
+    if not (value.isascii() and value.isdigit()) or not 1 <= int(value) <= 256:  # "²" is a digit to isdigit, not to int
         raise click.BadParameter(f"expected 'auto' or a whole number from 1 to 256, got {value!r}", param=param)
     return int(value)
 

@@ -7,6 +7,8 @@ first field at fault, written `a.b[2].c`, and a message of bounded length.
 ('a[1]', "'x' is not of type 'integer'")
 >>> first_error(v, {"a": []}) is None
 True
+>>> first_error(StrictValidator({"type": "integer"}), 2.0)
+(None, "2.0 is not of type 'integer'")
 """
 
 from __future__ import annotations
@@ -14,6 +16,16 @@ from __future__ import annotations
 from typing import Any
 
 import jsonschema
+
+
+def _an_int(_checker: Any, instance: object) -> bool:
+    return type(instance) is int
+
+
+#: Draft 2020-12, except that an integer is written as one: `2.0` is a number, not an integer (the draft
+#: counts it as one, and a reader that hands it to `range` or an index would fail past the schema).
+StrictValidator = jsonschema.validators.extend(
+    jsonschema.Draft202012Validator, type_checker=jsonschema.Draft202012Validator.TYPE_CHECKER.redefine("integer", _an_int))
 
 
 def field_name(path: Any) -> str:
