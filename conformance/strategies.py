@@ -5,7 +5,7 @@ They are built to find bugs, not to look realistic:
 - strings come from a tiny alphabet, so prefixes, suffixes and substrings
   overlap, plus a few non-ASCII and above-U+2FFFF characters;
 - numbers favour boundaries: 64-bit limits, zero, ±1, and the constraint's
-  own value and its neighbours (`near`);
+  own value and its neighbors (`near`);
 - `planted_event` builds an event from a subscription so that events often match.
 """
 
@@ -127,7 +127,7 @@ def events(draw) -> Event:
 @st.composite
 def planted_event(draw, subscription: Subscription) -> Event:
     """An event built from the subscription's own constraint values and their
-    neighbours, plus some unrelated attributes: it matches often, and when it
+    neighbors, plus some unrelated attributes: it matches often, and when it
     does not, it misses narrowly."""
     chosen: dict[str, Attribute] = {}
     for c in sorted(subscription.constraints, key=lambda c: (c.name, c.op, repr(c.value))):

@@ -142,7 +142,7 @@ def serve(system: System, policy: str, broker: int, m: str, now: float) -> tuple
     asked = list(path[1:i + 1])
     if policy == "soha":
         on_path = set(path)
-        for j in range(i):  # the path brokers that missed ask their active neighbours
+        for j in range(i):  # the path brokers that missed ask their active neighbors
             for q in sorted(system.graph[path[j]]):
                 if q not in on_path:
                     asked.append(q)

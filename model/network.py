@@ -79,7 +79,7 @@ def filters_at(brokers: AbstractSet[int], access: ClientAccess, filters: ClientF
 def ideal_table(graph: nx.Graph, u: int, access: ClientAccess, filters: ClientFilters,
                 side: SideOf = side_of) -> set[tuple[int, Subscription]]:
     """DEF-NET-3 (seed 002 §2.4): the quiescent subTab of broker u:
-    (v, p) for each broker neighbour v and each filter p subscribed on v's
+    (v, p) for each broker neighbor v and each filter p subscribed on v's
     side of (u, v), and (c, p) for each client c of u and each of its filters.
     `side` finds v's side of (u, v): `side_of`, or the same function
     memoised by a caller that asks for the tables of one overlay many times.

@@ -76,7 +76,7 @@ def has_matching_entry(table: set[tuple[int, Subscription]], event: Event, nodes
 
 def is_leaf(table: set[tuple[int, Subscription]], event: Event, came_from: int | None, brokers: set[int], reading: str) -> bool:
     """DEF-CACHE-6, leaf caching: a local end client's entry matches the event
-    and, in reading (ii), no broker neighbour but `came_from` has a matching entry.
+    and, in reading (ii), no broker neighbor but `came_from` has a matching entry.
 
     >>> from subsum.core.filters import parse_filter
     >>> from subsum.core.types import Attribute
@@ -140,7 +140,7 @@ def request_reach(graph: nx.Graph, access: ClientAccess, filters: ClientFilters,
                   overlap: Callable[[Subscription, Subscription], bool] = filters_overlap) -> tuple[dict[int, tuple[int, ...]], set[int]]:
     """DEF-CACHE-7: the brokers client's request(f) reaches, each with the
     path it records (itself first, the client last), and the brokers where
-    it is dropped (no broker neighbour but the sender has an entry whose
+    it is dropped (no broker neighbor but the sender has an entry whose
     filter overlaps f). `overlap` decides overlap (exact by default).
 
     >>> from subsum.core.filters import parse_filter

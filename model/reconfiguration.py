@@ -30,7 +30,7 @@ def entries_of(state: BrokerState, n: int) -> frozenset[tuple[int, Subscription]
 
 
 def is_leaf_without(state: BrokerState, n: int) -> bool:
-    """DEF-RCF-2: a broker with no broker neighbour other than n.
+    """DEF-RCF-2: a broker with no broker neighbor other than n.
 
     >>> s = BrokerState(2, neighbors=frozenset({1, 3, 100}), clients=frozenset({100}), table=frozenset())
     >>> is_leaf_without(s, 1), is_leaf_without(attrs.evolve(s, neighbors=frozenset({1, 100})), 1)
@@ -41,7 +41,7 @@ def is_leaf_without(state: BrokerState, n: int) -> bool:
 
 def deferred_removal(state: BrokerState, n: int) -> tuple[BrokerState, frozenset[tuple[int, Subscription]]]:
     """DEF-RCF-2 (manageRemovedLink): n's pairs leave the table silently and
-    n leaves the neighbours. Returns the new state and the pairs to defer
+    n leaves the neighbors. Returns the new state and the pairs to defer
     (none for a leaf, which only drops them).
 
     >>> from subsum.core.filters import parse_filter
@@ -79,7 +79,7 @@ def deferred_unsubscribe(state: BrokerState, n: int, p: Subscription) -> tuple[B
 
 def flush_forward(state: BrokerState, m: int) -> set[int]:
     """DEF-RCF-3: where a FLUSH with a rid this broker holds no task for goes:
-    every broker neighbour but the sender.
+    every broker neighbor but the sender.
 
     >>> s = BrokerState(2, neighbors=frozenset({1, 3, 100}), clients=frozenset({100}), table=frozenset())
     >>> flush_forward(s, 1)
@@ -115,7 +115,7 @@ def announced_to(state: BrokerState, o: int) -> frozenset[Subscription]:
 
 
 def activation(state: BrokerState, n: int, held: frozenset[Subscription]) -> tuple[list[Message], frozenset[Subscription]]:
-    """DEF-RCF-4 (activateReceived at n1, new neighbour n): SUB(p) to n for
+    """DEF-RCF-4 (activateReceived at n1, new neighbor n): SUB(p) to n for
     every distinct p not from n and not in P; the ones in P are held back.
     Returns the SUBs and the held-back filters (FLUSH follows the SUBs).
 
@@ -134,7 +134,7 @@ def activation(state: BrokerState, n: int, held: frozenset[Subscription]) -> tup
 
 def released(state: BrokerState, n: int, held: frozenset[Subscription]) -> list[Message]:
     """DEF-RCF-4 (subTimerExpired): a held-back p goes to n only if a
-    neighbour other than n still subscribes it.
+    neighbor other than n still subscribes it.
 
     >>> from subsum.core.filters import parse_filter
     >>> p = parse_filter("x > 1")

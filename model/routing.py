@@ -36,8 +36,8 @@ def processing_rank(graph: nx.Graph, b: int) -> tuple[int, int]:
 
 
 def propagation_target(graph: nx.Graph, b: int) -> int | None:
-    """DEF-SR-1: the one neighbour broker b sends its merged summary to:
-    among the neighbours that act after b (rank greater than b's, so of
+    """DEF-SR-1: the one neighbor broker b sends its merged summary to:
+    among the neighbors that act after b (rank greater than b's, so of
     equal or greater degree and not yet done), the one of smallest
     (degree, id). None if there is none: b is a sink.
 
@@ -102,7 +102,7 @@ def single_sink_plan(graph: nx.Graph) -> PropagationPlan:
     part of the overlay merges into one sink, the broker that option (a)
     visits first (highest degree, smallest id among equals). Every other
     broker sends to its parent in the breadth-first tree from that sink
-    (neighbours in id order), the deepest first, so Merged_Brokers(B) is
+    (neighbors in id order), the deepest first, so Merged_Brokers(B) is
     B's subtree and the sink's list holds its whole part: N − #parts sends.
 
     >>> g = nx.Graph([(1, 2), (2, 5), (3, 5), (4, 5), (6, 5), (5, 7), (7, 8), (8, 9), (8, 10), (10, 11), (11, 12), (11, 13)])

@@ -19,8 +19,8 @@ from subsum.model.semantics import matches
 
 @attrs.frozen
 class BrokerState:
-    """DEF-NET-6: what one broker knows: its neighbours, which of them are
-    clients, and its table subTab as a set of (neighbour, filter) pairs."""
+    """DEF-NET-6: what one broker knows: its neighbors, which of them are
+    clients, and its table subTab as a set of (neighbor, filter) pairs."""
 
     id: int
     neighbors: frozenset[int]
@@ -33,7 +33,7 @@ Message = tuple[int, str, Subscription]
 
 
 def subscribers_of(state: BrokerState, p: Subscription) -> set[int]:
-    """DEF-NET-6: the neighbours subscribed to p.
+    """DEF-NET-6: the neighbors subscribed to p.
 
     >>> from subsum.core.filters import parse_filter
     >>> p = parse_filter("x > 1")
@@ -45,7 +45,7 @@ def subscribers_of(state: BrokerState, p: Subscription) -> set[int]:
 
 
 def broker_neighbors(state: BrokerState) -> set[int]:
-    """DEF-NET-6: the neighbours that are brokers (only they get SUB and UNSUB).
+    """DEF-NET-6: the neighbors that are brokers (only they get SUB and UNSUB).
 
     >>> from subsum.core.filters import parse_filter
     >>> p = parse_filter("x > 1")
@@ -83,7 +83,7 @@ def on_sub(state: BrokerState, n: int, p: Subscription) -> tuple[BrokerState, li
 
 def unsubscribe_from(state: BrokerState, n: int, p: Subscription) -> tuple[BrokerState, list[Message]]:
     """DEF-NET-6 (processUnsubFrom): drop (n, p); with no subscriber left,
-    UNSUB(p) goes to every broker neighbour but n; with one left, to it (if a broker).
+    UNSUB(p) goes to every broker neighbor but n; with one left, to it (if a broker).
 
     >>> from subsum.core.filters import parse_filter
     >>> p = parse_filter("x > 1")
@@ -118,7 +118,7 @@ def on_unsub(state: BrokerState, n: int, p: Subscription) -> tuple[BrokerState, 
 
 
 def event_targets(state: BrokerState, n: int, event: Event) -> set[int]:
-    """DEF-NET-6: the neighbours but n with a filter the event matches.
+    """DEF-NET-6: the neighbors but n with a filter the event matches.
 
     >>> from subsum.core.filters import parse_filter
     >>> p = parse_filter("x > 1")
@@ -132,7 +132,7 @@ def event_targets(state: BrokerState, n: int, event: Event) -> set[int]:
 
 
 def on_remove_link(state: BrokerState, n: int) -> tuple[BrokerState, list[Message]]:
-    """DEF-NET-7 (removeLinkTo): every (n, p) is an unsubscription from n; then n is no neighbour.
+    """DEF-NET-7 (removeLinkTo): every (n, p) is an unsubscription from n; then n is no neighbor.
 
     >>> from subsum.core.filters import parse_filter
     >>> p = parse_filter("x > 1")
@@ -150,7 +150,7 @@ def on_remove_link(state: BrokerState, n: int) -> tuple[BrokerState, list[Messag
 
 
 def on_add_link(state: BrokerState, n: int, is_client: bool) -> tuple[BrokerState, list[Message]]:
-    """DEF-NET-7 (addLinkTo): n becomes a neighbour; a broker gets SUB(p) for every distinct filter.
+    """DEF-NET-7 (addLinkTo): n becomes a neighbor; a broker gets SUB(p) for every distinct filter.
 
     >>> from subsum.core.filters import parse_filter
     >>> p = parse_filter("x > 1")

@@ -154,6 +154,8 @@ def added_fields(now: dict, recorded: dict | None) -> list[str] | None:
     ['b']
     >>> added_fields({"exit": 0, "report": {"a": {"x": 1, "y": 0}}}, {"exit": 0, "report": {"a": {"x": 1}}})
     ['a.y']
+    >>> added_fields({"exit": 0, "report": {"v": [{"x": 1, "at": 3}]}}, {"exit": 0, "report": {"v": [{"x": 1}]}})
+    ['v[].at']
     >>> added_fields({"exit": 0, "report": {"a": 2, "b": 2}}, {"exit": 0, "report": {"a": 1}}) is None
     True
     """
@@ -168,13 +170,16 @@ def added_fields(now: dict, recorded: dict | None) -> list[str] | None:
 
 
 def _without_added(now: dict, was: dict, prefix: str, extra: list[str]) -> dict:
-    """`now` without the keys `was` lacks (each named into `extra`), nested dicts alike."""
+    """`now` without the keys `was` lacks (each named into `extra`), nested dicts and lists of them alike."""
     kept = {}
     for key, value in now.items():
         if key not in was:
             extra.append(prefix + key)
         elif isinstance(value, dict) and isinstance(was[key], dict):
             kept[key] = _without_added(value, was[key], f"{prefix}{key}.", extra)
+        elif (isinstance(value, list) and isinstance(was[key], list) and len(value) == len(was[key])
+              and all(isinstance(v, dict) and isinstance(w, dict) for v, w in zip(value, was[key]))):
+            kept[key] = [_without_added(v, w, f"{prefix}{key}[].", extra) for v, w in zip(value, was[key])]
         else:
             kept[key] = value
     return kept

@@ -55,7 +55,7 @@ def test_bench_rows_are_the_simulations(quick):
 def test_the_variants_series_sets_each_alternative_beside_its_default(quick):
     """The variants series (issue 54): each of the seeds' alternatives is a row beside the default of the same point,
     and each row is the simulation with that protocol option: suppression off sends more response messages and
-    suppresses none; asking one neighbour sends fewer request messages."""
+    suppresses none; asking one neighbor sends fewer request messages."""
     out, _, _ = quick
     with open(out / "caching.csv", newline="") as fh:
         rows = [r for r in csv.DictReader(fh) if r["series"] == "variants"]

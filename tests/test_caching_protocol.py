@@ -66,7 +66,7 @@ def test_a_response_that_skips_a_hop_is_caught(monkeypatch):
 
 
 def test_a_response_taking_a_wrong_link_is_caught(monkeypatch):
-    """CLM-CACHE-6: a response sent to some other neighbour than the next id."""
+    """CLM-CACHE-6: a response sent to some other neighbor than the next id."""
     real = CachingBroker.pass_response
 
     def astray(self, rid, m, stack, index, out):
@@ -344,10 +344,10 @@ def test_a_reached_broker_that_hits_nothing_is_caught(monkeypatch):
     _cache_calls(monkeypatch, "request_received", blind)
 
 
-def test_asking_one_neighbour_walks_a_single_path_and_asking_all_branches():
+def test_asking_one_neighbor_walks_a_single_path_and_asking_all_branches():
     """Option `ask` "one" (spec/09 DEF-CACHE-7, seed 004 §3.3's alternative): each broker forwards a request to one
-    neighbour at most, so the brokers it reaches form one path from the client; the default asks every candidate
-    neighbour, and on the same run some request branches (so the path check can fail)."""
+    neighbor at most, so the brokers it reaches form one path from the client; the default asks every candidate
+    neighbor, and on the same run some request branches (so the path check can fail)."""
     def single_paths(variant):
         net, _ = run_caching(brokers=20, placement="candidate", policy="lru", capacity=15, messages=200, seed=3, variant=variant)
         records = net.shared.requests.values()

@@ -35,8 +35,8 @@ def test_the_answer_must_be_the_nearest_response(monkeypatch):
         checks.seed003_server_one_hop_away()
 
 
-def test_soha_neighbours_that_forward_further_are_caught(monkeypatch, first_failure):
-    """SOHA's active neighbours must not forward: asking the neighbours' neighbours fails the property."""
+def test_soha_neighbors_that_forward_further_are_caught(monkeypatch, first_failure):
+    """SOHA's active neighbors must not forward: asking the neighbors' neighbors fails the property."""
     real = ref.serve
 
     def forwarding(system, policy, broker, m, now):
@@ -64,8 +64,8 @@ def test_simulator_relays_that_forget_to_cache_are_caught(monkeypatch, first_fai
         run_property(checks.simulator_equals_reference)
 
 
-def test_soha_neighbours_forwarding_further_in_the_simulator_are_caught(monkeypatch, first_failure):
-    """A SOHA active neighbour that misses passes the probe on instead of dropping it."""
+def test_soha_neighbors_forwarding_further_in_the_simulator_are_caught(monkeypatch, first_failure):
+    """A SOHA active neighbor that misses passes the probe on instead of dropping it."""
     real = impl.ClientServerBroker.request_received
 
     def forwarding(self, src, request, out):

@@ -75,26 +75,21 @@ def test_a_child_left_holding_the_pipes_is_not_waited_for(tmp_path):
     assert received == Received(b"hi\n", b"")
 
 
-def test_a_persistent_engine_that_closes_its_output_keeps_what_it_wrote(tmp_path):
-    engine = PersistentEngine(python("import os, sys, time\nsys.stdin.readline()\nsys.stdout.write('abc'); sys.stdout.flush()\n"
-                                     "sys.stderr.write('bye\\n'); sys.stderr.flush()\nos.close(1)\ntime.sleep(30)"), 0.5)
+@pytest.mark.parametrize("script, timeout, expected", [
+    ("import os, sys, time\nsys.stdin.readline()\nsys.stdout.write('abc'); sys.stdout.flush()\n"
+     "sys.stderr.write('bye\\n'); sys.stderr.flush()\nos.close(1)\ntime.sleep(30)", 0.5,
+     Received(b"abc", b"bye\n", Failure("crash", "closed its standard output before ending its answer; its standard error ends: bye"))),
+    ("import sys, time\nsys.stdin.readline()\nsys.stdout.write('x' * (17 * 2**20)); sys.stdout.flush()\ntime.sleep(30)", 5.0,
+     Received(b"", b"", Failure("malformed", "wrote more than 16777216 bytes"))),
+], ids=["closes its output: keeps what it wrote", "writes past the cap: malformed"])
+def test_a_persistent_engine_that_misbehaves_fails_with_what_it_wrote(script, timeout, expected):
+    engine = PersistentEngine(python(script), timeout)
     try:
         received = engine.exchange("{}")
     finally:
         engine.close()
-    assert received == Received(b"abc", b"bye\n", Failure(
-        "crash", "closed its standard output before ending its answer; its standard error ends: bye"))
+    assert received == expected
     assert engine.stderr.closed and engine.process is None
-
-
-def test_a_persistent_engine_writing_past_the_cap_is_malformed(tmp_path):
-    engine = PersistentEngine(python("import sys, time\nsys.stdin.readline()\nsys.stdout.write('x' * (17 * 2**20)); sys.stdout.flush()\n"
-                                     "time.sleep(30)"), 5.0)
-    try:
-        received = engine.exchange("{}")
-    finally:
-        engine.close()
-    assert received == Received(b"", b"", Failure("malformed", "wrote more than 16777216 bytes"))
 
 
 def test_a_plugin_engine_answers_for_the_workload_in_its_folder(tmp_path):

@@ -51,9 +51,9 @@ def test_the_explorer_lists_every_property_with_its_runs():
     assert runs["overlay"] < runs["client-messages"]  # not after deliveries and client operations
 
 
-class NeighbourDroppingSiena(SienaBroker):
-    """Planted: a SUB makes the broker forget the sender as a neighbour (the overlay's links stay): only a step of its
-    own changes the neighbour set, and no step of Siena is compared with the model."""
+class NeighborDroppingSiena(SienaBroker):
+    """Planted: a SUB makes the broker forget the sender as a neighbor (the overlay's links stay): only a step of its
+    own changes the neighbor set, and no step of Siena is compared with the model."""
 
     __slots__ = ()
 
@@ -64,10 +64,10 @@ class NeighbourDroppingSiena(SienaBroker):
 
 
 def planted_run() -> Run:
-    return Run(Scope("siena", 2, 1).network(), 0, "siena", broker_class=NeighbourDroppingSiena, delay=(0.0, 0.0))
+    return Run(Scope("siena", 2, 1).network(), 0, "siena", broker_class=NeighborDroppingSiena, delay=(0.0, 0.0))
 
 
-def test_the_overlay_check_at_quiescence_catches_a_handler_that_breaks_its_neighbour_set():
+def test_the_overlay_check_at_quiescence_catches_a_handler_that_breaks_its_neighbor_set():
     run = planted_run()
     run.apply({"op": "subscribe", "client": CLIENT_BASE, "filter": "x > 0"})
     run.apply({"op": "deliver", "choices": [0]})  # not checked here: a delivery cannot change the overlay's links
@@ -88,4 +88,4 @@ def test_without_the_quiescence_backstop_the_planted_handler_is_missed(monkeypat
     run = planted_run()
     for op in ({"op": "subscribe", "client": CLIENT_BASE, "filter": "x > 0"}, {"op": "deliver", "choices": [0]}, {"op": "quiesce"}):
         run.apply(op)  # no violation raised
-    assert 0 not in run.net.brokers[1].neighbors and run.net.overlay.has_link(0, 1)  # and yet the neighbour set is broken
+    assert 0 not in run.net.brokers[1].neighbors and run.net.overlay.has_link(0, 1)  # and yet the neighbor set is broken

@@ -51,7 +51,7 @@ def test_the_memo_changes_nothing_but_the_time(protocol):
 
 
 def test_a_memo_key_without_the_sender_is_caught(monkeypatch):
-    """Planted: the key forgets who sent the message, so a SUB from one neighbour replays one from another. The
+    """Planted: the key forgets who sent the message, so a SUB from one neighbor replays one from another. The
     search then differs from the one without the memo (the comparison above fails)."""
     scope = CI_SCOPES["strawman"]  # on smaller scopes the wrong key happens to give the same states
     without = outcome(explore(scope, memo=False))

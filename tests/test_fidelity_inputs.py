@@ -20,6 +20,7 @@ from subsum.fidelity import verdict as rule
 from subsum.fidelity import explain as fidelity_explain
 from subsum.fidelity.explain import quoted_numbers
 from subsum.cli import main
+from tests.test_hostile_commands import load_commands
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results"
@@ -28,20 +29,7 @@ READ = ("caching/caching.csv", "client-server/client_server.csv", "summaries/sum
         "summary-routing/hops.csv", "summary-routing/propagation.csv", "summary-routing/routing.csv", "summary-routing/storage.csv",
         "summary-routing/simulated.csv", "summary-routing/storage_small.csv", "summary-routing/simulated_storage.csv", "summary-routing/simulated_routing.csv",
         "matching/matching.csv", "matching/over_seeds.csv", "client-server/variants.csv", "caching/summary.json")
-STATEMENT = '''[[statement]]
-id = "999-a"
-section = "§1"
-quote = "q"
-kind = "number"
-value = "2"
-number = 2.0
-explain = "a test"
-[statement.measure]
-kind = "cell"
-file = "b/r.csv"
-column = "y"
-where = { x = 1 }
-'''
+STATEMENT = load_commands().STATEMENT  # one minimal statement file, the hostile commands' own
 
 
 def fidelity_cli(*args: str):

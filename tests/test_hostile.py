@@ -84,14 +84,18 @@ def run_corpus(args: tuple[str, ...]) -> tuple[list[dict], list[str]]:
     return verdicts, died
 
 
+def load_script(path: Path, name: str):
+    """A script of tests/hostile/ as a module named `name` (they are scripts, not a package)."""
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 @functools.cache
 def load_corpus():
-    """tests/hostile/corpus.py as a module (it is a script, not a package)."""
-    spec = importlib.util.spec_from_file_location("hostile_corpus", CORPUS)
-    assert spec is not None and spec.loader is not None
-    corpus = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(corpus)
-    return corpus
+    return load_script(CORPUS, "hostile_corpus")
 
 
 @functools.cache

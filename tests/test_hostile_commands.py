@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import collections
 import functools
-import importlib.util
 import json
 import os
 import resource
@@ -18,6 +17,8 @@ import sys
 from pathlib import Path
 
 import pytest
+
+from tests.test_hostile import load_script
 
 COMMANDS = Path(__file__).parent / "hostile" / "commands.py"
 #: Address space per worker, as tests/test_hostile.py gives its workers.
@@ -32,12 +33,7 @@ def _limit_memory() -> None:
 
 @functools.cache
 def load_commands():
-    """tests/hostile/commands.py as a module (it is a script, not a package)."""
-    spec = importlib.util.spec_from_file_location("hostile_commands", COMMANDS)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script(COMMANDS, "hostile_commands")
 
 
 @functools.cache

@@ -20,14 +20,14 @@ EXAMPLE_4_3 = nx.Graph([(1, 2), (2, 5), (3, 5), (4, 5), (6, 5), (5, 7), (7, 8), 
 
 
 def test_next_broker_defaults_to_option_a_the_highest_degree_first():
-    # DEF-SR-2: from broker 1, option (a) goes to 5 (degree 5), option (b) to the nearest of degree >= 1, its neighbour 2
+    # DEF-SR-2: from broker 1, option (a) goes to 5 (degree 5), option (b) to the nearest of degree >= 1, its neighbor 2
     assert next_broker(EXAMPLE_4_3, 1, frozenset({1})) == 5
     assert next_broker(EXAMPLE_4_3, 1, frozenset({1}), "b") == 2
     assert next_broker(EXAMPLE_4_3, 1, frozenset(EXAMPLE_4_3)) is None
 
 
 def test_each_broker_sends_its_summary_to_its_propagation_target_and_sinks_send_nothing():
-    # DEF-SR-1 on Example 4-3: the leaves send to their one neighbour; 2 (degree 2) sends to 5; 5, 8 and 11 are sinks
+    # DEF-SR-1 on Example 4-3: the leaves send to their one neighbor; 2 (degree 2) sends to 5; 5, 8 and 11 are sinks
     plan = propagation_plan(EXAMPLE_4_3)
     assert [plan.target_of(b) for b in (1, 3, 2, 9, 12)] == [2, 5, 5, 8, 11]
     assert [plan.target_of(b) for b in plan.sinks] == [None, None, None]

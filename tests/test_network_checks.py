@@ -35,11 +35,11 @@ def test_a_sound_network_passes_both_checks():
     checks.check_tables(net)
 
 
-def one_way_neighbour(net, left, right):
+def one_way_neighbor(net, left, right):
     net.brokers[0].neighbors.add(2)  # 0 lists 2; 2 does not list 0, and there is no link
 
 
-def neighbours_without_a_link(net, left, right):
+def neighbors_without_a_link(net, left, right):
     net.brokers[0].neighbors.add(2)
     net.brokers[2].neighbors.add(0)
 
@@ -53,10 +53,10 @@ def client_missing_from_its_broker(net, left, right):
 
 
 @pytest.mark.parametrize("plant, says", [
-    (one_way_neighbour, "0 lists 2 but 2 does not list 0"),
-    (neighbours_without_a_link, "0 and 2 are neighbours without a link"),
+    (one_way_neighbor, "0 lists 2 but 2 does not list 0"),
+    (neighbors_without_a_link, "0 and 2 are neighbors without a link"),
     (client_listed_by_another_broker, "broker 1 lists client"),
-    (client_missing_from_its_broker, "is not a neighbour of its broker 0"),
+    (client_missing_from_its_broker, "is not a neighbor of its broker 0"),
 ])
 def test_each_planted_overlay_fault_fails_clm_net_1(plant, says):
     net, left, right = quiet_path()

@@ -41,7 +41,7 @@ def _magic_hits() -> int:
     hits: list[int] = []
 
     # Twenty million values around MAGIC: it is not drawn by chance, and Hypothesis's global pool (2**30, 10**9 and
-    # their neighbours) has none of them, so a pool holding MAGIC is the only pool a constant is drawn from.
+    # their neighbors) has none of them, so a pool holding MAGIC is the only pool a constant is drawn from.
     @settings(max_examples=400, database=None, derandomize=True)
     @given(st.integers(MAGIC - 10**7, MAGIC + 10**7))
     def probe(x):

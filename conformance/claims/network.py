@@ -46,7 +46,7 @@ NETWORK_CLAIMS: tuple[Claim, ...] = (
     Claim("CLM-NET-7",
           "seed 002 §2.3 (REDS)", "spec/05-network.md#clm-net-7", (NS + "on_sub", NS + "on_unsub"),
           (NI + "protocols.forwarding.StrawmanBroker.sub_received", NI + "protocols.forwarding.StrawmanBroker.unsub_received"),
-          (example_of(network.stale_messages_from_former_neighbours_are_ignored),)),
+          (example_of(network.stale_messages_from_former_neighbors_are_ignored),)),
 )
 
 

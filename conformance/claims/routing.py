@@ -14,11 +14,11 @@ from subsum.conformance.claims.records import M, Check, Claim, example_of, prope
 ROUTING = "conformance.checks.routing.routes"
 
 RM = M + "routing."
-#: Floors (conformance/runner/census.py): trees with neighbours of equal degree (the plan's tie rule), events
+#: Floors (conformance/runner/census.py): trees with neighbors of equal degree (the plan's tie rule), events
 #: routed over ROUTE hops, deletions that needed a remote owner's answer (DELETE-QUERY), a network of one
 #: broker and the empty filter.
 ROUTING_MACHINE = Check("stateful", "conformance.checks.routing.routes.SummaryRoutingUnderChurn", routing_machine.run_summary_routing_machine,
-                        floors={"net:single-broker": 5, "filter:empty": 5, "tree:equal-degree-neighbours": 10, "route:hops": 5, "delete:owners-answered": 5})
+                        floors={"net:single-broker": 5, "filter:empty": 5, "tree:equal-degree-neighbors": 10, "route:hops": 5, "delete:owners-answered": 5})
 NSI = NI + "protocols.siena."
 ROUTING_CLAIMS: tuple[Claim, ...] = (
     Claim("CLM-SR-1",
@@ -26,7 +26,7 @@ ROUTING_CLAIMS: tuple[Claim, ...] = (
           (example_of(routing.seed000_example_4_3_plan),)),
     Claim("CLM-SR-2",
           "seed 000 §4.3.2; seed note §8.2", "spec/08-summary-routing.md#clm-sr-2", (RM + "propagation_plan", RM + "propagation_target"),
-          (NI + "protocols.summaries.plan.plan",), (property_of(routing.plan_is_a_forest_whose_sinks_partition, {"plan:equal-degree-neighbours": 15}),)),
+          (NI + "protocols.summaries.plan.plan",), (property_of(routing.plan_is_a_forest_whose_sinks_partition, {"plan:equal-degree-neighbors": 15}),)),
     Claim("CLM-SR-3",
           "seed 000 §4.3.3, Example 4-3", "spec/08-summary-routing.md#clm-sr-3", (RM + "brocli_route", RM + "next_broker"),
           (NI + "protocols.summaries.plan.next_broker",), (example_of(routing.seed000_example_4_3_route),)),

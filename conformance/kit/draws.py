@@ -7,7 +7,7 @@ loaded can move a draw. Every draw respects the declared profile
 
 They are built to find bugs, as the model's strategies are: names from a
 small pool so constraints and attributes collide; boundary numbers (zero,
-±1, the 64-bit limits) and each constraint's own value and neighbours;
+±1, the 64-bit limits) and each constraint's own value and neighbors;
 strings over a tiny alphabet, plus the hostile one; wildcard patterns whose
 parts overlap; events planted from a subscription so that they often match.
 

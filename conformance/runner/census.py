@@ -23,7 +23,7 @@ Tags name the spec's edge cases and the model's rules:
   operations at equal times, evictions at capacity 1 and under each policy,
   hits and unsubscriptions at bounded caches, answers from off the
   request's path and SS's interested brokers there;
-- summary routing (conformance/checks/routing/routes.py, routing_machine.py): neighbours
+- summary routing (conformance/checks/routing/routes.py, routing_machine.py): neighbors
   of equal degree, owners handed an event off the route, ROUTE hops,
   deletions that needed a remote owner's answer;
 - the trace check's boundaries (conformance/checks/pipeline/trace_boundaries.py): interval

@@ -8,7 +8,7 @@ Three forms, as in model checkers that separate the model from its checks:
   after every operation whose kind is in `after` (the operations that can
   change what it reads). The overlay changes only in overlay operations, so
   its check runs after those (and at quiescence, which also covers a
-  broker that broke its own neighbour set in a plug-in's handler);
+  broker that broke its own neighbor set in a plug-in's handler);
 - `AtQuiescence(claim, says, check)`: checked when the network is quiescent
   (the operation `quiesce`);
 - `OnStep(claim, says)`: checked inside the step it speaks of, by the code

@@ -34,7 +34,7 @@ from subsum.conformance.runner.violations import require
 from subsum.core.errors import SubsumError
 from subsum.core.types import Event
 from subsum.conformance.checks.caching.request_response import check_answered_requests
-from subsum.impl.network import PROTOCOLS, CachingBroker, Network, SienaBroker, broker_class_for, is_forwarding
+from subsum.impl.network import PROTOCOLS, Network, broker_class_for
 from subsum.impl.network.protocols.summaries.broker import SummaryBroker
 
 
@@ -43,8 +43,8 @@ def _no_violations_counted(net: Network) -> None:
 
 
 #: What every family checks of the network (DEF-EXP-8): the overlay after each change of it and at quiescence (a
-#: broker's neighbour set is its record, compared with the model's in each checked step), and the simulator's count.
-COMMON = (Always("overlay", "CLM-NET-1", "the broker links form a forest, neighbour sets are symmetric and agree with the links, "
+#: broker's neighbor set is its record, compared with the model's in each checked step), and the simulator's count.
+COMMON = (Always("overlay", "CLM-NET-1", "the broker links form a forest, neighbor sets are symmetric and agree with the links, "
                  "and every client is listed by its access broker", forwarding_checks.check_overlay, after=OVERLAY_CHANGES | {"quiesce"}),
           Always("client-messages", "CLM-NET-4", "nothing but EVENTs reaches a client", _no_violations_counted))
 PUBLICATION = OnStep("publication", "CLM-NET-3", "a publication in a quiescent static state reaches exactly the ideal set, once "
@@ -70,7 +70,7 @@ class Forwarding:
         claim = "CLM-NET-2" if protocol in ("strawman", EXTERNAL) else "CLM-RCF-1"
         found = [*COMMON, AtQuiescence("tables", claim, "every table equals the ideal oracle's",
                                        functools.partial(forwarding_checks.check_tables, claim=claim)),
-                 OnStep("broker-steps", "CLM-NET-6", "each broker step leaves the model's table and neighbours and sends its messages"),
+                 OnStep("broker-steps", "CLM-NET-6", "each broker step leaves the model's table and neighbors and sends its messages"),
                  PUBLICATION]
         if protocol != EXTERNAL and issubclass(self.broker_class(protocol), ProtocolChecks):
             found += [OnStep("reconfiguration-steps", "CLM-RCF-7", "each deferral, activation and timer step is the model's"),
@@ -175,6 +175,10 @@ def _checked_summary_class(base: type) -> type:
     return type(f"Checked{base.__name__}", (summary_checks.CheckedSummaryBroker, base), {"__slots__": ()})
 
 
+#: `Broker.family` -> the family's checks.
+FAMILIES: dict[str | None, Forwarding] = {"forwarding": FORWARDING, "caching": CACHING, "siena": SIENA, "summaries": SUMMARIES}
+
+
 def family_of(protocol: str) -> Forwarding:
     """The family whose checks a schedule under `protocol` runs (a registered
     name or a plug-in); exit 2 (SubsumError) for one no family checks. The
@@ -182,15 +186,9 @@ def family_of(protocol: str) -> Forwarding:
     "external") speaks Strawman's messages: the forwarding family."""
     if protocol == EXTERNAL:
         return FORWARDING
-    base = broker_class_for(protocol)
-    if issubclass(base, CachingBroker):
-        return CACHING
-    if is_forwarding(base):
-        return FORWARDING
-    if issubclass(base, SienaBroker):
-        return SIENA
-    if issubclass(base, SummaryBroker):
-        return SUMMARIES
+    family = FAMILIES.get(getattr(broker_class_for(protocol), "family", None))
+    if family is not None:
+        return family
     checked = sorted(name for name in PROTOCOLS if _checked(PROTOCOLS[name]))
     raise SubsumError(f"protocol {protocol!r} has no schedule checks; schedules run under {', '.join(checked)}, "
                       "or a plug-in of the forwarding, Siena or summaries family")
@@ -202,4 +200,4 @@ def schedule_protocols() -> tuple[str, ...]:
 
 
 def _checked(cls: type) -> bool:
-    return is_forwarding(cls) or issubclass(cls, (SienaBroker, SummaryBroker, CachingBroker))
+    return getattr(cls, "family", None) in FAMILIES

@@ -8,7 +8,7 @@ implementation would be, in Python here, in any language elsewhere.
 
 One process hosts every broker. Each request line names a broker and what
 happened to it: START (it starts, empty), SUB, UNSUB or EVENT from a
-neighbour, or LINK-ADDED or LINK-REMOVED. The answer is the messages that broker sends, one JSON line
+neighbor, or LINK-ADDED or LINK-REMOVED. The answer is the messages that broker sends, one JSON line
 each, then an empty line. `--forget-second-subscriber` plants a bug: when
 a filter gets its second subscriber, the broker does not tell the first.
 """

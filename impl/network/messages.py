@@ -56,7 +56,7 @@ class Publication:
 @attrs.frozen
 class Activate:
     """ACTIVATE (DEF-RCF-4): for reconfiguration `rid`, the filters `held`
-    only the lost neighbour subscribed, to be held back over the new link
+    only the lost neighbor subscribed, to be held back over the new link
     to `far_end`."""
 
     rid: int
@@ -141,7 +141,7 @@ class ServerRequest:
     """REQUEST of the client-server system (DEF-CS-2): request `rid` for
     `message`. `stack` is the brokers visited, the latest first and the
     client last; `mode` is "path" (along the AT path), "probe" (a SOHA
-    neighbour), "transit" (on the way to an SS interested broker, `route`
+    neighbor), "transit" (on the way to an SS interested broker, `route`
     the rest of the way) or "interest" (at it); `position` is the asking
     broker's place on the AT path."""
 

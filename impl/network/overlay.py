@@ -27,7 +27,7 @@ class Overlay:
 
     def __init__(self, rng: random.Random) -> None:
         self.rng = rng  # the overlay's own choices (LSTree's new parents), apart from link delays
-        self.adjacent: dict[int, set[int]] = {}  # broker -> broker neighbours
+        self.adjacent: dict[int, set[int]] = {}  # broker -> broker neighbors
         self.epoch: dict[frozenset, int] = {}  # live undirected link -> the order it was added in
         self._epochs = 0
         self._links: tuple[tuple[int, int], ...] | None = None  # `links()`, until the next link or unlink
@@ -51,7 +51,7 @@ class Overlay:
     def _own(self) -> None:
         """Before a change: a copy of links shared with another overlay (`fork`)."""
         if self._shared:
-            self.adjacent = {b: set(neighbours) for b, neighbours in self.adjacent.items()}
+            self.adjacent = {b: set(neighbors) for b, neighbors in self.adjacent.items()}
             self.epoch = dict(self.epoch)
             self._shared = False
 
@@ -163,8 +163,8 @@ class Overlay:
         the parent's tree (or, if b was the root, of the first child's
         tree). Returns (child, new parent) pairs; changes nothing."""
         parent = self.parent_of(b)
-        neighbours = sorted(self.adjacent[b])
-        children = [m for m in neighbours if m != parent]
+        neighbors = sorted(self.adjacent[b])
+        children = [m for m in neighbors if m != parent]
         anchor = parent if parent is not None else (children.pop(0) if children else None)
         targets = sorted(self.side(anchor, b)) if anchor is not None else []
         return [(child, self.rng.choice(targets)) for child in children]

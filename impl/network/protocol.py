@@ -4,7 +4,7 @@ simulator (spec/05-network.md, DEF-NET-2).
 A protocol is a `Broker` subclass registered by name (`@register("name")`).
 The simulator creates one instance per broker and talks to it in two ways:
 
-- **messages**: a message of kind K from node `src` (a neighbour broker, a
+- **messages**: a message of kind K from node `src` (a neighbor broker, a
   client, or over the out-of-band channel) runs the method marked
   `@handles("K")` as `method(src, payload, out)`. A kind the class has no
   handler for is an error (`NetworkError`), never silently ignored.
@@ -68,12 +68,17 @@ def handles(*kinds: str) -> Callable:
 
 
 class Broker:
-    """The base of every protocol's broker: its id, its neighbours (brokers
+    """The base of every protocol's broker: its id, its neighbors (brokers
     and clients), its protocol's own state (in subclasses), and dispatch by
     message kind. A broker holds no reference to its network: what it does
     goes to the out-buffer its handler is given (`actor.Out`)."""
 
     __slots__ = ("id", "neighbors", "cached_hash")
+
+    #: The protocol family whose steps and checks a class's brokers follow (spec/05 DEF-NET-8, spec/12 DEF-EXP-1):
+    #: "forwarding" (seed 002's subscription forwarding, Strawman and its successors), "siena", "caching",
+    #: "summaries"; None for a broker of no family. A subclass inherits its base's.
+    family: str | None = None
 
     #: Whether something reads what this class's handlers write (a check's broker does): then the network gives each
     #: handler a buffer and applies it when the handler returns; otherwise it applies each effect as it is written.

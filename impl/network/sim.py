@@ -130,7 +130,7 @@ class Network(BrokerHost):
         with `replacement[end]` if given). Messages in flight on it are lost,
         or, with `lose_in_flight=False`, still delivered: they were already
         in the receiver's inbound queue, and now come from a node that is no
-        longer a neighbour."""
+        longer a neighbor."""
         self.overlay.unlink(a, b)
         for direction in ((a, b), (b, a)):
             if lose_in_flight or not self.transport.links.get(direction):
@@ -179,14 +179,14 @@ class Network(BrokerHost):
                       notices: Mapping[int, tuple[int | None, tuple | None]] | None = None) -> list[int]:
         """A broker crashes or leaves: it is gone at once (it runs no handler
         any more), all its links break and its clients go with it. Each
-        broker neighbour m learns `link_removed(b, *notices[m])` (by default
-        an isolated break). Returns the former broker neighbours."""
+        broker neighbor m learns `link_removed(b, *notices[m])` (by default
+        an isolated break). Returns the former broker neighbors."""
         if b not in self.brokers:
             raise NetworkError(f"no broker {b}")
         broker = self.unhost(b)
-        neighbours = sorted(self.overlay.adjacent[b])
+        neighbors = sorted(self.overlay.adjacent[b])
         notices = notices or {}
-        for m in neighbours:
+        for m in neighbors:
             rid, replacement = notices.get(m, (None, None))
             self.disconnect(b, m, lose_in_flight, rid=rid, replacement={m: replacement} if replacement else None)
         self.overlay.remove_broker(b)
@@ -194,7 +194,7 @@ class Network(BrokerHost):
             self.transport.close(link)  # b is gone and handles nothing more
         for c in sorted(m for m in broker.neighbors if m >= CLIENT_BASE):
             del self.clients[c], self.client_filters[c]
-        return neighbours
+        return neighbors
 
     def crash(self, b: int, graceful: bool = False, lose_in_flight: bool = True) -> list[tuple[tuple[int, int], tuple[int, int]]]:
         """Broker b crashes (or leaves, `graceful`): all its links break and
@@ -271,7 +271,7 @@ class Network(BrokerHost):
         return self.overlay.links()
 
     def tables(self) -> dict[int, set[tuple[int, Subscription]]]:
-        """Each broker's routing table as (neighbour, filter) pairs (subscription forwarding)."""
+        """Each broker's routing table as (neighbor, filter) pairs (subscription forwarding)."""
         return {b: broker.entries() for b, broker in self.brokers.items()}  # type: ignore[attr-defined]
 
 

@@ -87,7 +87,7 @@ def check_forest(n: int, edges, where: str = "topology") -> None:
 
 
 def spanning_forest(n: int, edges) -> list[tuple[int, int]]:
-    """A breadth-first spanning forest, deterministic: roots and neighbours
+    """A breadth-first spanning forest, deterministic: roots and neighbors
     are visited in increasing order."""
     adjacency: dict[int, set[int]] = {i: set() for i in range(n)}
     for a, b in edges:

@@ -16,7 +16,7 @@ from subsum.impl.network.protocols.informed import InformedBroker
 
 class ForgetfulStrawman(StrawmanBroker):
     """Strawman that forgets DEF-NET-6's last rule: when one broker
-    neighbour alone still subscribes f, it is not sent the UNSUB, so it
+    neighbor alone still subscribes f, it is not sent the UNSUB, so it
     keeps routing f's events here (CLM-NET-6)."""
 
     __slots__ = ()
@@ -31,7 +31,7 @@ class ForgetfulStrawman(StrawmanBroker):
 class HastyInformed(InformedBroker):
     """Informed link activation whose subscription timer sends a held-back
     filter to n when anyone subscribes it, n itself included, rather than
-    only when another neighbour does (CLM-RCF-7)."""
+    only when another neighbor does (CLM-RCF-7)."""
 
     __slots__ = ()
 
@@ -46,7 +46,7 @@ class HastyInformed(InformedBroker):
 
 class RelayingCache(CachingBroker):
     """The caching protocol whose broker answers a request from its cache only for its own clients: a request relayed
-    from a neighbour broker is passed on, never answered here, so a publication held only at a remote broker is
+    from a neighbor broker is passed on, never answered here, so a publication held only at a remote broker is
     never recovered (CLM-CACHE-9). Not in `PLANTED`: the fuzzer does not run the caching protocol; `subsum explore
     --protocol subsum.bench.planted:RelayingCache --requests 1` finds it (spec/12 DEF-EXP-10)."""
 

@@ -96,7 +96,7 @@ def start_swap(net: Network, old: tuple[int, int], new: tuple[int, int]) -> None
 
 
 def crash_victim(rng: random.Random, net: Network) -> int | None:
-    """An inner broker (two or more broker neighbours), so that children re-attach."""
+    """An inner broker (two or more broker neighbors), so that children re-attach."""
     inner = sorted(b for b, broker in net.brokers.items() if sum(m < 1_000_000 for m in broker.neighbors) >= 2)
     return rng.choice(inner) if inner else None
 

@@ -162,7 +162,7 @@ def bench_caching(out_dir, fmt, quick, seed) -> None:
                                             "(with --variants, variants-runs.jsonl; the full run takes hours on two cores).")
 @click.option("--report-only", is_flag=True, help="Run nothing: redo the verdicts, plots and summary.json of the finished run in "
                                                  "OUT_DIR/client-server/ from its client_server.csv.")
-@click.option("--variants", is_flag=True, help="Run only the variants instead (SOHA probing the client's broker's neighbours only, "
+@click.option("--variants", is_flag=True, help="Run only the variants instead (SOHA probing the client's broker's neighbors only, "
                                                "the hits split by where they were answered, λ at K = 50, K up to 250 at μ = 0.5, "
                                                "uniform popularity, LFU's other tie rule): OUT_DIR/client-server/variants.csv, "
                                                "about 35 minutes on 2 cores.")

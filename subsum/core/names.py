@@ -20,7 +20,7 @@ LEAF_READINGS = ("i", "ii")
 #: DEF-CACHE-6, single placement: which one broker stores a publication (seed 004 §3.5 does not say):
 #: the publisher's access broker, or the overlay's centre (least eccentricity, then least id).
 SINGLE_READINGS = ("publisher", "centre")
-#: how far a cache request spreads at each broker (spec/09 DEF-CACHE-7): to every neighbour whose table entry may overlap
+#: how far a cache request spreads at each broker (spec/09 DEF-CACHE-7): to every neighbor whose table entry may overlap
 #: its filter (seed 004 §3.3, the default), or to one of them only, the lowest id (the seed's alternative, for comparison)
 REQUEST_SPREADS = ("all", "one")
 #: rate-LFU's rule among equal rates (spec/09 DEF-CACHE-4): the most recently inserted goes (seed 003 §4.6, the default), or the oldest
@@ -29,7 +29,7 @@ LFU_TIES = ("newest", "oldest")
 #: DEF-CS-2: the client-server request policies (Server, Server-Cache, Server-One-Hop-Away, Server-Subscription).
 REQUEST_POLICIES = ("server", "sc", "soha", "ss")
 
-#: DEF-CS-2, SOHA's probes: the off-path neighbours of every AT-path broker the request reaches before the first
+#: DEF-CS-2, SOHA's probes: the off-path neighbors of every AT-path broker the request reaches before the first
 #: path hit (the default), or of the client's broker only (the narrower reading of "one hop away", for comparison)
 SOHA_PROBES = ("path", "client")
 

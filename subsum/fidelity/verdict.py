@@ -10,7 +10,7 @@ from here, never from a hand-written label.
 - **same trend**: a trend of which at least 75% of the steps go the stated
   way; a ranking that holds at at least 75% of the points, where every
   point at which it fails does so inside the 95% intervals (each reversed or
-  tied pair of neighbours in the order has overlapping intervals; a point
+  tied pair of neighbors in the order has overlapping intervals; a point
   with no interval cannot show it). A number is never *same trend*: one
   outside its band *differs*, and the direction of our series is reported
   beside the verdict (`direction_note`), never instead of it. A flat trend
@@ -133,7 +133,7 @@ def holds(order: Sequence[str], better: str, point: Mapping[str, float]) -> bool
 
 
 def within_intervals(order: Sequence[str], better: str, point: Mapping[str, float], ci95: Mapping[str, float] | None) -> bool:
-    """Whether a point where the order fails fails inside the 95% intervals: every pair of neighbours in the order
+    """Whether a point where the order fails fails inside the 95% intervals: every pair of neighbors in the order
     that is reversed or tied has overlapping intervals. A point with no intervals for such a pair cannot show it.
 
     >>> within_intervals("abc", "lower", {"a": 0.0, "b": 0.11, "c": 0.09}, {"a": 0.0, "b": 0.06, "c": 0.01})

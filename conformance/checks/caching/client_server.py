@@ -52,7 +52,7 @@ def seed003_server_cache() -> None:
 
 
 def seed003_server_one_hop_away() -> None:
-    """CLM-CS-2: SOHA with 4, a neighbour of 3, holding A: two responses, 3 stores A once."""
+    """CLM-CS-2: SOHA with 4, a neighbor of 3, holding A: two responses, 3 stores A once."""
     graph = chain_3_2_1_5(((4, 3),))
     system = ref.System(graph, {"A": 5}, caches_for(graph, {4: ("A",)}))
     system, outcome = ref.serve(system, "soha", 3, "A", 1.0)
@@ -99,7 +99,7 @@ def policies_compare_on_identical_state(case) -> None:
     distance with overhead 0 and no hit; SC's delay is at most Server's, with
     overhead 0, and afterwards every relay of its response holds the message;
     SOHA's delay is at most SC's and it asks only path brokers and their
-    neighbours; SS asks only path and interested brokers; overheads are >= 0,
+    neighbors; SS asks only path and interested brokers; overheads are >= 0,
     hit is 0 or 1, and no cache holds a message twice."""
     system, broker, m = case
     distance = nx.shortest_path_length(system.graph, broker, system.server_of[m])
@@ -122,7 +122,7 @@ def policies_compare_on_identical_state(case) -> None:
     require(soha.delay <= sc.delay, "CLM-CS-4", lambda: f"SOHA's delay {soha.delay} exceeds SC's {sc.delay}")
     path = ref.at_path(system.graph, broker, system.server_of[m])
     near = set(path) | {q for b in path for q in system.graph[b]}
-    require(set(soha.asked) <= near, "CLM-CS-4", lambda: f"SOHA asked {soha.asked}, beyond the path {path} and its neighbours")
+    require(set(soha.asked) <= near, "CLM-CS-4", lambda: f"SOHA asked {soha.asked}, beyond the path {path} and its neighbors")
     require(set(ss.asked) <= set(path) | system.interested.get(m, frozenset()), "CLM-CS-4", lambda: f"SS asked {ss.asked}")
     assert ss.delay <= server.delay and soha.hit >= sc.hit
 
@@ -204,7 +204,7 @@ def count_cases(graph: nx.Graph, policy: str, cache_policy: str, asker: int, ser
 CS_FLOORS = {**{f"evicted:{p}": 20 for p in ("fifo", "regdeg", "lfu", "lru")}, **{f"hit:bounded:{p}": 50 for p in ("sc", "soha", "ss")},
              "answer-off-path:ss": 10, "ss:asked-off-path": 10}
 
-#: SOHA answered from off the path: broker 1 lost A to B (capacity 1), its side neighbour 3 still holds
+#: SOHA answered from off the path: broker 1 lost A to B (capacity 1), its side neighbor 3 still holds
 #: it, and 1's probe finds it there. The generators draw such a case too rarely for a floor: it is pinned.
 SOHA_OFF_PATH = (4, [(0, 1), (1, 2), (1, 3)], {"A": 0, "B": 0, "C": 0, "D": 0}, "soha", "fifo", 1, [(3, "A"), (1, "B"), (2, "A")])
 
@@ -229,7 +229,7 @@ def simulator_equals_reference(case) -> None:
 @st.composite
 def driver_runs(draw) -> dict:
     """A small run of DEF-CS-4's driver: policies, tree size, cache slots, rates, steps, seed, request process, SS's memory,
-    whose neighbours SOHA probes and rate-LFU's tie rule."""
+    whose neighbors SOHA probes and rate-LFU's tie rule."""
     return {"policy": draw(st.sampled_from(ref.POLICIES)), "cache_policy": draw(st.sampled_from(["fifo", "regdeg", "lfu", "lru"])),
             "brokers": draw(st.integers(1, 14)), "slots": draw(st.integers(1, 4)), "lam": draw(st.sampled_from([0.05, 0.2, 0.5])),
             "mu": draw(st.sampled_from([0.05, 0.2, 0.5])), "steps": draw(st.integers(1, 60)), "seed": draw(st.integers(0, 10_000)),

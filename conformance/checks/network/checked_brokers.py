@@ -112,7 +112,7 @@ class CheckedBroker(StrawmanBroker):
         ran("broker-steps")
         require(got.table == want_state.table, "CLM-NET-6",
                 lambda: f"broker {self.id} {what}: table {listed(got.table ^ want_state.table, 4)} differs from the model")
-        require(got.neighbors == want_state.neighbors, "CLM-NET-6", lambda: f"broker {self.id} {what}: neighbours differ from the model")
+        require(got.neighbors == want_state.neighbors, "CLM-NET-6", lambda: f"broker {self.id} {what}: neighbors differ from the model")
         require(same_messages(sent, want_messages), "CLM-NET-6",
                 lambda: f"broker {self.id} {what}: sent {listed(sent)}, the model sends {listed(want_messages)}")
 

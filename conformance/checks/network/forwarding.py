@@ -77,26 +77,26 @@ def ideal_tables_of(net: Network) -> dict:
 
 
 def check_overlay(net: Network) -> None:
-    """DEF-NET-1: the broker links form a forest; neighbour sets are symmetric;
-    every client's access broker lists it; links and neighbour sets agree.
+    """DEF-NET-1: the broker links form a forest; neighbor sets are symmetric;
+    every client's access broker lists it; links and neighbor sets agree.
     Each part is one comparison of sets (the fuzzer runs it after every
     operation); a violation names the smallest pair that breaks it."""
     try:
         graph = overlay_of(net)  # asserts a forest
     except AssertionError as exc:
         raise ClaimViolation("CLM-NET-1", str(exc)) from None
-    neighbour_pairs = [(b, m) for b, broker in net.brokers.items() for m in broker.neighbors]
-    links = {(b, m) for b, m in neighbour_pairs if m < CLIENT_BASE}
-    clients_listed = {(m, b) for b, m in neighbour_pairs if m >= CLIENT_BASE}  # (client, the broker listing it)
+    neighbor_pairs = [(b, m) for b, broker in net.brokers.items() for m in broker.neighbors]
+    links = {(b, m) for b, m in neighbor_pairs if m < CLIENT_BASE}
+    clients_listed = {(m, b) for b, m in neighbor_pairs if m >= CLIENT_BASE}  # (client, the broker listing it)
     wrong_clients = clients_listed - net.clients.items()
     require(not wrong_clients, "CLM-NET-1", lambda: "broker {1} lists client {0}, attached to {2}".format(
         *min(wrong_clients), net.clients.get(min(wrong_clients)[0])))
     one_way = links - {(m, b) for b, m in links}
     require(not one_way, "CLM-NET-1", lambda: "{0} lists {1} but {1} does not list {0}".format(*min(one_way)))
     unlinked = links - _directed_links(graph)
-    require(not unlinked, "CLM-NET-1", lambda: "{0} and {1} are neighbours without a link".format(*min(unlinked)))
+    require(not unlinked, "CLM-NET-1", lambda: "{0} and {1} are neighbors without a link".format(*min(unlinked)))
     unlisted = net.clients.items() - clients_listed
-    require(not unlisted, "CLM-NET-1", lambda: "client {0} is not a neighbour of its broker {1}".format(*min(unlisted)))
+    require(not unlisted, "CLM-NET-1", lambda: "client {0} is not a neighbor of its broker {1}".format(*min(unlisted)))
 
 
 @functools.lru_cache(maxsize=4096)
@@ -190,7 +190,7 @@ class StrawmanUnderChurn(NetworkMachine):
     @precondition(lambda self: len(self.net.clients) >= 3)
     @rule(f=st.sampled_from(MACHINE_FILTERS))
     def everyone_subscribes(self, f):
-        """Every client takes one filter: brokers then hold it for several neighbours (DEF-NET-6's later
+        """Every client takes one filter: brokers then hold it for several neighbors (DEF-NET-6's later
         subscriptions, and unsubscriptions that leave several), which single subscriptions reach rarely."""
         if f == Subscription():
             census.record("filter:empty")
@@ -258,7 +258,7 @@ class StrawmanUnderChurn(NetworkMachine):
         self.static = True
 
     @invariant()
-    def overlay_is_a_forest_with_symmetric_neighbours(self):
+    def overlay_is_a_forest_with_symmetric_neighbors(self):
         check_overlay(self.net)
 
     @invariant()
@@ -340,10 +340,10 @@ def ideal_changes_only_on_the_reconfiguration_path(case):
                 assert frozenset((u, v)) in allowed, f"entry ({u}, {v}, {p}) changed off the path {path}"
 
 
-def stale_messages_from_former_neighbours_are_ignored() -> None:
+def stale_messages_from_former_neighbors_are_ignored() -> None:
     """CLM-NET-7: a queued UNSUB for an (n, p) that removeLinkTo already
     dropped changes nothing and sends nothing; a queued SUB from a former
-    neighbour adds nothing. Every handler is also checked against the model."""
+    neighbor adds nothing. Every handler is also checked against the model."""
     p = FILTERS[0]
     net = build([(0, 1), (1, 2)], 3, seed=0, broker_class=CheckedBroker)
     c0, c2 = net.add_client(0), net.add_client(2)
@@ -354,7 +354,7 @@ def stale_messages_from_former_neighbours_are_ignored() -> None:
     net.unsubscribe(c0, p)  # broker 0's last other subscriber is broker 1: UNSUB(p) to 1
     assert net.transport.pending_links() == [(0, 1)]
     net.disconnect(0, 1, lose_in_flight=False)  # ... already in broker 1's inbound queue
-    net.run()  # broker 1 handles UNSUB(p) from 0, no longer a neighbour
+    net.run()  # broker 1 handles UNSUB(p) from 0, no longer a neighbor
     assert net.ledger.sent["UNSUB"] - unsubs_before == 2, dict(net.ledger.sent)  # 0 -> 1, and 1 -> 2 on removeLinkTo(0)
     assert net.ledger.handled["UNSUB"] - unsubs_before == 2
     check_tables(net)

@@ -82,7 +82,7 @@ class ReconfigUnderChurn(StrawmanUnderChurn):
                                    for a, b in self.broken))
     @rule(data=st.data())
     def relink_broken_pair(self, data):
-        """A pair that broke is linked again (the old neighbour re-subscribes while UNSUBs wait)."""
+        """A pair that broke is linked again (the old neighbor re-subscribes while UNSUBs wait)."""
         net = self.net
         pairs = [(a, b) for a, b in self.broken if a in net.brokers and b in net.brokers and b not in net.overlay.component(a)]
         net.connect(*data.draw(st.sampled_from(pairs)))

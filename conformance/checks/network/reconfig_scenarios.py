@@ -247,7 +247,7 @@ def late_flush_is_passed_on() -> None:
     """CLM-RCF-5, on the path 0 - 1 - 2 - 3: the link (1, 2) is swapped for
     (0, 3); broker 1's timer fires before the FLUSH from 0 reaches it, so
     that FLUSH is unknown at 1 and goes on to nobody but 1's other broker
-    neighbours (none): it changes nothing and dies. The tables end ideal."""
+    neighbors (none): it changes nothing and dies. The tables end ideal."""
     for protocol in ("notified", "informed"):
         net = build([(0, 1), (1, 2), (2, 3)], 4, protocol=protocol, broker_class=checked_class(protocol), defer_timeout=3000.0)
         subscriber = net.add_client(3)

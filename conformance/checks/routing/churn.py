@@ -150,14 +150,14 @@ class SummaryRoutingUnderChurn(NetworkMachine):
 
 def record_cases(net: Network) -> None:
     """The census of one run (conformance/runner/census.py): deletions that needed a remote owner's answer
-    (DELETE-QUERY sent), networks of one broker, trees with neighbours of equal degree, and events routed past their owners."""
+    (DELETE-QUERY sent), networks of one broker, trees with neighbors of equal degree, and events routed past their owners."""
     if net.ledger.sent["DELETE-QUERY"]:
         census.record("delete:owners-answered")
     if len(net.brokers) == 1:
         census.record("net:single-broker")
     graph = model_graph(net)
     if any(graph.degree(a) == graph.degree(b) for a, b in graph.edges):
-        census.record("tree:equal-degree-neighbours")
+        census.record("tree:equal-degree-neighbors")
     if net.ledger.sent["ROUTE"]:
         census.record("route:hops")
 

@@ -120,7 +120,7 @@ def graphs(draw) -> nx.Graph:
 def plan_is_a_forest_whose_sinks_partition(graph):
     """CLM-SR-2."""
     if any(graph.degree(a) == graph.degree(b) for a, b in graph.edges):
-        census.record("plan:equal-degree-neighbours")  # the plan's tie rule (degree, then id) decides who sends
+        census.record("plan:equal-degree-neighbors")  # the plan's tie rule (degree, then id) decides who sends
     plan = ref.propagation_plan(graph)
     senders = [s for _, s, _ in plan.sends]
     assert len(senders) == len(set(senders)), "a broker sent twice"

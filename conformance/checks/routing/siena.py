@@ -166,7 +166,7 @@ def model_covers(general: Subscription, specific: Subscription) -> bool:
 def check_siena_tables(net: Network, covers: Callable[[Subscription, Subscription], bool] = model_covers) -> None:
     """CLM-SR-8 at quiescence. Covering off: every table is the ideal one
     (DEF-NET-3). On: each client's entries are the ideal ones, and for each
-    broker u and neighbour v, u holds from v only filters subscribed on v's
+    broker u and neighbor v, u holds from v only filters subscribed on v's
     side, and every filter subscribed there is covered (the model's
     covering) by one u holds from v."""
     graph, access, filters = model_state(net)

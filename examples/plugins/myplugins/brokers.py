@@ -3,7 +3,7 @@
 `TidyBroker` re-implements subscription forwarding's SUB and UNSUB handlers
 (seed 002 §2.3, spec/05 DEF-NET-6) in its own words. `ForgetfulBroker` is
 the same broker with a planted bug: it forgets the second-subscriber rule.
-When a filter that only neighbour `first` had subscribed gets a second
+When a filter that only neighbor `first` had subscribed gets a second
 subscriber, the broker must now subscribe to it at `first`, because events
 published behind `first` now have somewhere else to go. ForgetfulBroker
 does not, so those events are lost.
@@ -31,13 +31,13 @@ class TidyBroker(StrawmanBroker):
 
     def sub_received(self, n, f, out):
         if n not in self.neighbors:
-            return  # a stale SUB from a former neighbour
+            return  # a stale SUB from a former neighbor
         subscribers = self.table.get(f, set())
         if n in subscribers:
             return  # a repeat changes nothing
         before = set(subscribers)
         self.insert_entry(n, f, out)
-        if not before:  # the first subscriber: tell every other broker neighbour
+        if not before:  # the first subscriber: tell every other broker neighbor
             for m in self.neighbors:
                 if m != n and is_broker(m):
                     out.send(m, "SUB", f)

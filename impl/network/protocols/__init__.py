@@ -23,8 +23,9 @@ def is_forwarding(cls: type[Broker]) -> bool:
     (seed 002): Strawman and its successors, whose steps the model
     describes. Siena's covering steps (spec/08, DEF-SR-6) are not the
     model's plain handlers, so the Siena protocols are not of the family;
-    nor is the caching protocol, which adds requests and caches to Strawman's."""
-    return issubclass(cls, StrawmanBroker) and not issubclass(cls, (SienaBroker, CachingBroker))
+    nor is the caching protocol, which adds requests and caches to Strawman's:
+    each class names its family (`Broker.family`)."""
+    return getattr(cls, "family", None) == "forwarding"
 
 
 def forwarding_protocols() -> tuple[str, ...]:

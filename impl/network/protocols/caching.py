@@ -9,7 +9,7 @@ Subscription forwarding as Strawman runs it (`StrawmanBroker`), plus:
 - **placement** (DEF-CACHE-6): as a publication passes, the brokers the
   `placement` option names store it: `candidate` a broker with a table
   entry it matches; `leaf` one with a local end client it matches and, in
-  reading (ii), no broker neighbour but the sender with a matching entry;
+  reading (ii), no broker neighbor but the sender with a matching entry;
   `single` one broker, the publisher's access broker (`single_reading`
   publisher) or the overlay's centre (centre); `all` every broker, the
   publication being also flooded (STORE) to the brokers off its delivery
@@ -17,10 +17,10 @@ Subscription forwarding as Strawman runs it (`StrawmanBroker`), plus:
 - **requests** (DEF-CACHE-7): a client's REQUEST (`messages.CacheRequest`:
   rid, f, path) follows the table like a publication: each broker pushes
   its id onto the path, answers with one RESPONSE per cached message f
-  matches (a hit), and forwards the request to every broker neighbour but
+  matches (a hit), and forwards the request to every broker neighbor but
   the sender with an entry whose filter may overlap f; with no such
-  neighbour the request is dropped. A hit does not stop it. Option `ask`
-  "one" forwards it to the lowest-id such neighbour only (the seed's
+  neighbor the request is dropped. A hit does not stop it. Option `ask`
+  "one" forwards it to the lowest-id such neighbor only (the seed's
   alternative, measured beside the default "all");
 - **responses**: RESPONSE (`messages.CacheResponse`: rid, message id,
   stack, index) is source-routed back, each broker popping its own id. A
@@ -191,6 +191,8 @@ class CachingBroker(StrawmanBroker):
 
     __slots__ = ("cache",)
 
+    family = "caching"  # Strawman's steps plus requests and caches
+
     local_deliveries = False  # its handlers read the overlay and count in the shared request records
 
     def __init__(self, bid: int, shared) -> None:
@@ -293,7 +295,7 @@ class CachingBroker(StrawmanBroker):
             out.send(b, "REQUEST", CacheRequest(rid, f, stack))
 
     def table_filters(self, filters: set[Subscription]) -> list[Subscription]:
-        """A neighbour's filters in table order (deterministic)."""
+        """A neighbor's filters in table order (deterministic)."""
         return [f for f in self.table if f in filters]
 
     def pass_response(self, rid: int, m: int, stack: tuple[int, ...], index: int, out: Out) -> None:

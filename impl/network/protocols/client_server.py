@@ -3,11 +3,11 @@ spec/10-client-server.md DEF-CS-1 … 3), registered as protocol
 "client-server".
 
 - ADVERTISE(m) floods from a server's broker: every broker's AT maps m to
-  the neighbour toward m's server (its own id at the server's broker).
+  the neighbor toward m's server (its own id at the server's broker).
 - A client's request for m enters its broker as REQUEST
   (`messages.ServerRequest`: rid, m, stack, mode, position, route): `stack` is the brokers it has visited, the latest first,
   the client last; `mode` is "path" (the AT path), "probe" (a SOHA active
-  neighbour), "transit" (on the way to an SS interested broker, `route` the
+  neighbor), "transit" (on the way to an SS interested broker, `route` the
   rest of the way) or "interest" (at it).
 - A broker that answers sends RESPONSE (`messages.ServerResponse`: rid,
   stack, answer, hops) back: each
@@ -18,7 +18,7 @@ Caches are `subsum.impl.caching` caches (options `cache_policy`,
 `capacity`), and read the request's step (`now` in the request), not the
 simulator's clock: the thesis's time is its steps. The request policy is
 option `policy`: server, sc, soha or ss. Option `soha_probes` "client"
-has SOHA probe the client's broker's neighbours only (the default "path":
+has SOHA probe the client's broker's neighbors only (the default "path":
 every AT-path broker's before the first path hit); `lfu_ties` "oldest"
 gives rate-LFU caches the other tie rule (spec/09). Option `ss_memory` is SS's
 reading of "a broker with a client requesting the same message"
@@ -203,7 +203,7 @@ class ClientServerBroker(Broker):
     def ask_interested(self, record: Request, stack: tuple[int, ...], out: Out) -> None:
         """SS: the client's broker asks every interested broker off the AT path
         (each request source-routed along the tree path there)."""
-        toward_me = out.overlay.walk(self.id)  # broker -> its neighbour toward this one
+        toward_me = out.overlay.walk(self.id)  # broker -> its neighbor toward this one
 
         def route_from_me(q: int) -> list[int]:
             back = [q]

@@ -7,7 +7,7 @@ which builds on notified, is in `informed`.
 - `TimedBroker` (DEF-RCF-2): a broken link's entries leave the table at
   once, silently, into a waiting table keyed by the reconfiguration id;
   their UNSUBs run when the timer fires (`Network.defer_timeout`). A leaf
-  (no other broker neighbour) just drops them. Timeout 0 is Strawman.
+  (no other broker neighbor) just drops them. Timeout 0 is Strawman.
 - `NotifiedBroker` (DEF-RCF-3): the new link's endpoints send FLUSH(rid)
   after their SUBs; FLUSH floods; an old endpoint holding a task for rid
   runs its deferred UNSUBs at once. The timer stays as the fallback.
@@ -43,7 +43,7 @@ class TimedBroker(StrawmanBroker):
     def link_removed(self, n, rid, replacement, out: Out) -> None:
         self.manage_removed_link(n, out.new_rid() if rid is None else rid, out)
 
-    def has_other_broker_neighbour(self, n: int) -> bool:
+    def has_other_broker_neighbor(self, n: int) -> bool:
         return any(m != n and m < CLIENT_BASE for m in self.neighbors)
 
     def register_task(self, n: int, rid: int) -> bool:
@@ -60,7 +60,7 @@ class TimedBroker(StrawmanBroker):
         pairs = [(n, f) for f, subscribers in self.table.items() if n in subscribers]
         for _, f in pairs:
             self.drop_entry(n, f, out)
-        leaf = not self.has_other_broker_neighbour(n)
+        leaf = not self.has_other_broker_neighbor(n)
         self.neighbors.discard(n)
         if leaf:
             return  # nobody to tell: purely local, no waiting table, no timer

@@ -2,14 +2,14 @@
 §3.3; spec/05-network.md DEF-NET-2 … 7), registered as protocol
 "strawman".
 
-- A broker's table subTab is a set of (neighbour, filter) pairs, kept as
+- A broker's table subTab is a set of (neighbor, filter) pairs, kept as
   filter -> subscribers and, the same pairs, subscriber -> filters.
   Filters are subscriptions (`subsum.core.types.Subscription`); filter
   identity is equality of normalized filters.
 - All brokers of a network share one `FilterIndex`: an incremental
   `indexed` engine over the distinct filters of all tables, which matches
   each event once (cached per event, refreshed when a new filter
-  appears). A broker forwards to neighbour m iff m's filters meet the
+  appears). A broker forwards to neighbor m iff m's filters meet the
   matched set.
 - Iteration that decides message order always walks `table`
   (insertion-ordered), never a set of filters: set order of filters
@@ -125,7 +125,9 @@ class StrawmanBroker(Broker):
 
     __slots__ = ("table", "by_node")
 
-    local_deliveries = True  # a SUB, UNSUB or EVENT reads the table, the neighbours and the index's matches only
+    family = "forwarding"
+
+    local_deliveries = True  # a SUB, UNSUB or EVENT reads the table, the neighbors and the index's matches only
     local_notifications = True  # so does a link's addition or removal (and its successors' deferrals: the clock, settings)
 
     def __init__(self, bid: int, shared) -> None:
@@ -141,7 +143,7 @@ class StrawmanBroker(Broker):
     @handles("SUB")
     def sub_received(self, n: int, f: Subscription, out: Out) -> None:
         if n not in self.neighbors:
-            return  # a SUB from a node that is no longer a neighbour is ignored
+            return  # a SUB from a node that is no longer a neighbor is ignored
         subscribers = self.table.get(f)
         if subscribers is None:
             self.table[f] = {n}
@@ -229,9 +231,9 @@ class StrawmanBroker(Broker):
         self.add_link_to(n, out)
 
     def explore_view(self) -> tuple:
-        """The id, the neighbours and subTab (by_node is the same pairs; the table's order is not part of it)."""
+        """The id, the neighbors and subTab (by_node is the same pairs; the table's order is not part of it)."""
         return self.id, frozenset(self.neighbors), frozenset((f, frozenset(subscribers)) for f, subscribers in self.table.items())
 
     def entries(self) -> set[tuple[int, Subscription]]:
-        """subTab as a set of (neighbour, filter) pairs."""
+        """subTab as a set of (neighbor, filter) pairs."""
         return {(n, f) for f, subs in self.table.items() for n in subs}

@@ -3,10 +3,10 @@ seed 002 §3.5.4 (spec/06-reconfiguration.md DEF-RCF-4, DEF-RCF-5), on top
 of notified deferred unsubscriptions; registered as protocol "informed".
 
 Each old endpoint of a replaced link computes P (the filters only the lost
-neighbour subscribed) and sends ACTIVATE(rid, P, n2) out of band to the new
+neighbor subscribed) and sends ACTIVATE(rid, P, n2) out of band to the new
 link's endpoint on its side, n1; n1 holds back the filters in P over the
 new link until `Network.sub_timeout`, then sends those some other
-neighbour still wants. On a crash, the asymmetric form (DEF-RCF-5).
+neighbor still wants. On a crash, the asymmetric form (DEF-RCF-5).
 
 Iteration that decides message order always walks `table` (insertion
 ordered), never a set of filters (see DEF-NET-2).
@@ -31,8 +31,8 @@ class InformedBroker(NotifiedBroker):
     def __init__(self, bid, shared) -> None:
         super().__init__(bid, shared)
         self.activations: dict[int, Activate] = {}  # rid -> the ACTIVATE received before the link
-        self.awaiting: dict[int, int] = {}  # rid -> the new neighbour: link up, no ACTIVATE yet (a fallback timer runs)
-        self.tagged: dict[int, tuple[int, list[Subscription]]] = {}  # rid -> (new neighbour, held-back filters)
+        self.awaiting: dict[int, int] = {}  # rid -> the new neighbor: link up, no ACTIVATE yet (a fallback timer runs)
+        self.tagged: dict[int, tuple[int, list[Subscription]]] = {}  # rid -> (new neighbor, held-back filters)
 
     def explore_view(self) -> tuple:
         """The deferred protocols' view, the ACTIVATEs held, the links awaiting one and the held-back filters."""
@@ -104,7 +104,7 @@ class InformedBroker(NotifiedBroker):
             out.timer(out.now + out.setting("sub_timeout"), "sub_timer_expired", rid)
 
     def sub_timer_expired(self, rid: int, out: Out) -> None:
-        """subTimerExpired: a held-back p goes to n only if another neighbour still subscribes it."""
+        """subTimerExpired: a held-back p goes to n only if another neighbor still subscribes it."""
         n, tagged = self.tagged.pop(rid)
         if n not in self.neighbors:
             return

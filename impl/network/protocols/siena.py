@@ -3,7 +3,7 @@ ch. 5 (spec/08-summary-routing.md, DEF-SR-6), registered as protocol
 "siena"; "siena-nocover" runs the same steps with covering off, which is
 plain subscription forwarding (DEF-NET-6), for comparison on one workload.
 
-For a broker neighbour m, W(m) is the set of filters of the table with a
+For a broker neighbor m, W(m) is the set of filters of the table with a
 subscriber other than m: what plain forwarding has sent m. `forwarded[m]`,
 F(m), is what this broker has sent m a SUB for and no UNSUB since. The
 steps keep, after every handler:
@@ -35,17 +35,19 @@ class SienaBroker(StrawmanBroker):
 
     __slots__ = ("forwarded", "forwarded_keys")
 
+    family = "siena"  # covering steps (DEF-SR-6) are not the model's plain handlers
+
     #: whether a filter covered by one already forwarded is held back
     covering = True
 
     def __init__(self, bid: int, shared) -> None:
         super().__init__(bid, shared)
-        self.forwarded: dict[int, dict[Subscription, None]] = {}  # broker neighbour m -> F(m), insertion-ordered
+        self.forwarded: dict[int, dict[Subscription, None]] = {}  # broker neighbor m -> F(m), insertion-ordered
         #: m -> F(m) grouped by `keys_of` (what `covered_by_any` tries); follows from `forwarded`
         self.forwarded_keys: dict[int, dict[frozenset, dict[Subscription, None]]] = {}
 
     def explore_view(self) -> tuple:
-        """Strawman's view and the filters forwarded to each broker neighbour (F(m))."""
+        """Strawman's view and the filters forwarded to each broker neighbor (F(m))."""
         return super().explore_view(), frozenset((m, frozenset(filters)) for m, filters in self.forwarded.items())
 
     def covered(self, f: Subscription, m: int) -> bool:
@@ -66,23 +68,23 @@ class SienaBroker(StrawmanBroker):
         if not group:
             del self.forwarded_keys[m][keys]
 
-    def broker_neighbours(self) -> list[int]:
+    def broker_neighbors(self) -> list[int]:
         return [m for m in self.neighbors if m < CLIENT_BASE]
 
     def now_wanting(self, subscribers: set[int] | None, n: int) -> list[int]:
-        """The broker neighbours whose W(m) a filter enters when n joins its
+        """The broker neighbors whose W(m) a filter enters when n joins its
         `subscribers`: every one but n if it had none, the first if it had one."""
         if not subscribers:
-            return [m for m in self.broker_neighbours() if m != n]
+            return [m for m in self.broker_neighbors() if m != n]
         if len(subscribers) == 1:
             return [m for m in subscribers if m < CLIENT_BASE]
         return []
 
     def no_longer_wanting(self, remaining: set[int]) -> list[int]:
-        """The broker neighbours whose W(m) a filter has left, now that
+        """The broker neighbors whose W(m) a filter has left, now that
         `remaining` are its subscribers: all if none, the last if one."""
         if not remaining:
-            return self.broker_neighbours()
+            return self.broker_neighbors()
         if len(remaining) == 1:
             return [m for m in remaining if m < CLIENT_BASE]
         return []
@@ -113,7 +115,7 @@ class SienaBroker(StrawmanBroker):
     @handles("SUB")
     def sub_received(self, n: int, f: Subscription, out: Out) -> None:
         if n not in self.neighbors:
-            return  # a SUB from a node that is no longer a neighbour is ignored
+            return  # a SUB from a node that is no longer a neighbor is ignored
         subscribers = self.table.get(f)
         if subscribers is not None and n in subscribers:
             return
@@ -130,7 +132,7 @@ class SienaBroker(StrawmanBroker):
 
     # --- Strawman reconfiguration with the same rules --------------------------------------
     def remove_link_to(self, n: int, out: Out) -> None:
-        """All of n's entries leave at once, then each broker neighbour's
+        """All of n's entries leave at once, then each broker neighbor's
         withdrawals run together (so no filter is re-sent only to be
         unsubscribed by the next of n's entries)."""
         self.neighbors.discard(n)

@@ -118,7 +118,7 @@ def run_client_server(policy: str = POLICY, cache_policy: str = CACHE_POLICY, br
     delay, overhead and hit per request (DEF-CS-3), and the counts.
     `ss_memory` is SS's reading of an interested broker (None: a client
     there ever requested the message; S: within the last S steps);
-    `soha_probes` whose neighbours SOHA probes (`names.SOHA_PROBES`), `lfu_ties`
+    `soha_probes` whose neighbors SOHA probes (`names.SOHA_PROBES`), `lfu_ties`
     rate-LFU's rule among equal rates (`names.LFU_TIES`).
     `progress`, if given, is called with each step as the run reaches it."""
     n, links = overlay_links(topology, brokers, seed)

@@ -28,21 +28,21 @@ from subsum.impl.network.workloads.client_server import LAMBDA, MU, REQUEST_PROC
 
 class Tree:
     """A broker tree rooted at broker 0: each broker's parent and depth, and
-    its neighbours in id order; paths between brokers, remembered."""
+    its neighbors in id order; paths between brokers, remembered."""
 
     def __init__(self, n: int, links: list[tuple[int, int]]) -> None:
-        self.neighbours: list[list[int]] = [[] for _ in range(n)]
+        self.neighbors: list[list[int]] = [[] for _ in range(n)]
         for a, b in links:
-            self.neighbours[a].append(b)
-            self.neighbours[b].append(a)
-        for around in self.neighbours:
+            self.neighbors[a].append(b)
+            self.neighbors[b].append(a)
+        for around in self.neighbors:
             around.sort()
         self.parent = [-1] * n
         self.depth = [0] * n
         seen, frontier = {0}, [0]
         while frontier:
             b = frontier.pop()
-            for q in self.neighbours[b]:
+            for q in self.neighbors[b]:
                 if q not in seen:
                     seen.add(q)
                     self.parent[q], self.depth[q] = b, self.depth[b] + 1
@@ -83,7 +83,7 @@ def serve(tree: Tree, caches: list, interested: dict[int, dict[int, float]], pol
     if policy == "soha":
         on_path = set(path)
         for j in range(i if soha_probes == "path" else min(i, 1)):
-            for q in tree.neighbours[path[j]]:
+            for q in tree.neighbors[path[j]]:
                 if q not in on_path and name in caches[q]:
                     responses.append((j + 1, True, j, q, (q, *path[j::-1])))
     elif policy == "ss" and i > 0:

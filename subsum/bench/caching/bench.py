@@ -195,7 +195,7 @@ def point_list(sweep: Sweep, policy_brokers: int) -> list[tuple]:
 def variant_points(sweep: Sweep, brokers: int) -> list[tuple]:
     """The variants series: candidate placement on the policy series' trees, each seed alternative at every α,
     beside the defaults of the same points (variant "default"; rate-LFU's are the policy series' LFU rows):
-    duplicate suppression off and the request asked of one neighbour only (LRU, caches of 5% and unbounded),
+    duplicate suppression off and the request asked of one neighbor only (LRU, caches of 5% and unbounded),
     rate-LFU evicting the oldest among equal rates (each cache share)."""
     points = [("variants", brokers, "candidate", "lru", share, alpha, "", variant) for variant in ("no-suppression", "ask-one")
               for alpha in sweep.alphas for share in (0.05, None)]

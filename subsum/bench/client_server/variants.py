@@ -8,7 +8,7 @@ Each variant varies one knob of the main sweep's defaults (N = 10, K = 10,
 λ = μ = 0.05, `client_server.DEFAULTS`), with some settings fixed and
 some protocol options set:
 
-- **soha-client**: SOHA probing the client's broker's neighbours only (the
+- **soha-client**: SOHA probing the client's broker's neighbors only (the
   narrower reading of "one hop away", spec/10 DEF-CS-2), N = 5 … 50, to set
   beside series 1's SOHA, which probes every AT-path broker's;
 - **split**: the four request policies against K, with every hit split by

@@ -2,7 +2,7 @@
 `subsum bench matching --over-seeds N`.
 
 One seed gives one workload draw a point, and its timed runs repeat the
-same draw: a point that is slower or faster than its neighbours could be
+same draw: a point that is slower or faster than its neighbors could be
 the draw or the machine, and matching.csv cannot tell which. This run
 draws every point of the chosen groups again with the seeds `seed`,
 `seed + 1`, … (`N` in all), times the four engines of seed 001's §4

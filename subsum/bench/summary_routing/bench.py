@@ -167,7 +167,7 @@ def hop_rows(tops: list[Topology], propagation: list[dict], seed: int) -> list[d
     """Fig. 5-3, from covering probability 0: summaries N − #sinks sends;
     Siena's expected messages of a period whose subscriptions are covered
     or forwarded as one batch (seed note §6.6: "each broker forwards to each
-    neighbour with a probability depending on covering"), and its link
+    neighbor with a probability depending on covering"), and its link
     batches at the smallest and largest σ (the propagation rows; simulated
     here at p = 0); baseline (i): links, each subscription to each broker."""
     rows = []

@@ -41,7 +41,7 @@ def np_rng_for(seed: int, *parts) -> np.random.Generator:
 
 @attrs.frozen
 class Tree:
-    """A breadth-first spanning tree rooted at `root` (neighbours in id order)."""
+    """A breadth-first spanning tree rooted at `root` (neighbors in id order)."""
 
     root: int
     edges: tuple[tuple[int, int], ...]  # (parent, child), in breadth-first order
@@ -52,7 +52,7 @@ class Tree:
 def siena_tree(graph: nx.Graph, root: int) -> Tree:
     """Seed note §6.5: Siena's per-broker spanning tree (unit weights, so a
     breadth-first tree is a minimum spanning tree; its paths are shortest):
-    networkx's breadth-first search from `root`, neighbours in id order."""
+    networkx's breadth-first search from `root`, neighbors in id order."""
     edges = tuple(nx.bfs_edges(graph, root, sort_neighbors=sorted))
     children = {b: tuple(child for parent, child in edges if parent == b) for b in graph}
     return Tree(root, edges, {child: parent for parent, child in edges}, children)
@@ -88,11 +88,11 @@ class Topology:
 
 def make_topology(name: str, n: int, links: Iterable[tuple[int, int]], note: str) -> Topology:
     edges = tuple(sorted((min(a, b), max(a, b)) for a, b in links))
-    neighbours: dict[int, list[int]] = {b: [] for b in range(n)}
+    neighbors: dict[int, list[int]] = {b: [] for b in range(n)}
     for a, b in edges:
-        neighbours[a].append(b)
-        neighbours[b].append(a)
-    adjacency = {b: tuple(sorted(ns)) for b, ns in neighbours.items()}
+        neighbors[a].append(b)
+        neighbors[b].append(a)
+    adjacency = {b: tuple(sorted(ns)) for b, ns in neighbors.items()}
     dist = {b: distances(adjacency, b) for b in adjacency}
     if any(len(d) != n for d in dist.values()):
         raise ValueError(f"topology {name} is not connected")

@@ -27,7 +27,7 @@ def covering_probabilities(t: Topology, p_max: float, uniform: bool = False) -> 
 
 
 def siena_forward(tree: Tree, cover: Mapping[int, float], rnd: random.Random, used: set) -> int:
-    """One subscription forwarded from tree.root, neighbour to neighbour over
+    """One subscription forwarded from tree.root, neighbor to neighbor over
     the root's tree; a receiving broker covers it (stores it, forwards it
     no further) with its probability. Returns the messages; adds each
     crossed tree edge (named by its lower end) to `used`."""

@@ -43,6 +43,8 @@ class SummaryBroker(Broker):
 
     __slots__ = ("ownership", "propagation", "routing")
 
+    family = "summaries"
+
     #: the classes of the three roles (a subclass may swap one, e.g. a check's planted bug)
     ownership_role: type[Ownership] = Ownership
     propagation_role: type[Propagation] = Propagation

@@ -4,7 +4,7 @@ dicts: what the summaries protocol and the summary-routing benchmark
 compute. `subsum.conformance.checks.routing.routes` checks both against the model.
 
 The overlay may be any graph (cycles allowed): `adjacency` maps each
-broker to its neighbours.
+broker to its neighbors.
 """
 
 from __future__ import annotations
@@ -39,17 +39,17 @@ class Plan:
 
 def plan(adjacency: Adjacency) -> Plan:
     """DEF-SR-1 (Algorithm 4-2): brokers act in (degree, id) order; each
-    sends to the neighbour of smallest (degree, id) among those acting after it."""
-    neighbours = {b: tuple(ns) for b, ns in adjacency.items()}
-    degree = {b: len(ns) for b, ns in neighbours.items()}
-    order = tuple(sorted(neighbours, key=lambda b: (degree[b], b)))
+    sends to the neighbor of smallest (degree, id) among those acting after it."""
+    neighbors = {b: tuple(ns) for b, ns in adjacency.items()}
+    degree = {b: len(ns) for b, ns in neighbors.items()}
+    order = tuple(sorted(neighbors, key=lambda b: (degree[b], b)))
     target: dict[int, int | None] = {}
     children: dict[int, list[int]] = {b: [] for b in order}
     merged: dict[int, frozenset[int]] = {}
     for b in order:
         merged[b] = frozenset({b}).union(*(merged[c] for c in children[b]))
         rank = (degree[b], b)
-        later = [(degree[n], n) for n in neighbours[b] if (degree[n], n) > rank]
+        later = [(degree[n], n) for n in neighbors[b] if (degree[n], n) > rank]
         target[b] = min(later)[1] if later else None
         if later:
             children[min(later)[1]].append(b)
