@@ -66,11 +66,15 @@ def run_corpus(args: tuple[str, ...]) -> tuple[list[dict], list[str]]:
     """(the verdict of every case `corpus.py run ARGS` selects, the case whose worker died running it).
     The worker has a memory limit unless its cases start a JVM: a JVM reserves more address space
     than the limit allows, and bounds its own heap."""
+    return run_script(CORPUS, args, limit_memory="yes" not in args, timeout=1800)
+
+
+def run_script(script: Path, args: tuple[str, ...], limit_memory: bool, timeout: float) -> tuple[list[dict], list[str]]:
+    """(the verdict of every case `SCRIPT run ARGS` runs, one JSON line each, the case whose worker died running it)."""
     env = {**os.environ, "PYTHONHASHSEED": "0", "COLUMNS": "100", "NO_COLOR": "1"}
-    spark = "yes" in args
-    worker = subprocess.Popen([sys.executable, str(CORPUS), "run", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                              text=True, env=env, preexec_fn=None if spark else _limit_memory)
-    stdout, stderr = worker.communicate(timeout=1800)
+    worker = subprocess.Popen([sys.executable, str(script), "run", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              text=True, env=env, preexec_fn=_limit_memory if limit_memory else None)
+    stdout, stderr = worker.communicate(timeout=timeout)
     verdicts, died, started = [], [], None
     for line in stdout.splitlines():
         record = json.loads(line)

@@ -9,26 +9,17 @@ from __future__ import annotations
 
 import collections
 import functools
-import json
-import os
-import resource
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from tests.test_hostile import load_script
+from tests.test_hostile import load_script, run_script
 
 COMMANDS = Path(__file__).parent / "hostile" / "commands.py"
-#: Address space per worker, as tests/test_hostile.py gives its workers.
-MEMORY_LIMIT = 6 * 2**30
 #: Worker processes (pytest-xdist runs them side by side): about 15 s each when every case passes.
 SHARDS = 2
-
-
-def _limit_memory() -> None:
-    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
 
 
 @functools.cache
@@ -47,21 +38,7 @@ def shard_ids(shard: int) -> list[str]:
 
 def run_shard(shard: int) -> tuple[list[dict], list[str]]:
     """(the verdict of every case of the shard, the case whose worker died running it)."""
-    env = {**os.environ, "PYTHONHASHSEED": "0", "COLUMNS": "100", "NO_COLOR": "1"}
-    worker = subprocess.Popen([sys.executable, str(COMMANDS), "run", "--shard", f"{shard}/{SHARDS}"], stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, text=True, env=env, preexec_fn=_limit_memory)
-    stdout, stderr = worker.communicate(timeout=600)
-    verdicts, died, started = [], [], None
-    for line in stdout.splitlines():
-        record = json.loads(line)
-        if "start" in record:
-            started = record["start"]
-        else:
-            verdicts.append(record)
-            started = None
-    if started is not None or worker.returncode != 0:
-        died.append(f"{started}: worker exit {worker.returncode}: {stderr[-400:]}")
-    return verdicts, died
+    return run_script(COMMANDS, ("--shard", f"{shard}/{SHARDS}"), limit_memory=True, timeout=600)
 
 
 @pytest.mark.parametrize("shard", range(SHARDS))
