@@ -21,7 +21,8 @@ MODULES = [importlib.import_module(m.name)
            for package in (subsum.model, subsum.core)
            for m in pkgutil.walk_packages(package.__path__, package.__name__ + ".")]
 MODULES += [importlib.import_module(name) for name in (
-    "subsum.conformance.runner.budget", "subsum.conformance.runner.census", "subsum.conformance.runner.violations", "subsum.conformance.claims.records",
+    "subsum.conformance.runner.budget", "subsum.conformance.runner.census", "subsum.conformance.runner.violations",
+    "subsum.conformance.runner.under_test", "subsum.conformance.claims.records",
     "subsum.fidelity.verdict", "subsum.fidelity.measure")]
 FINDER = doctest.DocTestFinder(exclude_empty=True)
 DOCTESTS = [t for module in MODULES for t in FINDER.find(module) if t.examples]

@@ -42,11 +42,13 @@ from __future__ import annotations
 
 from collections import Counter
 from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Iterable, Iterator
 
 from subsum.core.types import INT_MAX, INT_MIN, Attribute, Constraint, Event, Subscription
 
-_active: list[Counter[str]] = []
+#: The counters of the blocks counting now, innermost last (a context variable: a block's counting is its own context's).
+_active: ContextVar[tuple[Counter[str], ...]] = ContextVar("subsum_census_active", default=())
 
 FLOAT_LIMITS = frozenset({1.7976931348623157e308, -1.7976931348623157e308, 5e-324, -5e-324})
 INT_LIMITS = frozenset({INT_MIN, INT_MAX})
@@ -56,36 +58,35 @@ INT_LIMITS = frozenset({INT_MIN, INT_MAX})
 def observe() -> Iterator[Counter[str]]:
     """Count the tags recorded inside the block (blocks nest; each counts its own)."""
     counts: Counter[str] = Counter()
-    _active.append(counts)
+    token = _active.set((*_active.get(), counts))
     try:
         yield counts
     finally:
-        _active.remove(counts)
+        _active.reset(token)
 
 
 @contextmanager
 def paused() -> Iterator[None]:
     """Record nothing inside the block (a pinned example is not a draw)."""
-    saved = _active[:]
-    _active.clear()
+    token = _active.set(())
     try:
         yield
     finally:
-        _active[:] = saved
+        _active.reset(token)
 
 
 def observing() -> bool:
     """Whether a block is counting tags now (a checker that skips handler runs it knows must not, then)."""
-    return bool(_active)
+    return bool(_active.get())
 
 
 def record(*tags: str) -> None:
-    for counts in _active:
+    for counts in _active.get():
         counts.update(tags)
 
 
 def record_all(tags: Iterable[str]) -> None:
-    if _active:
+    if _active.get():
         record(*tags)
 
 
@@ -192,5 +193,5 @@ def matching_tags(subscriptions: list[tuple[str, Subscription]], events: list[Ev
 
 
 def record_matching(subscriptions: list[tuple[str, Subscription]], events: list[Event]) -> None:
-    if _active:
+    if _active.get():
         record_all(matching_tags(subscriptions, events).elements())

@@ -8,7 +8,7 @@ against the plug-in X alone (`only`). The checks read the names here when
 they run, never at import time.
 
 >>> engines()[:2]
-['brute', 'counting']
+['brute', 'compiled']
 >>> with only("engine", "brute"):
 ...     engines()
 ['brute']
@@ -17,7 +17,9 @@ they run, never at import time.
 from __future__ import annotations
 
 from contextlib import contextmanager
-from typing import Iterator
+from contextvars import ContextVar
+from types import MappingProxyType
+from typing import Iterator, Mapping
 
 from hypothesis import strategies as st
 
@@ -25,17 +27,18 @@ from subsum.impl.caching import POLICIES
 from subsum.impl.matching import ENGINES
 
 SUBJECTS = ("engine", "cache")
-_chosen: dict[str, list[str]] = {}
+#: subject -> the names chosen for it within an `only` block (a context variable: the choice is its block's).
+_chosen: ContextVar[Mapping[str, tuple[str, ...]]] = ContextVar("subsum_under_test", default=MappingProxyType({}))
 
 
 def engines() -> list[str]:
     """The engine names (built-in, entry point or module:attribute) under test."""
-    return list(_chosen.get("engine", sorted(ENGINES)))
+    return list(_chosen.get().get("engine", sorted(ENGINES)))
 
 
 def caches() -> list[str]:
     """The cache policy names (built-in, entry point or module:attribute) under test."""
-    return list(_chosen.get("cache", sorted(POLICIES)))
+    return list(_chosen.get().get("cache", sorted(POLICIES)))
 
 
 def _one_of(names) -> st.SearchStrategy[str]:
@@ -58,12 +61,8 @@ def only(subject: str, name: str) -> Iterator[None]:
     """Within the block, the checks of `subject` run against `name` alone."""
     if subject not in SUBJECTS:
         raise ValueError(f"unknown subject {subject!r}; expected one of {SUBJECTS}")
-    before = _chosen.get(subject)
-    _chosen[subject] = [name]
+    token = _chosen.set(MappingProxyType({**_chosen.get(), subject: (name,)}))
     try:
         yield
     finally:
-        if before is None:
-            del _chosen[subject]
-        else:
-            _chosen[subject] = before
+        _chosen.reset(token)
