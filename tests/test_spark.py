@@ -313,6 +313,9 @@ def test_local_parquet_subscriptions_are_read_without_a_spark_job(tmp_path):
     with pytest.raises(InputError) as bad:
         read_subscription_pairs(None, str(typed))
     assert (bad.value.field, "column has type bigint; expected string") == ("id", bad.value.message)
+    (tmp_path / "empty.parquet").mkdir()
+    with pytest.raises(InputError, match="the folder holds no Parquet file"):
+        read_subscription_pairs(None, str(tmp_path / "empty.parquet"))
     repeated = tmp_path / "repeated.parquet"
     pq.write_table(pa.table({"id": ["s1", "s1"], "filter": ["x = 1", "x = 2"]}), repeated)
     with pytest.raises(InputError, match="row 2: duplicate subscription id 's1' \\(first on row 1\\)"):

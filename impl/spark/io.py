@@ -121,6 +121,8 @@ def _subscription_table(spark, path: str):
     readable = spark_path(path)
     try:
         dataset = ds.dataset(readable, format="parquet")
+        if not dataset.files:
+            raise InputError(path, None, None, "the folder holds no Parquet file; expected one subscription per row")
         have = {f.name: from_arrow_type(f.type).simpleString() for f in dataset.schema}
         _require_types(have, path, {"id": "string", "filter": "string"})
         return dataset.to_table(columns=["id", "filter"])
