@@ -38,7 +38,6 @@ import importlib
 import importlib.util
 import json
 import os
-import shutil
 import signal
 import sys
 from pathlib import Path
@@ -774,23 +773,11 @@ def warm() -> None:
 
 
 def main(argv: list[str]) -> int:
-    import tempfile
+    def run_one(c: CommandCase, folder: Path) -> dict:
+        return run_isolated(c, folder) if c.family in ISOLATED else run_case(c, folder)
 
-    usage = "usage: commands.py list [--shard i/n] [ID ...] | run [--shard i/n] [ID ...]"
-    assert argv[:1] in ([], ["list"], ["run"]), usage
-    chosen = chosen_cases(cases(), argv[1:])
-    if not argv or argv[0] == "list":
-        for c in chosen:
-            print(c.id)
-        return 0
-    root = Path(tempfile.mkdtemp(prefix="hostile-commands-"))
-    warm()
-    for k, c in enumerate(chosen):
-        print(json.dumps({"start": c.id}), flush=True)
-        verdict = run_isolated(c, root / f"case{k}") if c.family in ISOLATED else run_case(c, root / f"case{k}")
-        print(json.dumps(verdict), flush=True)
-    shutil.rmtree(root, ignore_errors=True)
-    return 0
+    return corpus.serve(argv, "usage: commands.py list [--shard i/n] [ID ...] | run [--shard i/n] [ID ...]",
+                        chosen_cases(cases(), argv[1:]), "hostile-commands-", warm, run_one)
 
 
 if __name__ == "__main__":

@@ -717,28 +717,41 @@ def chosen_cases(all_cases: list[Case], args: list[str]) -> list[Case]:
     return chosen[shard[0]::shard[1]] if shard else chosen
 
 
-def main(argv: list[str]) -> int:
+def serve(argv: list[str], usage: str, chosen: list, prefix: str, prepare: Callable[[], None], run_one: Callable[..., dict]) -> int:
+    """`SCRIPT list`: the chosen cases' IDs; `SCRIPT run`: each case run in a folder of its own under a temporary
+    root (after `prepare`), a JSON line {"start": id} before it and its verdict after it, so that the test reading
+    them knows which case a dying worker was running."""
+    import shutil
     import tempfile
 
-    usage = "usage: corpus.py list | run [--shard i/n] [--spark yes|no] [ID ...]"
     assert argv[:1] in ([], ["list"], ["run"]), usage
-    chosen = chosen_cases(cases(), argv[1:])
     if not argv or argv[0] == "list":
         for case in chosen:
             print(case.id)
         return 0
-    root = Path(tempfile.mkdtemp(prefix="hostile-"))
-    if any(case.spark for case in chosen):  # start the JVM once, outside every case's time limit
+    root = Path(tempfile.mkdtemp(prefix=prefix))
+    prepare()
+    for k, case in enumerate(chosen):
+        print(json.dumps({"start": case.id}), flush=True)
+        print(json.dumps(run_one(case, root / f"case{k}")), flush=True)
+    shutil.rmtree(root, ignore_errors=True)
+    return 0
+
+
+def start_spark(chosen: list[Case]) -> None:
+    """Start the JVM once, outside every case's time limit, when a chosen case needs it."""
+    if any(case.spark for case in chosen):
         from subsum.impl.spark.session import get_session
 
         # Tuned for small inputs, as `subsum match --engine spark` tunes a fresh process for each case's few bytes
         # (session_for's quick start): the C1 compiler alone halves the shard's time on two busy cores (issue 51).
         get_session(None, quick_start=True)
-    for k, case in enumerate(chosen):
-        print(json.dumps({"start": case.id}), flush=True)
-        verdict = run_case(case, root / f"case{k}")
-        print(json.dumps(verdict), flush=True)
-    return 0
+
+
+def main(argv: list[str]) -> int:
+    chosen = chosen_cases(cases(), argv[1:])
+    return serve(argv, "usage: corpus.py list | run [--shard i/n] [--spark yes|no] [ID ...]", chosen, "hostile-",
+                 lambda: start_spark(chosen), run_case)
 
 
 if __name__ == "__main__":
