@@ -19,6 +19,7 @@ A wildcard constraint value `l*r` is encoded as the pair (l, r).
 
 from __future__ import annotations
 
+import operator
 import random
 import re
 import struct
@@ -170,6 +171,11 @@ def _equal(v: Any, w: Any) -> z3.BoolRef:
     return v == w
 
 
+#: The four orderings: z3's integers and strings take Python's comparisons; its floats, IEEE's.
+ORDERINGS = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}
+FLOAT_ORDERINGS = {"<": z3.fpLT, "<=": z3.fpLEQ, ">": z3.fpGT, ">=": z3.fpGEQ}
+
+
 def operator_holds(op: str, v: Any, w: Any) -> z3.BoolRef:
     """DEF-SMT-1: the z3 formula for op(v, w), mirroring
     `subsum.model.semantics.operator_holds`.
@@ -185,16 +191,8 @@ def operator_holds(op: str, v: Any, w: Any) -> z3.BoolRef:
         return _equal(v, w)
     if op == "!=":
         return z3.Not(_equal(v, w))
-    if z3.is_fp(v):
-        return {"<": z3.fpLT, "<=": z3.fpLEQ, ">": z3.fpGT, ">=": z3.fpGEQ}[op](v, w)
-    if op == "<":
-        return v < w
-    if op == "<=":
-        return v <= w
-    if op == ">":
-        return v > w
-    if op == ">=":
-        return v >= w
+    if op in ORDERINGS:
+        return (FLOAT_ORDERINGS if z3.is_fp(v) else ORDERINGS)[op](v, w)
     if op == "prefix":
         return z3.PrefixOf(w, v)
     if op == "suffix":

@@ -157,21 +157,28 @@ def test_outputs_get_the_usual_file_mode(tmp_path, monkeypatch):
     assert stat.S_IMODE((tmp_path / "out.jsonl").stat().st_mode) == 0o644
 
 
-@pytest.mark.parametrize("kind,message", [
-    ("NaN", "field 'kind': must be a string, got a number"),
-    ('["publish"]', "field 'kind': must be a string, got an array"),
-    ('"teleport"', "field 'kind': unknown kind 'teleport'"),
+LINK = '{"time": 0.0, "kind": "link", "a": 0, "b": 1, "up": true}\n'
+
+
+@pytest.mark.parametrize("reader, name, text, where", [
+    ("edgelist", "bad.edgelist", "0 1\n2\n", ":2: expected two node names, got '2'"),
+    ("edgelist", "bad.edgelist", "3 3\n", ":1: link 3 3 is a self-loop"),
+    ("edgelist", "bad.edgelist", "# only a comment\n\n", ": the file holds no links"),
+    ("trace", "t.jsonl", "\ufeff" + LINK + '{"time": 1.0, "kind": NaN}\n', ":2: field 'kind': must be a string, got a number"),
+    ("trace", "t.jsonl", "\ufeff" + LINK + '{"time": 1.0, "kind": ["publish"]}\n', ":2: field 'kind': must be a string, got an array"),
+    ("trace", "t.jsonl", "\ufeff" + LINK + '{"time": 1.0, "kind": "teleport"}\n', ":2: field 'kind': unknown kind 'teleport'; "
+     "expected one of subscribe, unsubscribe, publish, deliver, link, crash, leave, join"),
 ])
-def test_trace_records_with_a_bad_kind_are_reported(tmp_path, kind, message):
+def test_a_bad_topology_or_trace_file_is_refused_naming_file_and_line(tmp_path, reader, name, text, where):
     from subsum.core.errors import InputError
     from subsum.core.tracefile import read_trace
+    from subsum.impl.network import read_edgelist
 
-    trace = tmp_path / "t.jsonl"
-    trace.write_text('\ufeff{"time": 0.0, "kind": "link", "a": 0, "b": 1, "up": true}\n{"time": 1.0, "kind": ' + kind + "}\n",
-                     encoding="utf-8")
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
     with pytest.raises(InputError) as caught:
-        read_trace(trace)
-    assert str(caught.value).startswith(f"{trace}:2: {message}")
+        {"edgelist": read_edgelist, "trace": read_trace}[reader](path)
+    assert str(caught.value) == f"{path}{where}"
 
 
 def test_a_trace_publishing_one_event_id_twice_is_bad_input(tmp_path):

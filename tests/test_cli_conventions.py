@@ -127,3 +127,28 @@ def test_a_reader_that_stops_early_leaves_the_exit_code_to_the_check(tmp_path, p
         os.close(write_end)
     assert result.returncode == code, result.stderr
     assert "sys.exit" not in result.stderr and "Traceback" not in result.stderr
+
+
+def _release(version: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in version.split(".")[:3])
+
+
+def old_spellings_left(cli_root) -> list[str]:
+    """The CLI modules that still call `deprecated` (an old spelling kept for its last release)."""
+    return sorted(str(p.relative_to(cli_root)) for p in cli_root.rglob("*.py")
+                  if p.name != "console.py" and "deprecated(" in p.read_text(encoding="utf-8"))
+
+
+def test_the_old_spellings_are_gone_by_the_release_they_name():
+    """Each deprecation note names OLD_SPELLINGS_GO_IN; a version at or past it with an old spelling left fails
+    (planted: pyproject.toml at 0.2.0 fails it)."""
+    import tomllib
+    from pathlib import Path
+
+    from subsum.cli.common.console import OLD_SPELLINGS_GO_IN
+
+    root = Path(__file__).resolve().parents[1]
+    version = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))["project"]["version"]
+    left = old_spellings_left(root / "subsum" / "cli")
+    assert left, "no old spelling is left: remove OLD_SPELLINGS_GO_IN, this test and the README's paragraph"
+    assert _release(version) < _release(OLD_SPELLINGS_GO_IN), f"release {version} drops the old spellings, still in {left}"

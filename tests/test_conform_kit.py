@@ -134,22 +134,6 @@ def test_the_engines_standard_error_is_kept_when_the_run_passes(persistent, tmp_
     assert "--- subsum conform: pinned wildcard-overlap (seed 0) ---" in text and "--- subsum conform: workload 2 (seed 0) ---" in text
 
 
-@pytest.mark.parametrize("args, message", [
-    (["--unsupported", "wildcard,regex"], "unknown operator, type or feature 'regex'"),
-    (["--unsupported", "int,float,string,bool"], "leaves no type with an operator to check"),
-    (["--unsupported", "wildcard,,bool"], "an empty name in the list"),
-    (["--keep-going", "0"], "--keep-going"),
-    (["--only", "pinned-nothing"], "not a workload number or a pinned workload"),
-    (["--unsupported", "wildcard", "--only", "wildcard-overlap"], "uses what --unsupported leaves out"),
-    (["--stderr-log", "/nonexistent/folder/engine.log"], "--stderr-log /nonexistent/folder/engine.log"),
-    (["--shrink-budget", "-1"], "--shrink-budget"),
-])
-def test_bad_kit_options_are_one_line_exit_2(args, message, tmp_path):
-    done = cli("conform", "matching", "--engine-cmd", "true", *args, "--out-dir", tmp_path / "r")
-    assert done.returncode == 2 and message in done.stderr and "Traceback" not in done.stderr, done.stderr
-    assert not (tmp_path / "r").exists()
-
-
 @pytest.mark.parametrize("text, message", [
     ("not toml [", "not a TOML profile"),
     ("[other]\nx = 1\n", "a profile holds one table, [unsupported]"),
@@ -244,15 +228,28 @@ def test_a_brokers_standard_error_is_kept_when_the_run_passes(tmp_path):
     assert text.count("--- subsum conform broker: process ") == 3 and "broker.py: request 1\n" in text, text
 
 
-@pytest.mark.parametrize("args, message", [
-    (["--only", "abc"], "a schedule number"),
-    (["--unsupported", "int,string,bool"], "leaves no filter of the broker schedules' pool"),
-    (["--unsupported", "nonsense"], "unknown operator, type or feature 'nonsense'"),
-    (["--keep-going", "0"], "--keep-going"),
-    (["--stderr-log", "/nonexistent/folder/broker.log"], "--stderr-log /nonexistent/folder/broker.log"),
+#: The start of each kit command, its implementation a valid one.
+KIT_COMMANDS = {"matching": ("conform", "matching", "--engine-cmd", "true"),
+                "broker": ("conform", "broker", "--broker-cmd", f"{sys.executable} {STRAWMAN}")}
+
+
+@pytest.mark.parametrize("kit, args, message", [
+    ("matching", ["--unsupported", "wildcard,regex"], "unknown operator, type or feature 'regex'"),
+    ("matching", ["--unsupported", "int,float,string,bool"], "leaves no type with an operator to check"),
+    ("matching", ["--unsupported", "wildcard,,bool"], "an empty name in the list"),
+    ("matching", ["--keep-going", "0"], "--keep-going"),
+    ("matching", ["--only", "pinned-nothing"], "not a workload number or a pinned workload"),
+    ("matching", ["--unsupported", "wildcard", "--only", "wildcard-overlap"], "uses what --unsupported leaves out"),
+    ("matching", ["--stderr-log", "/nonexistent/folder/engine.log"], "--stderr-log /nonexistent/folder/engine.log"),
+    ("matching", ["--shrink-budget", "-1"], "--shrink-budget"),
+    ("broker", ["--only", "abc"], "a schedule number"),
+    ("broker", ["--unsupported", "int,string,bool"], "leaves no filter of the broker schedules' pool"),
+    ("broker", ["--unsupported", "nonsense"], "unknown operator, type or feature 'nonsense'"),
+    ("broker", ["--keep-going", "0"], "--keep-going"),
+    ("broker", ["--stderr-log", "/nonexistent/folder/broker.log"], "--stderr-log /nonexistent/folder/broker.log"),
 ])
-def test_bad_broker_kit_options_are_one_line_exit_2(args, message, tmp_path):
-    done = cli("conform", "broker", "--broker-cmd", f"{sys.executable} {STRAWMAN}", *args, "--out-dir", tmp_path / "r")
+def test_bad_kit_options_are_one_line_exit_2(kit, args, message, tmp_path):
+    done = cli(*KIT_COMMANDS[kit], *args, "--out-dir", tmp_path / "r")
     assert done.returncode == 2 and message in done.stderr and "Traceback" not in done.stderr, done.stderr
     assert not (tmp_path / "r").exists()
 

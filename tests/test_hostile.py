@@ -88,6 +88,7 @@ def run_script(script: Path, args: tuple[str, ...], limit_memory: bool, timeout:
     return verdicts, died
 
 
+@functools.cache
 def load_script(path: Path, name: str):
     """A script of tests/hostile/ as a module named `name` (they are scripts, not a package)."""
     spec = importlib.util.spec_from_file_location(name, path)
@@ -98,18 +99,18 @@ def load_script(path: Path, name: str):
 
 
 @functools.cache
+def cases_of(path: Path, name: str) -> tuple:
+    """Every case a hostile script lists, listed once a process."""
+    return tuple(load_script(path, name).cases())
+
+
 def load_corpus():
     return load_script(CORPUS, "hostile_corpus")
 
 
-@functools.cache
-def all_cases() -> tuple:
-    return tuple(load_corpus().cases())
-
-
 def listed(*args: str) -> list[str]:
     """The IDs `corpus.py list ARGS` prints, computed here (a process each would cost seconds)."""
-    return [case.id for case in load_corpus().chosen_cases(list(all_cases()), list(args))]
+    return [case.id for case in load_corpus().chosen_cases(list(cases_of(CORPUS, "hostile_corpus")), list(args))]
 
 
 def shard_cases(shard: str, nightly: bool = False) -> tuple[str, ...]:

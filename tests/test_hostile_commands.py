@@ -8,32 +8,25 @@ worker that dies fails the case it was running."""
 from __future__ import annotations
 
 import collections
-import functools
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from tests.test_hostile import load_script, run_script
+from tests.test_hostile import cases_of, load_script, run_script
 
 COMMANDS = Path(__file__).parent / "hostile" / "commands.py"
 #: Worker processes (pytest-xdist runs them side by side): about 15 s each when every case passes.
 SHARDS = 2
 
 
-@functools.cache
 def load_commands():
     return load_script(COMMANDS, "hostile_commands")
 
 
-@functools.cache
-def all_cases() -> tuple:
-    return tuple(load_commands().cases())
-
-
 def shard_ids(shard: int) -> list[str]:
-    return [case.id for case in load_commands().chosen_cases(list(all_cases()), ["--shard", f"{shard}/{SHARDS}"])]
+    return [case.id for case in load_commands().chosen_cases(list(cases_of(COMMANDS, "hostile_commands")), ["--shard", f"{shard}/{SHARDS}"])]
 
 
 def run_shard(shard: int) -> tuple[list[dict], list[str]]:
@@ -52,7 +45,7 @@ def test_every_hostile_command_case_is_refused_clearly_and_at_once(shard):
 
 def test_the_corpus_is_large_and_attacks_every_command_family():
     commands = load_commands()
-    cases = all_cases()
+    cases = cases_of(COMMANDS, "hostile_commands")
     assert len(cases) >= 150
     bad = collections.Counter(case.family for case in cases if case.exit == 2)
     assert {family: bad[family] for family in commands.FAMILIES if bad[family] < 5} == {}
@@ -66,4 +59,4 @@ def test_the_corpus_is_large_and_attacks_every_command_family():
 
 def test_the_script_lists_every_case():
     printed = subprocess.run([sys.executable, str(COMMANDS), "list"], capture_output=True, text=True, check=True).stdout.splitlines()
-    assert printed == [case.id for case in all_cases()]
+    assert printed == [case.id for case in cases_of(COMMANDS, "hostile_commands")]

@@ -71,19 +71,6 @@ def test_on_a_forest_only_clients_in_the_publishers_tree_are_owed(tmp_path):
     assert report(run, 1.0)["trees"] == 2 and report(run, 1.0)["owed"] == audit["owed"]  # the report's audit knows the trees
 
 
-@pytest.mark.parametrize("text,where", [
-    ("0 1\n2\n", ":2: expected two node names, got '2'"),
-    ("3 3\n", ":1: link 3 3 is a self-loop"),
-    ("# only a comment\n\n", ": the file holds no links"),
-])
-def test_bad_edgelists_name_file_and_line(tmp_path, text, where):
-    bad = tmp_path / "bad.edgelist"
-    bad.write_text(text)
-    with pytest.raises(TopologyError) as info:
-        read_edgelist(bad)
-    assert str(info.value) == f"{bad}{where}"
-
-
 def test_overlay_operations_keep_a_forest():
     net = build([(0, 1), (1, 2)], 4)
     with pytest.raises(NetworkError, match=r"link \(0, 2\) would close a cycle"):

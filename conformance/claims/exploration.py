@@ -11,19 +11,22 @@ NM = M + "network."
 NP = "subsum.impl.network.protocols."
 EXPLORE = "conformance.explore"
 
+
+def _explored(number: int, model: tuple[str, ...], broker: str, check) -> Claim:
+    """CLM-EXP-`number`: `broker` (a class under NP) against the model's `model` names, searched by `check`."""
+    return Claim(f"CLM-EXP-{number}", "derived (spec/12)", f"spec/12-exploration.md#clm-exp-{number}", model,
+                 (NP + broker,), (example_of(check, "exhaustive", EXPLORE),))
+
+
 EXPLORATION_CLAIMS: tuple[Claim, ...] = (
-    Claim("CLM-EXP-1", "derived (spec/12)", "spec/12-exploration.md#clm-exp-1", (NM + "ideal_tables", M + "strawman.on_sub"),
-          (NP + "forwarding.StrawmanBroker",), (example_of(checks.every_strawman_interleaving, "exhaustive", EXPLORE),)),
-    Claim("CLM-EXP-2", "derived (spec/12)", "spec/12-exploration.md#clm-exp-2", (NM + "ideal_tables", M + "reconfiguration.deferred_removal"),
-          (NP + "deferred.TimedBroker",), (example_of(checks.every_timed_interleaving, "exhaustive", EXPLORE),)),
-    Claim("CLM-EXP-3", "derived (spec/12)", "spec/12-exploration.md#clm-exp-3", (NM + "ideal_tables", M + "reconfiguration.flush_forward"),
-          (NP + "deferred.NotifiedBroker",), (example_of(checks.every_notified_interleaving, "exhaustive", EXPLORE),)),
-    Claim("CLM-EXP-4", "derived (spec/12)", "spec/12-exploration.md#clm-exp-4", (NM + "ideal_tables",),
-          (NP + "informed.InformedBroker",), (example_of(checks.every_informed_interleaving, "exhaustive", EXPLORE),)),
-    Claim("CLM-EXP-5", "derived (spec/12)", "spec/12-exploration.md#clm-exp-5", (NM + "ideal_tables", M + "covering.covers_subscription"),
-          (NP + "siena.SienaBroker",), (example_of(checks.every_siena_interleaving, "exhaustive", EXPLORE),)),
-    Claim("CLM-EXP-6", "derived (spec/12)", "spec/12-exploration.md#clm-exp-6", (M + "routing.propagation_plan", M + "routing.brocli_route"),
-          (NP + "summaries.broker.SummaryBroker",), (example_of(checks.every_summaries_interleaving, "exhaustive", EXPLORE),)),
-    Claim("CLM-EXP-7", "derived (spec/12)", "spec/12-exploration.md#clm-exp-7", (NM + "ideal_tables", M + "placement.request_reach"),
-          (NP + "caching.CachingBroker",), (example_of(checks.every_caching_interleaving, "exhaustive", EXPLORE),)),
+    _explored(1, (NM + "ideal_tables", M + "strawman.on_sub"), "forwarding.StrawmanBroker", checks.every_strawman_interleaving),
+    _explored(2, (NM + "ideal_tables", M + "reconfiguration.deferred_removal"), "deferred.TimedBroker",
+              checks.every_timed_interleaving),
+    _explored(3, (NM + "ideal_tables", M + "reconfiguration.flush_forward"), "deferred.NotifiedBroker",
+              checks.every_notified_interleaving),
+    _explored(4, (NM + "ideal_tables",), "informed.InformedBroker", checks.every_informed_interleaving),
+    _explored(5, (NM + "ideal_tables", M + "covering.covers_subscription"), "siena.SienaBroker", checks.every_siena_interleaving),
+    _explored(6, (M + "routing.propagation_plan", M + "routing.brocli_route"), "summaries.broker.SummaryBroker",
+              checks.every_summaries_interleaving),
+    _explored(7, (NM + "ideal_tables", M + "placement.request_reach"), "caching.CachingBroker", checks.every_caching_interleaving),
 )

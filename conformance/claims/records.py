@@ -45,11 +45,17 @@ class Check:
 
 @attrs.frozen
 class Claim:
+    #: CLM-<AREA>-<n>, the anchor of its spec section.
     id: str
+    #: Where the claim comes from: a seed's section, a seed note, or "derived (...)".
     source: str
+    #: The spec file and anchor that state it.
     spec: str
+    #: The model's names it is about (under subsum.model).
     model: tuple[str, ...]
+    #: The implementation's names it holds of (under subsum.impl).
     impl: tuple[str, ...]
+    #: What checks it; each can fail.
     checks: tuple[Check, ...]
 
     @property

@@ -151,13 +151,17 @@ def _save(result: FuzzResult, case: Found, campaign: Campaign, shrinking: Callab
 class Drawing:
     """What every schedule of a run is drawn and run with; schedule i uses seed + i."""
 
+    #: A topology family of `subsum fuzz reconfig --topology`, drawn anew per schedule.
     topology: str = "random-tree"
     brokers: int = 6
     subscriptions: int = 8
+    #: The chance that a step changes the tree (a swap, a break, a crash...) rather than the subscriptions.
     churn: float = 0.1
+    #: Operations per schedule before it quiesces.
     steps: int = 60
     seed: int = 0
     protocol: str = "strawman"
+    #: The protocols' timers, in simulated ms: deferred unsubscriptions (DEF-RCF-2), held-back subscriptions (DEF-RCF-4).
     defer_timeout: float = DEFER_TIMEOUT
     sub_timeout: float = SUB_TIMEOUT
     #: The filters and event attributes drawn from.

@@ -50,45 +50,39 @@ final class Json {
 
     private Map<String, Object> object() {
         Map<String, Object> out = new LinkedHashMap<>();
-        at++;
-        space();
-        if (text.charAt(at) == '}') {
-            at++;
-            return out;
-        }
-        while (true) {
+        items('}', () -> {
             space();
             String key = string();
             space();
             expect(':');
             out.put(key, value());
-            space();
-            if (text.charAt(at) == ',') {
-                at++;
-                continue;
-            }
-            expect('}');
-            return out;
-        }
+        });
+        return out;
     }
 
     private List<Object> array() {
         List<Object> out = new ArrayList<>();
+        items(']', () -> out.add(value()));
+        return out;
+    }
+
+    // The items of an object or an array, from its opening character to `close`:
+    // `item` reads each one; commas separate them.
+    private void items(char close, Runnable item) {
         at++;
         space();
-        if (text.charAt(at) == ']') {
+        if (text.charAt(at) == close) {
             at++;
-            return out;
+            return;
         }
         while (true) {
-            out.add(value());
+            item.run();
             space();
-            if (text.charAt(at) == ',') {
-                at++;
-                continue;
+            if (text.charAt(at) != ',') {
+                expect(close);
+                return;
             }
-            expect(']');
-            return out;
+            at++;
         }
     }
 

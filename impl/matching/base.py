@@ -18,23 +18,20 @@ from subsum.impl.matching.ops import ConstraintKey
 
 @attrs.define
 class MatchStats:
-    """Work counters, summed over every `match_batch` call since `reset`.
-
-    - `index_lookups`: probes of an index (a hash lookup, one binary search,
-      or one scan of a constraint list).
-    - `counter_increments`: increments of a (subscription, event) counter; for
-      `brute` and the vectorized engine's check phase, constraint evaluations.
-    - `attributes`: attribute occurrences in the batches.
-    - `distinct_attributes`: distinct (type, name, value) attributes, counted
-      per batch (seed 001 Def 5).
-    """
+    """Work counters, summed over every `match_batch` call since `reset`."""
 
     batches: int = 0
     events: int = 0
+    #: Attribute occurrences in the batches.
     attributes: int = 0
+    #: Distinct (type, name, value) attributes, counted per batch (seed 001 Def 5).
     distinct_attributes: int = 0
+    #: Probes of an index: a hash lookup, one binary search, or one scan of a constraint list.
     index_lookups: int = 0
+    #: Increments of a (subscription, event) counter; for `brute` and the
+    #: vectorized engine's check phase, constraint evaluations.
     counter_increments: int = 0
+    #: (event, subscription) pairs matched.
     matches: int = 0
 
     @property

@@ -25,9 +25,6 @@ TYPES: tuple[str, ...] = ("int", "float", "string", "bool")
 INT_MIN: int = -(2**63)
 INT_MAX: int = 2**63 - 1
 
-ORDERING_OPS: tuple[str, ...] = ("<", "<=", ">", ">=")
-STRING_OPS: tuple[str, ...] = ("prefix", "suffix", "contains", "wildcard")
-
 #: DEF-DATA-5: the operators allowed on each type.
 OPS_BY_TYPE: dict[str, tuple[str, ...]] = {
     "int": ("=", "!=", "<", "<=", ">", ">=", "any"),

@@ -108,15 +108,6 @@ def storage_across_topologies_uniform(results: Results) -> Ours | None:
     return _storage_across(results, "siena_uniform_over_summary", ", Siena in expectation, covering p at every broker")
 
 
-def storage_both_ways(results: Results) -> Ours | None:
-    """Fig. 5-5 read with the owners' exact copies charged to summaries too: Siena / (summaries + local subscriptions), CWIX, by p."""
-    rows = results.rows(STORAGE, topology=CWIX)
-    if not rows:
-        return None
-    return Ours(series=tuple(sorted((number(r["p"]), number(r["siena_bytes"]) / (number(r["summary_formula_bytes"]) + number(r["local_subscription_bytes"])))
-                                    for r in rows)), where="CWIX, by p")
-
-
 def _both_ways(row) -> float:
     """Siena / (summaries + the owners' exact local subscriptions), one storage.csv row."""
     return number(row["siena_bytes"]) / (number(row["summary_formula_bytes"]) + number(row["local_subscription_bytes"]))

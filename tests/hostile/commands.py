@@ -97,22 +97,22 @@ def case(family: str, name: str, argv: tuple[str, ...], *, files: dict[str, byte
 
 # --- output destinations ---------------------------------------------------------------------
 
-#: Folders no output folder can be made in: (name, path, words the error must hold besides the option).
-BAD_DIRS = (
-    ("proc", "/proc/nope", ("/proc/nope",)),
-    ("regular-file", "{d}/afile", ("afile",)),
-    ("under-a-file", "{d}/afile/sub", ("afile",)),
-    ("char-device", "/dev/null", ("/dev/null",)),
-    ("fifo", "{d}/fifo", ("fifo",)),
+#: Destinations no output can go to: (name, as a folder, as a file, words the error must hold besides the option);
+#: None where the attack has no form of that kind.
+BAD_DESTINATIONS = (
+    ("proc", "/proc/nope", "/proc/nope/x", ("/proc/nope",)),
+    ("regular-file", "{d}/afile", None, ("afile",)),
+    ("folder", None, "{d}", ("{d}",)),
+    ("under-a-file", "{d}/afile/sub", "{d}/afile/x", ("afile",)),
+    ("char-device", "/dev/null", "/dev/null", ("/dev/null",)),
+    ("fifo", "{d}/fifo", "{d}/fifo", ("fifo",)),
 )
-#: Files no output can be written to.
-BAD_FILES = (
-    ("proc", "/proc/nope/x", ("/proc/nope",)),
-    ("folder", "{d}", ("{d}",)),
-    ("under-a-file", "{d}/afile/x", ("afile",)),
-    ("char-device", "/dev/null", ("/dev/null",)),
-    ("fifo", "{d}/fifo", ("fifo",)),
-)
+
+
+def bad_destinations(kind: str) -> list[tuple[str, str, tuple[str, ...]]]:
+    """(name, path, words) of each attack on an output of `kind`, "dir" or "file"."""
+    return [(name, folder if kind == "dir" else file, words) for name, folder, file, words in BAD_DESTINATIONS
+            if (folder if kind == "dir" else file) is not None]
 
 #: Each command that writes, with everything else valid: (family, name, argv, the output option, a file or a folder).
 WRITERS: tuple[tuple[str, str, tuple[str, ...], str, str], ...] = (
@@ -139,13 +139,13 @@ BENCHES = ("matching", "summaries", "summary-routing", "caching", "client-server
 def _output_cases() -> Iterator[CommandCase]:
     for family, name, argv, option, kind in WRITERS:
         files = {**fidelity_files(), "t.jsonl": corpus.TRACE}
-        for attack, path, words in (BAD_DIRS if kind == "dir" else BAD_FILES):
+        for attack, path, words in bad_destinations(kind):
             if family == "explore" and attack in ("proc", "char-device"):
                 continue  # the same check as fuzz reconfig's; kept short
             yield case(family, f"{name}={attack}", argv + (option, path), files=files, mentions=(option, *words),
                        fifos=("fifo",) if attack == "fifo" else ())
     for bench in BENCHES:
-        for attack, path, words in BAD_DIRS[:3]:
+        for attack, path, words in bad_destinations("dir")[:3]:
             yield case("bench", f"{bench}/out-dir={attack}", ("bench", bench, "--quick", "--out-dir", path), mentions=("--out-dir", *words),
                        seconds=BENCH_SECONDS)
     # An output that is also an input: the input must survive.

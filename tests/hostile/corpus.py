@@ -246,42 +246,43 @@ def _fill(argv: tuple[str, ...], path: str) -> tuple[str, ...]:
     return tuple(path if a == "{f}" else a for a in argv)
 
 
+#: Valid JSON, bad records: (kind, name, the bad line, what the error must name besides the line).
+BAD_RECORDS = (
+    ("subs-record", "id-surrogate", b'{"id": "\\ud800", "filter": "x > 1"}', "field 'id'"),
+    ("subs-record", "id-number", b'{"id": 3, "filter": "x > 1"}', "field 'id'"),
+    ("subs-record", "id-empty", b'{"id": "", "filter": "x > 1"}', "field 'id'"),
+    ("subs-record", "filter-control-char", b'{"id": "a", "filter": "s = \\"a\\tb\\""}', "field 'filter'"),
+    ("subs-record", "filter-escape-seq", b'{"id": "a", "filter": "s = \\"\\u001b[2J\\" and"}', "field 'filter'"),
+    ("subs-record", "filter-deep-parens", b'{"id": "a", "filter": "' + b"(" * 5000 + b'x > 1' + b")" * 5000 + b'"}', "field 'filter'"),
+    ("subs-record", "value-huge-int", b'{"id": "a", "constraints": [{"name": "x", "type": "int", "op": ">", "value": 18446744073709551616}]}', "field"),
+    ("subs-record", "value-nan", b'{"id": "a", "constraints": [{"name": "x", "type": "float", "op": ">", "value": NaN}]}', "field"),
+    ("subs-record", "name-surrogate", b'{"id": "a", "constraints": [{"name": "\\udfff", "type": "int", "op": ">", "value": 1}]}', "field"),
+    ("subs-record", "type-list", b'{"id": "a", "constraints": [{"name": "x", "type": ["int"], "op": ">", "value": 1}]}', "field"),
+    ("subs-record", "op-unknown", b'{"id": "a", "constraints": [{"name": "x", "type": "int", "op": "=>", "value": 1}]}', "field"),
+    ("subs-record", "wildcard-two-stars", b'{"id": "a", "constraints": [{"name": "x", "type": "string", "op": "wildcard", "value": "a*b*"}]}', "field"),
+    ("subs-record", "duplicate-id", b'{"id": "a", "filter": "x > 1"}\n{"id": "a", "filter": "x > 2"}', ":2"),
+    ("subs-record", "unknown-key", b'{"id": "a", "filter": "x > 1", "extra": 1}', "field 'extra'"),
+    ("event-record", "id-surrogate", b'{"id": "\\udbff", "attributes": {"x": 1}}', "field 'id'"),
+    ("event-record", "attributes-list", b'{"id": "e", "attributes": [1]}', "field 'attributes'"),
+    ("event-record", "value-object", b'{"id": "e", "attributes": {"x": {"a": 1}}}', "field"),
+    ("event-record", "value-nan", b'{"id": "e", "attributes": {"x": NaN}}', "field"),
+    ("event-record", "value-2to64", b'{"id": "e", "attributes": {"x": 18446744073709551616}}', "field"),
+    ("event-record", "value-1e400", b'{"id": "e", "attributes": {"x": 1e400}}', "field"),
+    ("event-record", "name-empty", b'{"id": "e", "attributes": {"": 1}}', "field"),
+    ("event-record", "name-surrogate", b'{"id": "e", "attributes": {"\\ud800": 1}}', "field"),
+    ("event-record", "value-surrogate", b'{"id": "e", "attributes": {"s": "\\ud800"}}', "field"),
+    ("event-record", "value-escape-seq", b'{"id": "e", "attributes": {"s": "\\u001b]0;x\\u0007", "t": NaN}}', "field"),
+)
+
+
 def _bad_records() -> Iterator[Case]:
     """Valid JSON, bad records: the field must be named, with its line."""
-    records = {
-        "id-surrogate": (b'{"id": "\\ud800", "filter": "x > 1"}', "field 'id'"),
-        "id-number": (b'{"id": 3, "filter": "x > 1"}', "field 'id'"),
-        "id-empty": (b'{"id": "", "filter": "x > 1"}', "field 'id'"),
-        "filter-control-char": (b'{"id": "a", "filter": "s = \\"a\\tb\\""}', "field 'filter'"),
-        "filter-escape-seq": (b'{"id": "a", "filter": "s = \\"\\u001b[2J\\" and"}', "field 'filter'"),
-        "filter-deep-parens": (b'{"id": "a", "filter": "' + b"(" * 5000 + b'x > 1' + b")" * 5000 + b'"}', "field 'filter'"),
-        "value-huge-int": (b'{"id": "a", "constraints": [{"name": "x", "type": "int", "op": ">", "value": 18446744073709551616}]}', "field"),
-        "value-nan": (b'{"id": "a", "constraints": [{"name": "x", "type": "float", "op": ">", "value": NaN}]}', "field"),
-        "name-surrogate": (b'{"id": "a", "constraints": [{"name": "\\udfff", "type": "int", "op": ">", "value": 1}]}', "field"),
-        "type-list": (b'{"id": "a", "constraints": [{"name": "x", "type": ["int"], "op": ">", "value": 1}]}', "field"),
-        "op-unknown": (b'{"id": "a", "constraints": [{"name": "x", "type": "int", "op": "=>", "value": 1}]}', "field"),
-        "wildcard-two-stars": (b'{"id": "a", "constraints": [{"name": "x", "type": "string", "op": "wildcard", "value": "a*b*"}]}', "field"),
-        "duplicate-id": (b'{"id": "a", "filter": "x > 1"}\n{"id": "a", "filter": "x > 2"}', ":2"),
-        "unknown-key": (b'{"id": "a", "filter": "x > 1", "extra": 1}', "field 'extra'"),
-    }
-    events = {
-        "id-surrogate": (b'{"id": "\\udbff", "attributes": {"x": 1}}', "field 'id'"),
-        "attributes-list": (b'{"id": "e", "attributes": [1]}', "field 'attributes'"),
-        "value-object": (b'{"id": "e", "attributes": {"x": {"a": 1}}}', "field"),
-        "value-nan": (b'{"id": "e", "attributes": {"x": NaN}}', "field"),
-        "value-2to64": (b'{"id": "e", "attributes": {"x": 18446744073709551616}}', "field"),
-        "value-1e400": (b'{"id": "e", "attributes": {"x": 1e400}}', "field"),
-        "name-empty": (b'{"id": "e", "attributes": {"": 1}}', "field"),
-        "name-surrogate": (b'{"id": "e", "attributes": {"\\ud800": 1}}', "field"),
-        "value-surrogate": (b'{"id": "e", "attributes": {"s": "\\ud800"}}', "field"),
-        "value-escape-seq": (b'{"id": "e", "attributes": {"s": "\\u001b]0;x\\u0007", "t": NaN}}', "field"),
-    }
-    kinds = (("subs-record", records, b"", "bad.jsonl:", ("--subscriptions", "{d}/bad.jsonl", "--events", "{d}/ok-events.jsonl")),
-             ("event-record", events, EVENTS, "bad.jsonl:3", ("--subscriptions", "{d}/ok-subs.jsonl", "--events", "{d}/bad.jsonl")))
-    for kind, table, before, where, argv in kinds:  # the bad line, after `before` (two good lines of events)
-        for name, (line, field) in table.items():
-            files = dict(VALID, **{"bad.jsonl": before + line + b"\n"})
-            yield Case(f"{kind}/{name}", ("match", *argv), tuple(files.items()), mentions=(where, field), output="--output")
+    kinds = {"subs-record": (b"", "bad.jsonl:", ("--subscriptions", "{d}/bad.jsonl", "--events", "{d}/ok-events.jsonl")),
+             "event-record": (EVENTS, "bad.jsonl:3", ("--subscriptions", "{d}/ok-subs.jsonl", "--events", "{d}/bad.jsonl"))}
+    for kind, name, line, field in BAD_RECORDS:
+        before, where, argv = kinds[kind]  # the bad line comes after `before` (two good lines of events)
+        files = dict(VALID, **{"bad.jsonl": before + line + b"\n"})
+        yield Case(f"{kind}/{name}", ("match", *argv), tuple(files.items()), mentions=(where, field), output="--output")
 
 
 def _summary_cases() -> Iterator[Case]:

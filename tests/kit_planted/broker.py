@@ -17,6 +17,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from answer import write_answer
+
 STRAWMAN = Path(__file__).resolve().parents[2] / "examples" / "external" / "strawman_broker.py"
 
 
@@ -47,12 +49,7 @@ def main() -> None:
             answer.append(json.dumps({"to": first["to"], "kind": "SUB", "filter": [{"name": "planted", "type": "int", "op": "=", "value": 7}]}))
         elif answer and plant == "not-a-message":
             answer.append("{}")
-        if plant == "crash-midway" and requests >= 10 and answer:
-            sys.stdout.write(answer[0] + "\n")
-            sys.stdout.flush()
-            sys.exit(1)
-        sys.stdout.write("".join(line + "\n" for line in answer) + "\n")
-        sys.stdout.flush()
+        write_answer(answer, crash_midway=plant == "crash-midway" and requests >= 10 and bool(answer), part=1)
 
 
 if __name__ == "__main__":

@@ -12,6 +12,7 @@ workload of that shape."""
 import json
 import sys
 
+from answer import write_answer
 from subsum.core.jsonio import read_events, read_subscriptions
 from subsum.impl.matching import make_engine
 
@@ -59,12 +60,8 @@ def main() -> None:
         answer = right_answer(paths["subscriptions"], paths["events"])
         every_id = [s.id for s in read_subscriptions(paths["subscriptions"])]
         lines = [json.dumps({"event": eid, "subscriptions": ids}) for eid, ids in planted(plant, answer, every_id, requests)]
-        if plant == "crash-midway" and requests >= 3:  # half an answer, then the process ends
-            sys.stdout.write("".join(line + "\n" for line in lines[:len(lines) // 2]))
-            sys.stdout.flush()
-            sys.exit(1)
-        sys.stdout.write("".join(line + "\n" for line in lines) + "\n")
-        sys.stdout.flush()
+        # crash-midway: half an answer, then the process ends
+        write_answer(lines, crash_midway=plant == "crash-midway" and requests >= 3, part=len(lines) // 2)
 
 
 if __name__ == "__main__":

@@ -44,7 +44,6 @@ from subsum.impl.matching.ops import HOLDS
 
 #: The finite values of each numeric type (DEF-DATA-2; NaN and ±inf are not values).
 DOMAIN = {"int": (INT_MIN, INT_MAX), "float": (-1.7976931348623157e308, 1.7976931348623157e308)}
-INTERVAL_OPS = frozenset(("=", "<", "<=", ">", ">="))
 
 
 def step(type_: str, value, direction: int):

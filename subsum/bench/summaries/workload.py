@@ -96,9 +96,24 @@ class _Attr(ABC):
         """The constraints on this attribute and a spec for planting."""
         return self.covered(rnd) if covered else self.uncovered(rnd)
 
+    @property
     @abstractmethod
+    def base(self) -> list:
+        """The base ranges (numeric) or patterns (string), each a region."""
+
     def covered(self, rnd) -> tuple[list[Constraint], tuple]:
-        """A constraint inside one of the base ranges or patterns, and its spec."""
+        """A constraint inside one of the base ranges or patterns, and its
+        spec: by KIND_WEIGHTS, `=` a value in it, a narrower range or
+        pattern inside it, or the base range or pattern itself."""
+        region = rnd.randrange(len(self.base))
+        kind = rnd.choices(range(3), KIND_WEIGHTS)[0]
+        if kind == 0:
+            return self.equality(self.in_region(rnd, region), region)
+        return self.ranged(rnd, region, narrower=kind == 1)
+
+    @abstractmethod
+    def ranged(self, rnd, region: int, narrower: bool) -> tuple[list[Constraint], tuple]:
+        """Base range or pattern `region` as constraints, or a narrower one inside it; and its spec."""
 
     def uncovered(self, rnd) -> tuple[list[Constraint], tuple]:
         """A constraint outside every base range or pattern, and its spec:
@@ -172,14 +187,10 @@ class _NumericAttr(_Attr):
             if all(not lo <= v <= hi for lo, hi in self.ranges):
                 return v
 
-    def covered(self, rnd) -> tuple[list[Constraint], tuple]:
+    def ranged(self, rnd, region: int, narrower: bool) -> tuple[list[Constraint], tuple]:
         name, type_ = self.key
-        region = rnd.randrange(len(self.ranges))
         lo, hi = self.ranges[region]
-        kind = rnd.choices(range(3), KIND_WEIGHTS)[0]
-        if kind == 0:
-            return self.equality(self.inside(rnd, lo, hi), region)
-        if kind == 1:
+        if narrower:
             while True:
                 a, b = sorted((self.inside(rnd, lo, hi), self.inside(rnd, lo, hi)))
                 if a < b:
@@ -217,14 +228,10 @@ class _StringAttr(_Attr):
         fill = _word(rnd, n - len(w))
         return w + fill if op == "prefix" else fill + w
 
-    def covered(self, rnd) -> tuple[list[Constraint], tuple]:
+    def ranged(self, rnd, region: int, narrower: bool) -> tuple[list[Constraint], tuple]:
         name, type_ = self.key
-        region = rnd.randrange(len(self.patterns))
         op, w = self.patterns[region]
-        kind = rnd.choices(range(3), KIND_WEIGHTS)[0]
-        if kind == 0:
-            return self.equality(self.under(rnd, op, w), region)
-        if kind == 1:
+        if narrower:
             w = self.under(rnd, op, w, rnd.randint(3, 5))
         return [Constraint(name, type_, op, w)], (op, w, region)
 

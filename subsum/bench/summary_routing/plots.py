@@ -10,6 +10,18 @@ from subsum.bench.output import pyplot, save_figure
 from subsum.bench.summary_routing.report import CWIX, on_topology
 
 MAIN_P = 0.5  # the covering probability of Fig. 5-2's left panel (the thesis does not say which it plotted)
+#: Fig. 5-2's left panel from the propagation model, at MAIN_P: (column, label, line style).
+BANDWIDTH_LINES = (("baseline_formula_bytes", "baseline (i), formula (N−1)·h̄·N·σ·50", "s-"),
+                   ("baseline_walked_bytes", "baseline (i), walked shortest paths", "x"),
+                   ("siena_bytes", "Siena, the thesis's covering model, ×50 B", "^:"),
+                   ("summary_wire_bytes", "summaries, measured binary (wire.to_bytes)", "o--"),
+                   ("summary_formula_bytes", "summaries, DEF-SUM-15 formula", "o-"))
+#: Fig. 5-5's left panel, by covering probability.
+STORAGE_LINES = (("baseline_bytes", "baseline (i): every broker stores every subscription", "s-"),
+                 ("siena_bytes", "Siena routing tables ×50 B", "^-"),
+                 ("summary_wire_bytes", "summaries (histories), measured binary", "o--"),
+                 ("summary_formula_bytes", "summaries (histories), DEF-SUM-15 formula", "o-"),
+                 ("local_subscription_bytes", "owners' own subscriptions ×50 B (not added)", "k:"))
 
 
 def _finish(axis, xlabel: str, ylabel: str, title: str, log_y: bool = True, **legend) -> None:
@@ -29,6 +41,12 @@ def _with_interval(axis, x: list, rows: list[dict], field: str, style: str, labe
                       label=label, **look)
 
 
+def _lines(axis, x: str, rows: list[dict], lines: tuple[tuple[str, str, str], ...]) -> None:
+    """One line per (column, label, style) of `lines`, against the rows' `x` column."""
+    for column, label, style in lines:
+        axis.plot([r[x] for r in rows], [r[column] for r in rows], style, label=label)
+
+
 def _colour(plt, p: float):
     return plt.cm.viridis(0.1 + 0.8 * p)
 
@@ -37,13 +55,7 @@ def plot_bandwidth(plt, results, out: Path) -> Path:
     """Fig. 5-2: bytes per period against σ (CWIX, p = 0.5); ratios for every p."""
     fig, (ax, bx) = plt.subplots(1, 2, figsize=(12, 4.6))
     rows = [r for r in on_topology(results.propagation, CWIX) if r["p"] == MAIN_P]
-    sig = [r["sigma"] for r in rows]
-    for field, label, style in (("baseline_formula_bytes", "baseline (i), formula (N−1)·h̄·N·σ·50", "s-"),
-                                ("baseline_walked_bytes", "baseline (i), walked shortest paths", "x"),
-                                ("siena_bytes", "Siena, the thesis's covering model, ×50 B", "^:"),
-                                ("summary_wire_bytes", "summaries, measured binary (wire.to_bytes)", "o--"),
-                                ("summary_formula_bytes", "summaries, DEF-SUM-15 formula", "o-")):
-        ax.plot(sig, [r[field] for r in rows], style, label=label)
+    _lines(ax, "sigma", rows, BANDWIDTH_LINES)
     simulated = [r for r in on_topology(results.simulated, CWIX) if r["p"] == MAIN_P]
     for field, label, style in (("siena_sim_bytes", "Siena on the simulator (SienaBroker)", "^-"),
                                 ("baseline_sim_bytes", "baseline (i) on the simulator (BroadcastBroker), links", "s--")):
@@ -126,13 +138,7 @@ def plot_storage(plt, results, out: Path) -> Path:
     """Fig. 5-5: total storage against covering probability; Siena / summaries."""
     fig, (ax, bx) = plt.subplots(1, 2, figsize=(12, 5.4))
     rows = on_topology(results.storage, CWIX)
-    ps = [r["p"] for r in rows]
-    for field, label, style in (("baseline_bytes", "baseline (i): every broker stores every subscription", "s-"),
-                                ("siena_bytes", "Siena routing tables ×50 B", "^-"),
-                                ("summary_wire_bytes", "summaries (histories), measured binary", "o--"),
-                                ("summary_formula_bytes", "summaries (histories), DEF-SUM-15 formula", "o-"),
-                                ("local_subscription_bytes", "owners' own subscriptions ×50 B (not added)", "k:")):
-        ax.plot(ps, [r[field] for r in rows], style, label=label)
+    _lines(ax, "p", rows, STORAGE_LINES)
     simulated = on_topology(results.simulated_storage, CWIX)
     _with_interval(ax, [r["p"] for r in simulated], simulated, "siena_sim_bytes", "v-", "Siena on the simulator: table entries ×50 B")
     _finish(ax, "covering probability", "bytes over all brokers", f"Fig. 5-5: storage, CWIX, S = {rows[0]['subscriptions_per_broker'] if rows else 0}",

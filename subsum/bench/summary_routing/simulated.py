@@ -26,7 +26,7 @@ side runs on the whole graph.
 
 from __future__ import annotations
 
-from typing import Callable, cast
+from typing import cast
 
 import networkx as nx
 import numpy as np
@@ -149,15 +149,3 @@ def check_deliveries(net: Network, wanted: dict[int, set[int]], protocol: str) -
         got = net.ledger.deliveries.get(eid, {})
         if set(got) != clients or any(copies != 1 for copies in got.values()):
             raise AssertionError(f"{protocol}: event {eid} delivered to {sorted(got)}, wanted {sorted(clients)} once each")
-
-
-def simulated_rows(t: Topology, workloads: list[Brokers], sigmas: tuple[int, ...], subscriptions: int,
-                   events_per_broker: int, seed: int, log: Callable[[str], None]) -> tuple[list[dict], list[dict]]:
-    """Every period (each covering probability, each σ, and σ = S for storage) and the routing rows, on one
-    topology and seed."""
-    periods = []
-    for w in workloads:
-        for sigma in sorted(set(sigmas) | {subscriptions}):
-            periods.append(period_row(t, w, sigma, seed, store=sigma == subscriptions))
-        log(f"seed {seed}, p={w.p}: Siena and baseline (i) on the simulator, {t.name}")
-    return periods, routing_rows(t, events_per_broker, seed)
