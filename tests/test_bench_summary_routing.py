@@ -21,6 +21,7 @@ from subsum.impl.network import build
 from subsum.impl.network.protocols.summaries.plan import plan
 from subsum.impl.network.topology import random_tree
 from subsum.model.routing import brocli_route
+from tests.test_findings_kept import interruptible
 
 FILES = ("propagation.csv", "hops.csv", "routing.csv", "storage.csv", "storage_small.csv", "false_positives.csv", "simulated.csv",
          "simulated_storage.csv", "simulated_routing.csv", "fig5-2-propagation-bandwidth.png",
@@ -307,7 +308,7 @@ def test_map_runs_keeps_task_order_and_ctrl_c_stops_the_workers_at_once(tmp_path
     script = ("import time\nfrom subsum.bench.output import map_runs\nprint('started', flush=True)\n"
               "list(map_runs(time.sleep, [60, 60, 60], 2))\n")
     child = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL), start_new_session=True)
+                             preexec_fn=interruptible, start_new_session=True)
     assert child.stdout is not None and child.stdout.readline().strip() == b"started"
     time.sleep(1.0)
     os.killpg(child.pid, signal.SIGINT)

@@ -25,7 +25,7 @@ from subsum.conformance.kit.profile import FEATURES, OPERATORS, Profile, parse_u
 from subsum.conformance.kit.shrink import shrink_workload
 from subsum.core.types import INT_MIN, Constraint, Subscription
 from tests.test_conform import cli
-from tests.test_findings_kept import interrupt_when
+from tests.test_findings_kept import interrupt_when, interruptible
 
 GAPS = Path(__file__).parent / "kit_planted" / "gaps_engine.py"
 THREE_GAPS = "wildcard,mixed,last-wins"
@@ -281,7 +281,7 @@ def test_ctrl_c_while_a_failure_is_shrunk_keeps_it(tmp_path):
     log = tmp_path / "engine.log"
     child = subprocess.Popen([sys.executable, "-m", "subsum", "conform", "matching", *engine("wildcard", True, "--sleep", "0.3"),
                               "--stderr-log", str(log), "--out-dir", str(tmp_path / "r"), "--format", "json"],
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path)
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path, preexec_fn=interruptible)
     try:
         deadline = time.monotonic() + 60
         while "wildcard-overlap, shrinking" not in (log.read_text() if log.exists() else "") and time.monotonic() < deadline:

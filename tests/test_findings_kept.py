@@ -22,11 +22,18 @@ SUBSUM = str(Path(sys.executable).parent / "subsum")
 PLANTED = "subsum.bench.planted:ForgetfulStrawman"
 
 
+def interruptible() -> None:
+    """A child's Ctrl-C at its default, whatever this process has: under `make` started in the background
+    (CI, nohup) SIGINT is ignored, children inherit that, and a SIGINT sent to them would do nothing."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def interrupt_when(args: list[str], folder: Path, ready) -> tuple[int, str, str]:
     """Run `subsum ARGS` in `folder`, send it SIGINT once a progress line satisfies `ready`, and return
     (exit status, stdout, stderr). Progress lines come every 0.2 s ($SUBSUM_PROGRESS_SECONDS)."""
     env = {**os.environ, "SUBSUM_PROGRESS_SECONDS": "0.2", "COLUMNS": "200", "NO_COLOR": "1"}
-    child = subprocess.Popen([SUBSUM, *args], cwd=folder, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    child = subprocess.Popen([SUBSUM, *args], cwd=folder, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+                             preexec_fn=interruptible)
     seen = []
     try:
         for text in child.stderr:
