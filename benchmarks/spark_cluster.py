@@ -2,7 +2,7 @@
 worker, then with two (issue 56: two take at most 0.65 of one's time).
 
     python benchmarks/spark_cluster.py [--events 1000000] [--subscriptions 10000] [--repeat 3] [--seed 1]
-                                       [--pin] [--event-log] [--out-dir bench-out/spark-cluster]
+                                       [--pin] [--event-log] [--conf KEY=VALUE ...] [--out-dir bench-out/spark-cluster]
 
 `subsum bench spark`'s workload (Parquet) is written once. For each cluster
 size (`scripts/local-cluster.sh` with WORKERS=1, then 2, WORKER_CORES=1,
@@ -17,6 +17,8 @@ of its own (`PIN_WORKERS=1`): a single-core worker then has one core, not
 the machine's idle ones. `--event-log` keeps each run's Spark event log and
 writes stages.csv: every stage's job time, tasks per executor and task run
 times (`subsum.bench.spark.eventlog`), to show where the time goes.
+`--conf KEY=VALUE` (repeatable) is passed to every run, e.g. the executors'
+JVM options.
 
 Writes spark-cluster.csv, spark-cluster.png and summary.json to --out-dir,
 with the mean and 95% interval per size, the ratio of the means, and the
@@ -58,14 +60,16 @@ def cluster(command: str, state: Path, workers: int, pin: bool = False) -> str:
     return done.stdout.strip().splitlines()[-1] if done.stdout.strip() else ""
 
 
-def one_run(url: str, events: Path, subs: Path, scratch: Path, k: int, event_log: Path | None = None) -> dict:
+def one_run(url: str, events: Path, subs: Path, scratch: Path, k: int, event_log: Path | None = None,
+            conf: tuple[str, ...] = ()) -> dict:
     out, stats = scratch / f"out-{k}.parquet", scratch / f"stats-{k}.json"
     env = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}"}
     logging = [] if event_log is None else ["--conf", "spark.eventLog.enabled=true", "--conf", f"spark.eventLog.dir=file://{event_log}",
                                             "--conf", "spark.eventLog.compress=false", "--conf", "spark.eventLog.rolling.enabled=false"]
     done = subprocess.run([str(BIN / "subsum"), "match", "--engine", "spark", "--master", url, "--plan", "kernel",
                            "--subscriptions", str(subs), "--events", str(events), "--output", f"file://{out}",
-                           "--json", str(stats), "--conf", "spark.executor.memory=1500m", *logging],
+                           "--json", str(stats), "--conf", "spark.executor.memory=1500m", *logging,
+                           *[arg for item in conf for arg in ("--conf", item)]],
                           capture_output=True, text=True, env=env, cwd=scratch, timeout=3600)
     if done.returncode != 0:
         raise SystemExit(f"subsum match on {url}: exit {done.returncode}: {done.stderr[-2000:]}")
@@ -85,6 +89,8 @@ def main(argv=None) -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--pin", action="store_true", help="pin each worker to a CPU of its own (PIN_WORKERS=1)")
     parser.add_argument("--event-log", action="store_true", help="keep the event logs; write stages.csv")
+    parser.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE",
+                        help="passed to every `subsum match` run (repeatable)")
     parser.add_argument("--out-dir", default="bench-out/spark-cluster")
     args = parser.parse_args(argv)
     out = Path(args.out_dir)
@@ -104,7 +110,7 @@ def main(argv=None) -> int:
                 logs.mkdir()
             try:
                 for k in range(args.repeat):
-                    r = one_run(url, events_path, subs_path, scratch, k, logs)
+                    r = one_run(url, events_path, subs_path, scratch, k, logs, tuple(args.conf))
                     rows.append({"workers": workers, "run": k, "seconds": round(r["seconds"], 3),
                                  "session_s": r["session_s"], "probe_s": r["probe_s"], "plan": r["plan"],
                                  "agrees": "yes" if r["digest"] == want else "NO"})
@@ -120,7 +126,7 @@ def main(argv=None) -> int:
     ratio = means[2][0] / means[1][0]
     verdict = "holds" if ratio <= RATIO_LIMIT and all(r["agrees"] == "yes" and r["plan"] == "kernel" for r in rows) else "differs"
     summary = {"events": args.events, "subscriptions": args.subscriptions, "repeat": args.repeat, "seed": args.seed,
-               "pinned": args.pin,
+               "pinned": args.pin, "conf": args.conf,
                "mean_s": {str(w): m for w, m in means.items()}, "ratio_two_to_one": round(ratio, 3),
                "rule": f"two single-core workers' mean time <= {RATIO_LIMIT} x one's, every run on the kernel plan and "
                        "agreeing with the compiled engine", "verdict": verdict, "rows": rows}

@@ -320,3 +320,46 @@ def test_local_parquet_subscriptions_are_read_without_a_spark_job(tmp_path):
     pq.write_table(pa.table({"id": ["s1", "s1"], "filter": ["x = 1", "x = 2"]}), repeated)
     with pytest.raises(InputError, match="row 2: duplicate subscription id 's1' \\(first on row 1\\)"):
         read_subscription_pairs(None, str(repeated))
+
+
+SPLIT_KEYS = ("spark.sql.files.minPartitionNum", "spark.sql.files.openCostInBytes")
+
+
+def _filled_partitions(spark, path) -> list[int]:
+    return sorted(n for n in spark.read.parquet(str(path)).rdd.mapPartitions(lambda rows: [sum(1 for _ in rows)]).collect() if n)
+
+
+def test_a_parquet_file_is_split_for_every_slot_and_a_users_setting_wins(tmp_path):
+    """`spread_file_splits`: a 3.5 MB file of 8 row groups was one task with Spark's
+    defaults (4 MB per opened file); it becomes several, holding every row once.
+    A setting the user made is left as it is."""
+    import numpy as np
+    import pyarrow as pa
+
+    spark = sess.get_session(None, quick_start=True)
+    blob = np.random.default_rng(5).integers(0, 256, 8 * 448 * 1024, dtype=np.uint8).tobytes()
+    path = tmp_path / "events.parquet"
+    pq.write_table(pa.table({"b": [blob[i * 1024:(i + 1) * 1024] for i in range(8 * 448)]}), path, row_group_size=448,
+                   compression="none")
+    for key in SPLIT_KEYS:
+        spark.conf.unset(key)
+    assert _filled_partitions(spark, path) == [8 * 448]
+    sess.spread_file_splits(spark)
+    spread = _filled_partitions(spark, path)
+    assert len(spread) >= 4 and sum(spread) == 8 * 448 and max(spread) <= 3 * 448
+    spark.conf.unset(SPLIT_KEYS[1])
+    spark.conf.set(SPLIT_KEYS[0], "1")
+    sess.spread_file_splits(spark)
+    assert spark.conf.get(SPLIT_KEYS[0]) == "1" and spark.conf.get(SPLIT_KEYS[1]) == str(sess.OPEN_COST_BYTES)
+    spark.conf.unset(SPLIT_KEYS[0])
+
+
+def test_a_match_spreads_its_events_file_splits(tmp_path):
+    """`match_job` asks for the spread before it reads the events."""
+    from subsum.impl.spark.job import match_job
+
+    spark = sess.get_session(None, quick_start=True)
+    for key in SPLIT_KEYS:
+        spark.conf.unset(key)
+    match_job(spark, str(EX / "subscriptions.jsonl"), str(EX / "events.jsonl"), None, lambda line: None, plan="sql")
+    assert spark.conf.get(SPLIT_KEYS[0]) == str(sess.SPLITS_PER_SLOT * spark.sparkContext.defaultParallelism)

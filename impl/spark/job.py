@@ -13,7 +13,7 @@ from subsum.impl.spark.frames import subscriptions_frame
 from subsum.impl.spark.kernel import choose_plan, kernel_match
 from subsum.impl.spark.match import match as sql_match
 from subsum.impl.spark.match import result_counters
-from subsum.impl.spark.session import local_cores
+from subsum.impl.spark.session import local_cores, spread_file_splits
 
 
 def match_job(spark, subs_path: str, events_path: str, output_path: str | None, emit_line: Callable[[str], None],
@@ -23,6 +23,7 @@ def match_job(spark, subs_path: str, events_path: str, output_path: str | None, 
     also count the results (extra jobs)."""
     started = time.perf_counter()
     pairs = sio.read_subscription_pairs(spark, subs_path)
+    spread_file_splits(spark)
     events = sio.read_events(spark, events_path)
     read = time.perf_counter()
     chosen, probe = choose_plan(spark, plan)  # after the inputs: bad input costs no probe
