@@ -146,12 +146,13 @@ OPEN_COST_BYTES = 1 << 20
 
 def spread_file_splits(spark) -> None:
     """Ask Spark for `SPLITS_PER_SLOT` file splits per unit of its default
-    parallelism (`spark.sql.files.minPartitionNum`, with `OPEN_COST_BYTES` as the
-    smallest split), unless the user set either. Called just before the
-    events are read, when a cluster's executors have usually registered
-    their cores (before they have, Spark counts 2: 8 splits). With Spark's defaults a 14 MB Parquet file of 8 row groups made
-    two tasks of 5 and 3 groups on a two-core cluster, so that one executor
-    matched 65% of the events while the other idled."""
+    parallelism (`spark.sql.files.minPartitionNum`), with `OPEN_COST_BYTES`
+    as the smallest split (`spark.sql.files.openCostInBytes`); a setting the
+    user made is left as it is. `match_job` calls it just before it reads
+    the events, when a cluster's executors have usually registered their
+    cores (before they have, Spark counts 2: 8 splits). With Spark's
+    defaults a 14 MB Parquet file of 8 row groups made two tasks of 5 and 3
+    groups on a two-core cluster: one executor matched 65% of the events."""
     for key, value in (("spark.sql.files.minPartitionNum", SPLITS_PER_SLOT * spark.sparkContext.defaultParallelism),
                        ("spark.sql.files.openCostInBytes", OPEN_COST_BYTES)):
         if spark.conf.get(key, None) is None and not spark.sparkContext.getConf().contains(key):
