@@ -93,6 +93,9 @@ def main(argv=None) -> int:
                         help="passed to every `subsum match` run (repeatable)")
     parser.add_argument("--out-dir", default="bench-out/spark-cluster")
     args = parser.parse_args(argv)
+    for item in args.conf:  # checked before any cluster starts: `subsum match` would refuse it minutes later
+        if "=" not in item or not item.split("=", 1)[0].strip():
+            parser.error(f"--conf {item!r}: expected KEY=VALUE, e.g. spark.executor.memory=1g")
     out = Path(args.out_dir)
     out.mkdir(parents=True, exist_ok=True)
     rows: list[dict] = []
